@@ -1,0 +1,89 @@
+"""Every error the daemon reports, each one class carrying its errorCode and a default recoverHint.
+
+Raise these anywhere below the tools layer; the response builder turns them into the one error
+shape `{error, errorCode, recoverHint, details}` (reference/001 §7, D-32).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from browserd.protocol.messages import ErrorInfo
+
+
+class BrowserdError(Exception):
+    code: ClassVar[str] = "EXECUTION_ERROR"
+    hint: ClassVar[str] = "Check the arguments and try again."
+
+    def __init__(self, message: str, *, hint: str | None = None, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.recover_hint = hint or self.hint
+        self.details = details
+
+    def info(self) -> ErrorInfo:
+        return ErrorInfo(
+            error=self.message,
+            error_code=self.code,
+            recover_hint=self.recover_hint,
+            details=self.details,
+        )
+
+
+class InvalidParameter(BrowserdError):
+    code = "INVALID_PARAMETER"
+    hint = "Fix the named parameter; the tool's inputSchema lists the accepted values."
+
+
+class UnknownTool(BrowserdError):
+    code = "INVALID_PARAMETER"
+    hint = "Call tools/list for the tools this session offers."
+
+
+class ExecutionError(BrowserdError):
+    code = "EXECUTION_ERROR"
+
+
+class ElementNotFound(BrowserdError):
+    code = "ELEMENT_NOT_FOUND"
+    hint = "Call browser_snapshot for fresh refs, then retry with a ref from it."
+
+
+class NavigationTimeout(BrowserdError):
+    code = "NAVIGATION_TIMEOUT"
+    hint = "Retry with a larger timeout or waitUntil='domcontentloaded', or check that the site is up."
+
+
+class SessionNotFound(BrowserdError):
+    code = "SESSION_NOT_FOUND"
+    hint = "Open a page with browser_open first; it creates the tab this call needs."
+
+
+class PageCrashed(BrowserdError):
+    code = "PAGE_CRASHED"
+    hint = "The browser was restarted; call browser_open again to reload the page."
+
+
+class Busy(BrowserdError):
+    code = "BUSY"
+    hint = "Too many browser tasks are waiting; retry in a few seconds."
+
+
+class UrlNotAllowed(BrowserdError):
+    code = "URL_NOT_ALLOWED"
+    hint = "Use an http or https URL that this session's trust level allows."
+
+
+class Cancelled(BrowserdError):
+    code = "CANCELLED"
+    hint = "The call was cancelled by the client; send it again if it is still wanted."
+
+
+class RequestTimeout(BrowserdError):
+    code = "EXECUTION_ERROR"
+    hint = "The call ran past the daemon's request deadline; narrow it or raise daemon.request_timeout_s."
+
+
+class NotAllowed(BrowserdError):
+    code = "INVALID_PARAMETER"
+    hint = "This action is reserved for the browserd command line."

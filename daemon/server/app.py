@@ -1,0 +1,204 @@
+"""The daemon process: start-up, the accept loop, idle exit, control actions and clean shutdown."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+from anyio.abc import SocketListener, SocketStream
+from browserd.daemon.errors import BrowserdError, NotAllowed
+from browserd.daemon.runtime.procinfo import rss_kib, tree_rss_kib
+from browserd.daemon.server.connection import Connection, connection_refused
+from browserd.daemon.server.idle import IdleMonitor
+from browserd.daemon.server.listener import (
+    AlreadyRunning,
+    acquire_instance_lock,
+    bind_socket,
+    inherited_socket,
+    peer_uid,
+)
+from browserd.daemon.server.logs import setup_logging
+from browserd.daemon.services.container import Services
+from browserd.daemon.tools.catalog import build_catalog
+from browserd.daemon.tools.core import package_version
+from browserd.protocol import paths
+from browserd.protocol.config import Config
+from browserd.protocol.framing import encode_frame
+from browserd.protocol.messages import Payload
+
+log = logging.getLogger(__name__)
+
+
+class Daemon:
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.version = package_version("browserd")
+        self.catalog = build_catalog()
+        self.services = Services.build(config)
+        self.idle = IdleMonitor(config.daemon.idle_exit_s)
+        self.connections: set[Connection] = set()
+        self._stop = anyio.Event()
+        self.socket_path = paths.socket_path()
+
+    # -- connections -------------------------------------------------------------------------
+
+    def attach(self, connection: Connection) -> None:
+        self.connections.add(connection)
+        self.idle.acquire("session")
+
+    def detach(self, connection: Connection) -> None:
+        if connection in self.connections:
+            self.connections.discard(connection)
+            self.idle.release("session")
+
+    async def broadcast_tools_changed(self) -> None:
+        for connection in list(self.connections):
+            await connection.tools_changed()
+
+    async def _handle(self, stream: SocketStream) -> None:
+        raw = stream.extra(anyio.abc.SocketAttribute.raw_socket)
+        if peer_uid(raw) != os.getuid():
+            log.warning("refused a connection from another user")
+            await stream.send(encode_frame(connection_refused("this daemon serves only its own user")))
+            await stream.aclose()
+            return
+        await Connection(stream, self).serve()
+
+    # -- control actions (the browserd command line) ------------------------------------------
+
+    async def control(self, action: str, params: dict[str, Any]) -> Payload:
+        if action == "status":
+            return Payload(success=True, data=await self.status())
+        if action == "stop":
+            # The connection calls request_stop() once this answer is on its way.
+            return Payload(success=True, data={"stopping": True, "pid": os.getpid()})
+        raise NotAllowed(f"unknown control action `{action}`", hint="Use status or stop.")
+
+    def request_stop(self, reason: str) -> None:
+        log.info("stopping: %s", reason)
+        self._stop.set()
+
+    async def status(self) -> dict[str, Any]:
+        runtime = self.services.runtime
+        sessions = []
+        for session in self.services.sessions.sessions.values():
+            tabs = [{"tabId": tab.id, "url": tab.page.url} for tab in session.tabs.values() if not tab.page.is_closed()]
+            sessions.append(
+                {
+                    "sessionId": session.id,
+                    "client": session.client_name,
+                    "trustLevel": session.trust_level,
+                    "tabs": tabs,
+                }
+            )
+        browser_pid = runtime.browser_pid
+        return {
+            "pid": os.getpid(),
+            "version": self.version,
+            "socket": str(self.socket_path),
+            "uptimeS": round(time.time() - self.services.started_at, 1),
+            "sessions": sessions,
+            "runs": {"active": 0},
+            "browser": {
+                "running": runtime.is_running(),
+                "pid": browser_pid,
+                "launches": runtime.launches,
+                "executable": runtime.executable.path if runtime.executable else None,
+            },
+            "memory": {
+                "daemonRssKiB": rss_kib(os.getpid()),
+                "browserRssKiB": tree_rss_kib(browser_pid) if browser_pid else 0,
+            },
+            "executor": {"running": self.services.executor.running, "waiting": self.services.executor.waiting},
+            "idle": {"idleExitS": self.idle.idle_exit_s, "heldBy": dict(self.idle.holders)},
+        }
+
+    # -- life cycle ----------------------------------------------------------------------------
+
+    async def run(self, sock: socket.socket) -> None:
+        listener = await SocketListener.from_socket(sock)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._watch_signals, tg.cancel_scope)
+            tg.start_soon(listener.serve, self._handle, tg)
+            if self.config.browser.prewarm:
+                tg.start_soon(self._prewarm)
+            with anyio.CancelScope() as waiting:
+                tg.start_soon(self._cancel_when_set, waiting)
+                await self.idle.wait_until_idle_expired()
+                log.info("idle for %s s; exiting", self.idle.idle_exit_s)
+            tg.cancel_scope.cancel()
+        await self.services.aclose()
+        log.info("daemon stopped")
+
+    async def _cancel_when_set(self, scope: anyio.CancelScope) -> None:
+        await self._stop.wait()
+        scope.cancel()
+
+    async def _watch_signals(self, scope: anyio.CancelScope) -> None:
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            async for signum in signals:
+                self.request_stop(f"received {signal.Signals(signum).name}")
+                return
+
+    async def _prewarm(self) -> None:
+        try:
+            await self.services.runtime.browser()
+        except BrowserdError as exc:
+            log.error("browser prewarm failed: %s", exc)
+        except Exception:  # the first tool call will report the launch failure to its client
+            log.exception("browser prewarm failed")
+
+
+def serve(config: Config, foreground: bool) -> int:
+    """Run the daemon until idle exit, `browserd stop` or SIGTERM; the exit status of the process."""
+    setup_logging(config.daemon, foreground)
+    socket_path = paths.socket_path()
+    paths.ensure_private_dir(socket_path.parent)
+    try:
+        lock_fd = acquire_instance_lock(paths.daemon_lock_path())
+    except AlreadyRunning as exc:
+        log.info("%s", exc)
+        print(f"browserd: {exc}", flush=True)
+        return 0
+    inherited = inherited_socket()
+    sock = inherited or bind_socket(socket_path)
+    log.info(
+        "daemon %s listening on %s (pid %s%s)",
+        package_version("browserd"),
+        socket_path,
+        os.getpid(),
+        ", socket-activated" if inherited else "",
+    )
+
+    async def main() -> None:
+        # Built inside the event loop: anyio's locks and events belong to the loop that made them.
+        await Daemon(config).run(sock)
+
+    try:
+        anyio.run(main, backend="asyncio", backend_options={"use_uvloop": config.daemon.use_uvloop and _has_uvloop()})
+    finally:
+        sock.close()
+        if inherited is None:
+            _unlink(socket_path)
+        os.close(lock_fd)
+    return 0
+
+
+def _has_uvloop() -> bool:
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _unlink(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()

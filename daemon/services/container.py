@@ -1,0 +1,36 @@
+"""The daemon's long-lived services, built once at start-up and handed to every tool call."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+from browserd.daemon.runtime.browser import BrowserRuntime
+from browserd.daemon.runtime.executor import TaskExecutor
+from browserd.daemon.services.sessions import SessionManager
+from browserd.protocol.config import Config
+
+
+@dataclass
+class Services:
+    config: Config
+    runtime: BrowserRuntime
+    executor: TaskExecutor
+    sessions: SessionManager
+    started_at: float = field(default_factory=time.time)
+    pid: int = field(default_factory=os.getpid)
+
+    @classmethod
+    def build(cls, config: Config) -> Services:
+        runtime = BrowserRuntime(config.browser)
+        return cls(
+            config=config,
+            runtime=runtime,
+            executor=TaskExecutor(runtime, config.browser.workers, config.browser.queue_size),
+            sessions=SessionManager(runtime, config.browser),
+        )
+
+    async def aclose(self) -> None:
+        await self.sessions.close_all()
+        await self.runtime.aclose()

@@ -1,0 +1,10 @@
+"""Every tool of the daemon, gathered from the tool-family modules."""
+
+from __future__ import annotations
+
+from browserd.daemon.tools import core, pages
+from browserd.daemon.tools.registry import Catalog
+
+
+def build_catalog() -> Catalog:
+    return Catalog([*core.TOOLS, *pages.TOOLS])

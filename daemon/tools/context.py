@@ -1,0 +1,19 @@
+"""What a tool handler receives besides its parameters."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from browserd.daemon.services.container import Services
+from browserd.daemon.services.sessions import Session
+
+Progress = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
+@dataclass
+class ToolContext:
+    services: Services
+    session: Session
+    # Reports progress of a long call; the shim forwards it as notifications/progress.
+    progress: Progress

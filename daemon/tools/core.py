@@ -1,0 +1,66 @@
+"""Tools every client sees: what this daemon is and what it can do."""
+
+from __future__ import annotations
+
+import platform
+import sys
+from importlib import metadata
+
+from browserd.daemon.tools.context import ToolContext
+from browserd.daemon.tools.registry import NoParams, tool
+from browserd.daemon.tools.response import Response
+from browserd.protocol.messages import PROTOCOL_VERSION
+
+# The task-run contract version of reference/001 (S1-08, D-34); the daemon's own version is separate.
+RUNTIME_CONTRACT_VERSION = "0.2.0"
+
+
+def package_version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@tool(
+    "get_runtime_profile",
+    "core",
+    "Versions, limits and the browser this daemon drives.",
+    NoParams,
+    read_only=True,
+)
+async def get_runtime_profile(ctx: ToolContext, params: NoParams, response: Response) -> None:
+    services = ctx.services
+    runs = services.config.runs
+    found = services.runtime.executable
+    response.data(
+        {
+            "runtimeVersion": RUNTIME_CONTRACT_VERSION,
+            "daemonVersion": package_version("browserd"),
+            "protocolVersion": PROTOCOL_VERSION,
+            "limits": {
+                "maxConcurrentRuns": runs.max_concurrent_runs,
+                "maxRunTimeoutMs": runs.max_run_timeout_ms,
+                "maxArtifactInlineBytes": runs.max_artifact_inline_bytes,
+                "browserWorkers": services.config.browser.workers,
+                "browserQueueSize": services.config.browser.queue_size,
+            },
+            "browser": {
+                "executable": found.path if found else None,
+                "foundBy": found.source if found else None,
+                "version": services.runtime.executable_version or None,
+                "headless": services.config.browser.headless,
+                "running": services.runtime.is_running(),
+            },
+            "versions": {
+                "python": platform.python_version(),
+                "playwright": package_version("playwright"),
+                "msgspec": package_version("msgspec"),
+            },
+            "session": {"sessionId": ctx.session.id, "trustLevel": ctx.session.trust_level},
+            "platform": sys.platform,
+        }
+    )
+
+
+TOOLS = [get_runtime_profile]

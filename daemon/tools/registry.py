@@ -1,0 +1,132 @@
+"""The tool mechanism: a tool is a handler plus a msgspec Struct of parameters.
+
+The Struct is the single source of truth: tools/list shows the JSON Schema generated from it, and
+the same Struct validates every call, so schema and validation cannot disagree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import msgspec
+from browserd.daemon.errors import InvalidParameter, UnknownTool
+from browserd.daemon.tools.context import ToolContext
+from browserd.daemon.tools.response import Response
+from browserd.protocol.messages import ToolSpec
+
+GROUPS = ("core", "pages", "scrape", "runs", "flows")
+ALWAYS_ON = "core"
+
+P = TypeVar("P", bound=msgspec.Struct)
+Handler = Callable[[ToolContext, P, Response], Awaitable[None]]
+
+
+class Params(msgspec.Struct, forbid_unknown_fields=True, rename="camel", kw_only=True):
+    """Base of every parameter Struct: camelCase on the wire, unknown fields refused."""
+
+
+class NoParams(Params):
+    pass
+
+
+def _inline_refs(node: Any, defs: dict[str, Any]) -> Any:
+    # MCP clients handle plain nested objects far better than $ref/$defs.
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            return _inline_refs(defs[ref.removeprefix("#/$defs/")], defs)
+        return {key: _inline_refs(value, defs) for key, value in node.items() if key != "title"}
+    if isinstance(node, list):
+        return [_inline_refs(item, defs) for item in node]
+    return node
+
+
+def input_schema(params: type[msgspec.Struct]) -> dict[str, Any]:
+    schema = msgspec.json.schema(params)
+    defs = schema.pop("$defs", {})
+    body = _inline_refs(schema, defs)
+    body.pop("description", None)  # the tool's own description says it once
+    body.setdefault("properties", {})
+    return dict(body)
+
+
+@dataclass(frozen=True)
+class Tool(Generic[P]):
+    name: str
+    group: str
+    description: str
+    params: type[P]
+    handler: Handler[P]
+    read_only: bool = False
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(
+            name=self.name,
+            description=self.description,
+            input_schema=input_schema(self.params),
+            group=self.group,
+            annotations={"readOnlyHint": self.read_only},
+        )
+
+    def parse(self, arguments: dict[str, Any]) -> P:
+        try:
+            return msgspec.convert(arguments, self.params)
+        except msgspec.ValidationError as exc:
+            raise _invalid_parameter(self.name, str(exc)) from exc
+
+
+_FIELD_PATTERNS = (
+    re.compile(r"at `\$\.([A-Za-z0-9_]+)"),
+    re.compile(r"missing required field `([^`]+)`"),
+    re.compile(r"unknown field `([^`]+)`"),
+)
+
+
+def _invalid_parameter(tool: str, message: str) -> InvalidParameter:
+    field = next((m.group(1) for p in _FIELD_PATTERNS if (m := p.search(message))), None)
+    where = f" (parameter `{field}`)" if field else ""
+    return InvalidParameter(f"{tool}: {message}{where}", field=field, tool=tool)
+
+
+def tool(
+    name: str, group: str, description: str, params: type[P], *, read_only: bool = False
+) -> Callable[[Handler[P]], Tool[P]]:
+    if group not in GROUPS:
+        raise ValueError(f"unknown tool group {group}")
+
+    def register(handler: Handler[P]) -> Tool[P]:
+        return Tool(name, group, description, params, handler, read_only)
+
+    return register
+
+
+class Catalog:
+    def __init__(self, tools: Iterable[Tool[Any]]) -> None:
+        self._tools = {t.name: t for t in tools}
+
+    def __iter__(self) -> Any:
+        return iter(self._tools.values())
+
+    def select(self, groups: Iterable[str] | None, default: Iterable[str]) -> list[Tool[Any]]:
+        """The tools a client sees: `core` plus the groups it asked for (`all` for every group)."""
+        wanted = set(default if groups is None else groups)
+        unknown = wanted - set(GROUPS) - {"all"}
+        if unknown:
+            raise InvalidParameter(
+                f"unknown tool group(s): {', '.join(sorted(unknown))}",
+                hint=f"Choose from {', '.join(GROUPS)} or all.",
+                field="tools",
+            )
+        if "all" in wanted:
+            wanted = set(GROUPS)
+        wanted.add(ALWAYS_ON)
+        return [t for t in self._tools.values() if t.group in wanted]
+
+    def get(self, name: str, allowed: set[str]) -> Tool[Any]:
+        found = self._tools.get(name)
+        if found is None or name not in allowed:
+            raise UnknownTool(f"unknown tool `{name}`", tool=name)
+        return found

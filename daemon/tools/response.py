@@ -1,0 +1,53 @@
+"""The one place that decides what a tool's answer looks like (after Playwright MCP's Response).
+
+Handlers add results to a Response; `payload()` renders them once into the wire Payload, and
+`error_payload()` renders any BrowserdError the same way for every tool.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from browserd.daemon.errors import BrowserdError
+from browserd.protocol.messages import Content, ImageContent, Payload, TextContent
+
+
+class Response:
+    def __init__(self) -> None:
+        self._sections: list[str] = []
+        self._images: list[ImageContent] = []
+        self._code: list[str] = []
+        self._data: dict[str, Any] | None = None
+
+    def text(self, text: str) -> None:
+        self._sections.append(text)
+
+    def image(self, data: bytes, mime_type: str) -> None:
+        self._images.append(ImageContent(data=data, mime_type=mime_type))
+
+    def code(self, line: str) -> None:
+        """The Playwright Python equivalent of what the tool did, so a session can become a script."""
+        self._code.append(line)
+
+    def data(self, data: dict[str, Any]) -> None:
+        """Structured result (MCP structuredContent); also the text when a tool adds no text."""
+        self._data = data
+
+    def payload(self) -> Payload:
+        sections = list(self._sections)
+        if not sections and self._data is not None:
+            sections.append(msgspec.json.encode(self._data).decode())
+        if self._code:
+            sections.append("```python\n" + "\n".join(self._code) + "\n```")
+        content: list[Content] = [TextContent("\n\n".join(sections))] if sections else []
+        content.extend(self._images)
+        return Payload(success=True, data=self._data, content=content)
+
+
+def error_payload(error: BrowserdError) -> Payload:
+    info = error.info()
+    text = f"Error [{info.error_code}]: {info.error}"
+    if info.recover_hint:
+        text += f"\nNext: {info.recover_hint}"
+    return Payload(success=False, error=info, content=[TextContent(text)])

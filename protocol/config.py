@@ -1,0 +1,129 @@
+"""Every setting and its default, in one place (DESIGN.md §3, D-19).
+
+Values come from, lowest to highest precedence: the defaults below, the TOML file
+(`~/.config/browserd/config.toml`, one table per section; keys in snake_case or kebab-case), and
+environment variables `BROWSERD_<SECTION>_<KEY>` (e.g. `BROWSERD_DAEMON_IDLE_EXIT_S=5`).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import msgspec
+from browserd.protocol import paths
+
+NonNegative = Annotated[float, msgspec.Meta(ge=0)]
+Positive = Annotated[int, msgspec.Meta(ge=1)]
+
+
+class DaemonConfig(msgspec.Struct, forbid_unknown_fields=True):
+    # Seconds the daemon lingers after its last session, run or publish ends; 0 keeps it forever.
+    idle_exit_s: NonNegative = 60.0
+    # How long a client waits for a daemon it spawned to open its socket.
+    spawn_timeout_s: NonNegative = 10.0
+    max_frame_bytes: Positive = 64 * 1024 * 1024
+    # Outer deadline of any single request, so no call can hang a client forever.
+    request_timeout_s: NonNegative = 600.0
+    # The highest trust level a client may have; `remote` forces every session to remote (DESIGN §5).
+    max_trust_level: Literal["local", "remote"] = "local"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_max_bytes: Positive = 5 * 1024 * 1024
+    log_backups: Annotated[int, msgspec.Meta(ge=0)] = 3
+    use_uvloop: bool = True
+
+
+class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
+    # Path of the Chromium executable; empty means discover it (runtime/chromium.py).
+    executable: str = ""
+    headless: bool = True
+    # Chromium flags for a machine that may have no network and no user namespace sandbox.
+    args: list[str] = msgspec.field(
+        default_factory=lambda: [
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-dev-shm-usage",
+        ]
+    )
+    launch_timeout_ms: Positive = 30_000
+    # Launch Chromium as soon as the daemon starts, so the first call finds a warm browser.
+    prewarm: bool = True
+    navigation_timeout_ms: Positive = 30_000
+    action_timeout_ms: Positive = 10_000
+    viewport_width: Positive = 1280
+    viewport_height: Positive = 800
+    # Browser tasks running at once in this process, and how many may wait before BUSY (D-20).
+    workers: Positive = 4
+    queue_size: Annotated[int, msgspec.Meta(ge=0)] = 200
+    snapshot_max_chars: Positive = 40_000
+
+
+class McpConfig(msgspec.Struct, forbid_unknown_fields=True):
+    # Tool groups a client sees unless `browserd mcp --tools` says otherwise; `core` is always on.
+    tools: list[str] = msgspec.field(default_factory=lambda: ["pages", "scrape"])
+
+
+class RunsConfig(msgspec.Struct, forbid_unknown_fields=True):
+    max_concurrent_runs: Positive = 5
+    max_run_timeout_ms: Positive = 900_000
+    max_artifact_inline_bytes: Positive = 262_144
+
+
+class Config(msgspec.Struct, forbid_unknown_fields=True):
+    daemon: DaemonConfig = msgspec.field(default_factory=DaemonConfig)
+    browser: BrowserConfig = msgspec.field(default_factory=BrowserConfig)
+    mcp: McpConfig = msgspec.field(default_factory=McpConfig)
+    runs: RunsConfig = msgspec.field(default_factory=RunsConfig)
+
+
+class ConfigError(Exception):
+    pass
+
+
+_LIST_SEPARATOR = ","
+
+
+def _normalise_keys(table: dict[str, Any]) -> dict[str, Any]:
+    return {
+        key.replace("-", "_"): _normalise_keys(value) if isinstance(value, dict) else value
+        for key, value in table.items()
+    }
+
+
+def _env_overrides(environ: dict[str, str] | os._Environ[str]) -> dict[str, dict[str, Any]]:
+    sections = {name: getattr(Config(), name) for name in Config.__struct_fields__}
+    overrides: dict[str, dict[str, Any]] = {}
+    for section, defaults in sections.items():
+        for key in type(defaults).__struct_fields__:
+            value = environ.get(f"BROWSERD_{section.upper()}_{key.upper()}")
+            if value is None:
+                continue
+            if isinstance(getattr(defaults, key), list):
+                overrides.setdefault(section, {})[key] = [
+                    item.strip() for item in value.split(_LIST_SEPARATOR) if item.strip()
+                ]
+            else:
+                overrides.setdefault(section, {})[key] = value
+    return overrides
+
+
+def load(path: Path | None = None, environ: dict[str, str] | None = None) -> Config:
+    """The effective configuration; a bad file or value raises ConfigError naming the key."""
+    path = path or paths.config_file()
+    merged: dict[str, dict[str, Any]] = {}
+    if path.exists():
+        try:
+            merged = _normalise_keys(tomllib.loads(path.read_text()))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"cannot read {path}: {exc}") from exc
+    for section, values in _env_overrides(os.environ if environ is None else environ).items():
+        merged.setdefault(section, {}).update(values)
+    try:
+        # strict=False lets environment strings such as "5" or "true" stand for numbers and booleans.
+        return msgspec.convert(merged, Config, strict=False)
+    except msgspec.ValidationError as exc:
+        raise ConfigError(f"invalid configuration ({path} or BROWSERD_* variables): {exc}") from exc

@@ -1,0 +1,3 @@
+from browserd.shim.cli import main
+
+main()

@@ -1,0 +1,119 @@
+"""The `browserd` command: the MCP shim, the daemon, and the daemon's controls."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from importlib import metadata
+
+import click
+from browserd.protocol import paths
+
+
+def _version() -> str:
+    try:
+        return metadata.version("browserd")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _load_config():  # type: ignore[no-untyped-def]
+    from browserd.protocol.config import ConfigError, load
+
+    try:
+        return load()
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@click.group()
+@click.version_option(_version(), prog_name="browserd")
+def main() -> None:
+    """browserd gives AI agents a real browser: one shared daemon, one thin MCP shim per client."""
+
+
+@main.command()
+@click.option("--tools", "tools", default=None, help="Tool groups: pages,scrape,runs,flows or all (core is always on).")
+@click.option("--trust", "trust", type=click.Choice(["local", "remote"]), default="local", show_default=True,
+              help="remote: no private or loopback hosts, no scripts, no uploads.")
+def mcp(tools: str | None, trust: str) -> None:
+    """Serve MCP over stdio for one client (what an MCP client starts)."""
+    from browserd.shim.mcp_server import run_stdio_server
+
+    groups = [g.strip() for g in tools.split(",") if g.strip()] if tools else None
+    sys.exit(run_stdio_server(groups, trust))  # type: ignore[arg-type]
+
+
+@main.command()
+@click.option("--foreground", is_flag=True, help="Stay attached to the terminal and log to stderr too.")
+@click.option("--quiet", is_flag=True, hidden=True, help="Log to the file only (used when spawned).")
+def daemon(foreground: bool, quiet: bool) -> None:
+    """Run the daemon (normally started on demand by `browserd mcp`)."""
+    config = _load_config()
+    if foreground:
+        from browserd.daemon.server.app import serve
+
+        sys.exit(serve(config, foreground=not quiet))
+    import asyncio
+
+    from browserd.shim.control import control_request
+
+    payload = asyncio.run(control_request("status", spawn=True))
+    click.echo(f"browserd daemon running (pid {payload.data['pid']}) on {paths.socket_path()}")
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def status(as_json: bool) -> None:
+    """Sessions, tabs, runs, browser and memory of the running daemon."""
+    from browserd.shim.control import run_control
+
+    payload = run_control("status")
+    if payload is None:
+        if as_json:
+            click.echo(json.dumps({"running": False, "socket": str(paths.socket_path())}))
+        else:
+            click.echo(f"browserd daemon: not running (socket {paths.socket_path()})")
+        sys.exit(3)
+    data = payload.data
+    if as_json:
+        click.echo(json.dumps({"running": True, **data}, indent=2))
+        return
+    browser = data["browser"]
+    memory = data["memory"]
+    click.echo(f"browserd {data['version']} daemon pid {data['pid']}, up {data['uptimeS']:.0f} s, socket {data['socket']}")
+    click.echo(f"browser: {'running, pid ' + str(browser['pid']) if browser['running'] else 'not running'}"
+               f" ({browser['executable'] or 'no executable found'})")
+    click.echo(f"memory: daemon {memory['daemonRssKiB'] // 1024} MiB, browser {memory['browserRssKiB'] // 1024} MiB")
+    click.echo(f"sessions: {len(data['sessions'])}")
+    for session in data["sessions"]:
+        click.echo(f"  {session['sessionId']}  {session['client']}  {session['trustLevel']}  {len(session['tabs'])} tab(s)")
+        for tab in session["tabs"]:
+            click.echo(f"    {tab['tabId']}  {tab['url']}")
+    click.echo(f"runs: {data['runs']['active']} active")
+
+
+@main.command()
+@click.option("--wait", "wait_s", default=15.0, show_default=True, help="Seconds to wait for the daemon to exit.")
+def stop(wait_s: float) -> None:
+    """Stop the daemon: sessions and browsers close, the socket is removed."""
+    from browserd.shim.control import run_control
+
+    payload = run_control("stop")
+    if payload is None:
+        click.echo("browserd daemon: not running")
+        return
+    pid = payload.data["pid"]
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline and paths.socket_path().exists():
+        time.sleep(0.05)
+    click.echo(f"browserd daemon (pid {pid}) stopped")
+
+
+@main.command()
+def version() -> None:
+    """Versions of browserd and of the wire protocol."""
+    from browserd.protocol import PROTOCOL_VERSION
+
+    click.echo(f"browserd {_version()} (protocol {PROTOCOL_VERSION}, Python {sys.version.split()[0]})")

@@ -1,0 +1,28 @@
+"""The command line's conversations with the daemon: a control connection, no browser session."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from browserd.protocol.messages import ClientInfo, Payload
+from browserd.shim.daemon_client import DaemonClient
+
+
+async def control_request(action: str, params: dict[str, Any] | None = None, spawn: bool = False) -> Payload:
+    """One control action; raises FileNotFoundError/ConnectionRefusedError when no daemon runs."""
+    client = DaemonClient(ClientInfo(name="browserd-cli", pid=os.getpid()), role="control")
+    await client.connect(spawn=spawn)
+    try:
+        return await client.request(action, params or {})
+    finally:
+        await client.close()
+
+
+def run_control(action: str, params: dict[str, Any] | None = None) -> Payload | None:
+    """Like control_request, but None when no daemon is running (status and stop never start one)."""
+    try:
+        return asyncio.run(control_request(action, params))
+    except (FileNotFoundError, ConnectionRefusedError):
+        return None

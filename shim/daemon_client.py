@@ -1,0 +1,182 @@
+"""A client of the daemon socket over asyncio: register, then concurrent requests matched by id."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from browserd.protocol import paths
+from browserd.protocol.framing import FrameError, encode_frame, read_frame
+from browserd.protocol.messages import (
+    PROTOCOL_VERSION,
+    Cancel,
+    ClientInfo,
+    Error,
+    Event,
+    Message,
+    Payload,
+    Pong,
+    Register,
+    RegisterOk,
+    Request,
+    Response,
+    Role,
+    SessionEnd,
+    ToolsChanged,
+    TrustLevel,
+)
+from browserd.shim.spawn import connect_or_spawn
+
+EventHandler = Callable[[Event], Awaitable[None]]
+ToolsHandler = Callable[[ToolsChanged], Awaitable[None]]
+
+
+class DaemonGone(Exception):
+    """The connection to the daemon closed while a request waited for its answer."""
+
+
+class RegisterRefused(Exception):
+    def __init__(self, error: Error) -> None:
+        super().__init__(error.error.error)
+        self.error = error
+
+
+class DaemonClient:
+    def __init__(
+        self,
+        client: ClientInfo,
+        role: Role = "shim",
+        trust_level: TrustLevel = "local",
+        tools: list[str] | None = None,
+        on_tools_changed: ToolsHandler | None = None,
+    ) -> None:
+        self._client = client
+        self._role: Role = role
+        self._trust: TrustLevel = trust_level
+        self._tool_groups = tools
+        self._on_tools_changed = on_tools_changed
+        self._ids = itertools.count(1)
+        self._pending: dict[str, asyncio.Future[Message]] = {}
+        self._event_handlers: dict[str, EventHandler] = {}
+        self._writer: asyncio.StreamWriter | None = None
+        self._reader_task: asyncio.Task[None] | None = None
+        self.registered: RegisterOk | None = None
+        self.closed = asyncio.Event()
+
+    @property
+    def session_id(self) -> str:
+        return self.registered.session_id if self.registered else ""
+
+    async def connect(self, spawn: bool = True, timeout_s: float = 10.0) -> RegisterOk:
+        reader, writer = await connect_or_spawn(
+            lambda: asyncio.open_unix_connection(str(paths.socket_path())), timeout_s, spawn
+        )
+        self._writer = writer
+        self.closed = asyncio.Event()
+        self._reader_task = asyncio.create_task(self._read_loop(reader))
+        reply = await self._call(
+            lambda rid: Register(
+                id=rid,
+                protocol=PROTOCOL_VERSION,
+                client=self._client,
+                role=self._role,
+                trust_level=self._trust,
+                tools=self._tool_groups,
+            )
+        )
+        if isinstance(reply, Error):
+            raise RegisterRefused(reply)
+        assert isinstance(reply, RegisterOk)
+        self.registered = reply
+        return reply
+
+    async def request(
+        self, action: str, params: dict[str, Any], on_event: EventHandler | None = None, request_id: str | None = None
+    ) -> Payload:
+        def build(rid: str) -> Request:
+            return Request(id=rid, session_id=self.session_id, action=action, params=params)
+
+        reply = await self._call(build, on_event, request_id)
+        if isinstance(reply, Response):
+            return reply.payload
+        if isinstance(reply, Error):
+            return Payload(success=False, error=reply.error)
+        raise DaemonGone(f"unexpected {type(reply).__name__} in answer to {action}")
+
+    def new_id(self) -> str:
+        return f"req_{os.getpid()}_{next(self._ids)}"
+
+    async def cancel(self, request_id: str) -> None:
+        if request_id in self._pending:
+            await self._send(Cancel(id=request_id))
+
+    async def close(self) -> None:
+        if self._writer is not None and not self._writer.is_closing():
+            try:
+                if self.session_id:
+                    await self._send(SessionEnd(session_id=self.session_id))
+                self._writer.close()
+                await self._writer.wait_closed()
+            except (ConnectionError, OSError):
+                pass
+        if self._reader_task is not None:
+            self._reader_task.cancel()
+            await asyncio.gather(self._reader_task, return_exceptions=True)
+
+    async def _call(
+        self, build: Callable[[str], Message], on_event: EventHandler | None = None, request_id: str | None = None
+    ) -> Message:
+        rid = request_id or self.new_id()
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = future
+        if on_event is not None:
+            self._event_handlers[rid] = on_event
+        try:
+            await self._send(build(rid))
+            return await future
+        finally:
+            self._pending.pop(rid, None)
+            self._event_handlers.pop(rid, None)
+
+    async def _send(self, message: Message) -> None:
+        if self._writer is None or self._writer.is_closing():
+            raise DaemonGone("not connected to the daemon")
+        try:
+            self._writer.write(encode_frame(message))
+            await self._writer.drain()
+        except (ConnectionError, OSError) as exc:
+            raise DaemonGone(str(exc)) from exc
+
+    async def _read_loop(self, reader: asyncio.StreamReader) -> None:
+        try:
+            while True:
+                message = await read_frame(reader.readexactly)
+                await self._dispatch(message)
+        except (asyncio.IncompleteReadError, ConnectionError, OSError, FrameError):
+            pass
+        finally:
+            self.closed.set()
+            for future in self._pending.values():
+                if not future.done():
+                    future.set_exception(DaemonGone("the daemon closed the connection"))
+
+    async def _dispatch(self, message: Message) -> None:
+        if isinstance(message, Event):
+            handler = self._event_handlers.get(message.id)
+            if handler is not None:
+                await handler(message)
+        elif isinstance(message, ToolsChanged):
+            if self._on_tools_changed is not None:
+                await self._on_tools_changed(message)
+        elif isinstance(message, Error) and message.id is None:
+            # A connection-level error with no id (a refused peer, a bad frame) answers the oldest call.
+            waiting = next((f for f in self._pending.values() if not f.done()), None)
+            if waiting is not None:
+                waiting.set_result(message)
+        elif isinstance(message, (Response, RegisterOk, Pong, Error)):
+            future = self._pending.get(message.id or "")
+            if future is not None and not future.done():
+                future.set_result(message)
