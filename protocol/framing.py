@@ -40,7 +40,8 @@ def decode_body(body: bytes) -> Message:
     """One frame body; a body that does not decode spoils only itself, the stream stays in sync."""
     try:
         return _decoder.decode(body)
-    except msgspec.DecodeError as exc:
+    # Bad UTF-8 in a string and absurdly deep nesting escape msgspec as these two, not DecodeError.
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise FrameError(f"undecodable frame: {exc}", fatal=False) from exc
 
 

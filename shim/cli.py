@@ -117,3 +117,55 @@ def version() -> None:
     from browserd.protocol import PROTOCOL_VERSION
 
     click.echo(f"browserd {_version()} (protocol {PROTOCOL_VERSION}, Python {sys.version.split()[0]})")
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def doctor(as_json: bool) -> None:
+    """Check Python, Playwright, Chromium, the socket, the config and the folders; say how to fix each."""
+    from browserd.shim.doctor import as_json as checks_json
+    from browserd.shim.doctor import run_checks
+
+    checks = run_checks()
+    report = checks_json(checks)
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+    else:
+        for check in checks:
+            click.echo(f"{check.status:<4}  {check.name:<13}  {check.detail}")
+            if check.fix:
+                click.echo(f"{'':<4}  {'':<13}  fix: {check.fix}")
+    sys.exit(0 if report["ok"] else 1)
+
+
+@main.group()
+def service() -> None:
+    """Run the daemon under systemd: user units with socket activation."""
+
+
+@service.command("install")
+@click.option("--no-enable", is_flag=True, help="Write the units only; do not enable and start the socket.")
+def service_install(no_enable: bool) -> None:
+    """Write browserd.socket and browserd.service to ~/.config/systemd/user and enable the socket."""
+    from browserd.shim.service import install
+
+    sys.exit(install(enable=not no_enable, echo=click.echo))
+
+
+@service.command("uninstall")
+def service_uninstall() -> None:
+    """Stop and disable the units, then remove them."""
+    from browserd.shim.service import uninstall
+
+    sys.exit(uninstall(echo=click.echo))
+
+
+@main.command("mcp-config")
+@click.option("--tools", "tools", default=None, help="Tool groups to put in the configuration.")
+def mcp_config(tools: str | None) -> None:
+    """Print the MCP client configuration (Claude Desktop, Cursor, ...) that starts this browserd."""
+    from browserd.shim.service import daemon_command
+
+    command = daemon_command()
+    args = [*command[1:], "mcp", *(["--tools", tools] if tools else [])]
+    click.echo(json.dumps({"mcpServers": {"browserd": {"command": command[0], "args": args}}}, indent=2))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -71,6 +72,19 @@ class DaemonClient:
         return self.registered.session_id if self.registered else ""
 
     async def connect(self, spawn: bool = True, timeout_s: float = 10.0) -> RegisterOk:
+        """Connect (starting the daemon if `spawn`) and register; retried while a dying daemon's socket lingers."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                return await self._connect_once(spawn, max(deadline - time.monotonic(), 0.1))
+            except DaemonGone:
+                # A daemon killed mid-exit can accept a connection and drop it; its successor will answer.
+                await self.close()
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.05)
+
+    async def _connect_once(self, spawn: bool, timeout_s: float) -> RegisterOk:
         reader, writer = await connect_or_spawn(
             lambda: asyncio.open_unix_connection(str(paths.socket_path())), timeout_s, spawn
         )

@@ -24,6 +24,7 @@ from browserd.protocol.messages import (
     Event,
     ImageContent,
     Payload,
+    TextContent,
     ToolsChanged,
     ToolSpec,
     TrustLevel,
@@ -55,6 +56,12 @@ INSTRUCTIONS = (
 )
 
 
+RESET_NOTICE = (
+    "Note: the browserd daemon restarted since the previous call, so this client's browser session was "
+    "reset: earlier tabs and refs are gone. Call browser_open again if a page is needed."
+)
+
+
 def _version() -> str:
     try:
         return metadata.version("browserd")
@@ -75,8 +82,6 @@ def tool_definition(spec: ToolSpec) -> dict[str, Any]:
 
 def shim_error(code: str, message: str, hint: str) -> Payload:
     """An error the shim itself raises, in the same shape as the daemon's (D-32)."""
-    from browserd.protocol.messages import TextContent
-
     return Payload(
         success=False,
         error=ErrorInfo(error=message, error_code=code, recover_hint=hint),
@@ -117,6 +122,8 @@ class McpShim:
         self._connecting: asyncio.Task[DaemonClient] | None = None
         self._calls: dict[RequestId, tuple[asyncio.Task[None], DaemonClient | None, str]] = {}
         self._listeners: set[RequestId] = set()
+        # The daemon session the client last heard from; a different one means its tabs were lost.
+        self._known_session: str | None = None
 
     # -- the daemon side -------------------------------------------------------------------------
 
@@ -263,7 +270,7 @@ class McpShim:
     async def _list_tools(self, modern: bool) -> dict[str, Any]:
         try:
             await self._client()
-        except (DaemonUnavailable, RegisterRefused, OSError) as exc:
+        except (DaemonUnavailable, DaemonGone, RegisterRefused, OSError) as exc:
             raise RpcError(INTERNAL_ERROR, f"browserd daemon unavailable: {exc}") from exc
         result: dict[str, Any] = {"tools": [tool_definition(spec) for spec in self._tools]}
         if modern:
@@ -294,7 +301,7 @@ class McpShim:
     async def _forward(self, request_id: RequestId, name: str, arguments: dict[str, Any], token: Any) -> Payload:
         try:
             client = await self._client()
-        except (DaemonUnavailable, RegisterRefused, OSError) as exc:
+        except (DaemonUnavailable, DaemonGone, RegisterRefused, OSError) as exc:
             return shim_error(
                 "DAEMON_UNAVAILABLE",
                 f"cannot reach the browserd daemon: {exc}",
@@ -312,15 +319,20 @@ class McpShim:
             self._out.notify("notifications/progress", notice)
 
         try:
-            return await client.request(name, arguments, progress if token is not None else None, daemon_id)
+            payload = await client.request(name, arguments, progress if token is not None else None, daemon_id)
         except DaemonGone:
             self._client_task()  # respawn now, so the next call finds a fresh daemon
+            self._known_session = None  # this answer tells the client; the next session is news to nobody
             return shim_error(
                 "SESSION_RESET",
                 "the browserd daemon stopped during this call; a new daemon is starting and this client's "
                 "browser session was reset (its tabs and refs are gone)",
                 "Call browser_open again to reload the page, then browser_snapshot for fresh refs.",
             )
+        if self._known_session not in (None, client.session_id):
+            payload.content.insert(0, TextContent(RESET_NOTICE))
+        self._known_session = client.session_id
+        return payload
 
     async def _cancel(self, request_id: Any) -> None:
         if request_id in self._listeners:

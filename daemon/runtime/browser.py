@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 from browserd.daemon.errors import ExecutionError
 from browserd.daemon.runtime.chromium import ChromiumFound, chromium_version, find_chromium
+from browserd.daemon.runtime.procinfo import find_descendant
 from browserd.protocol.config import BrowserConfig
 from playwright.async_api import Browser, Playwright, async_playwright
 
@@ -55,8 +56,11 @@ class BrowserRuntime:
 
     @property
     def browser_pid(self) -> int | None:
-        process = getattr(getattr(self._browser, "_impl_obj", None), "_browser_process", None)
-        return getattr(process, "pid", None)
+        """Chromium's main process; Playwright does not expose it, /proc does."""
+        if not self.is_running():
+            return None
+        # Playwright talks to the browser over --remote-debugging-pipe; helper processes carry --type=.
+        return find_descendant(os.getpid(), "--remote-debugging-pipe", without="--type=")
 
     def is_running(self) -> bool:
         return self._browser is not None and self._browser.is_connected()

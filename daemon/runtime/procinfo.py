@@ -32,3 +32,21 @@ def descendants(pid: int) -> list[int]:
 
 def tree_rss_kib(pid: int) -> int:
     return rss_kib(pid) + sum(rss_kib(child) for child in descendants(pid))
+
+
+def cmdline(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+    except OSError:
+        return []
+
+
+def find_descendant(root_pid: int, *markers: str, without: str = "") -> int | None:
+    """The first descendant whose command line has every marker (and not `without`)."""
+    for pid in descendants(root_pid):
+        args = cmdline(pid)
+        if all(any(marker in arg for arg in args) for marker in markers) and not (
+            without and any(without in arg for arg in args)
+        ):
+            return pid
+    return None

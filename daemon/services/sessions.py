@@ -12,6 +12,7 @@ import secrets
 from dataclasses import dataclass, field
 
 import anyio
+from browserd.daemon.errors import PageCrashed
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.protocol.config import BrowserConfig
 from browserd.protocol.messages import TrustLevel
@@ -41,6 +42,8 @@ class Session:
     config: BrowserConfig
     tabs: dict[str, Tab] = field(default_factory=dict)
     active_tab_id: str | None = None
+    # Set when the browser died under this session; the next call that needs a tab says so once.
+    crashed: bool = False
     _context: BrowserContext | None = None
     _tab_numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _context_lock: anyio.Lock = field(default_factory=anyio.Lock)
@@ -51,6 +54,8 @@ class Session:
             if context is not None and context.browser is not None and context.browser.is_connected():
                 return context
             # The browser was relaunched (or never used): tabs of the old one are gone with it.
+            if context is not None:
+                self.crashed = True
             self.tabs.clear()
             self.active_tab_id = None
             browser = await self.runtime.browser()
@@ -69,7 +74,11 @@ class Session:
         if tab is not None and not tab.page.is_closed():
             return tab
         if not create:
+            if self.crashed:
+                self.crashed = False
+                raise PageCrashed("the browser crashed and was restarted; this session's tabs are gone")
             return None
+        self.crashed = False
         page = await context.new_page()
         tab = Tab(id=f"tab_{next(self._tab_numbers)}", page=page)
         self.tabs[tab.id] = tab

@@ -37,6 +37,7 @@ async def get_runtime_profile(ctx: ToolContext, params: NoParams, response: Resp
         {
             "runtimeVersion": RUNTIME_CONTRACT_VERSION,
             "daemonVersion": package_version("browserd"),
+            "daemonPid": services.pid,
             "protocolVersion": PROTOCOL_VERSION,
             "limits": {
                 "maxConcurrentRuns": runs.max_concurrent_runs,

@@ -60,6 +60,7 @@ async def browser_open(ctx: ToolContext, params: OpenParams, response: Response)
     tab = await ctx.session.active_tab()
     assert tab is not None
     async with tab.lock:
+        await ctx.progress(0, 1, f"opening {params.url}")
         with navigation_errors(params.url, tab.page.url):
             reply = await tab.page.goto(params.url, wait_until=params.wait_until, timeout=params.timeout)
         status = reply.status if reply is not None else None

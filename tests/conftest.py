@@ -1,0 +1,172 @@
+"""Shared fixtures: the tests/site pages on 127.0.0.1, an isolated browserd home, MCP clients.
+
+Every test gets its own socket, config, data and state folders, so the daemon it starts is its
+own; teardown ends exactly that daemon (by the pid in its lock file) and nothing else.
+"""
+
+from __future__ import annotations
+
+import http.server
+import os
+import shutil
+import signal
+import socketserver
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.parse
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SITE = REPO / "tests" / "site"
+VENV_BIN = Path(os.environ.get("VIRTUAL_ENV", REPO / ".venv")) / "bin"
+BROWSERD = str(VENV_BIN / "browserd")
+
+
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files from tests/site, plus /slow?ms=N which answers after N milliseconds."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, directory=str(SITE), **kwargs)
+
+    def do_GET(self) -> None:
+        url = urllib.parse.urlsplit(self.path)
+        if url.path == "/slow":
+            delay_ms = int(urllib.parse.parse_qs(url.query).get("ms", ["3000"])[0])
+            time.sleep(delay_ms / 1000)
+            body = b"<!doctype html><title>slow</title><h1>Slow page</h1>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        super().do_GET()
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output readable
+        pass
+
+
+class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+
+
+@pytest.fixture(scope="session")
+def site() -> Iterator[str]:
+    """Base URL of tests/site served on 127.0.0.1 (only loopback traffic)."""
+    server = _Server(("127.0.0.1", 0), SiteHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@dataclass
+class BrowserdHome:
+    """An isolated browserd installation state: socket, config, data and logs in temp folders."""
+
+    root: Path
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def socket(self) -> Path:
+        return Path(self.env["BROWSERD_SOCKET"])
+
+    @property
+    def lock(self) -> Path:
+        return self.socket.parent / "daemon.lock"
+
+    @property
+    def log(self) -> Path:
+        return self.root / "state" / "browserd" / "daemon.log"
+
+    def daemon_pid(self) -> int | None:
+        try:
+            pid = int(self.lock.read_text().strip())
+        except (OSError, ValueError):
+            return None
+        return pid if pid_alive(pid) else None
+
+    def browserd(self, *args: str, timeout: float = 60, check: bool = False) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([BROWSERD, *args], env=self.env, capture_output=True, text=True, timeout=timeout,
+                              check=check)
+
+    def stop_daemon(self) -> None:
+        pid = self.daemon_pid()
+        if pid is None:
+            return
+        os.kill(pid, signal.SIGTERM)
+        if not wait_for(lambda: not pid_alive(pid), 15):
+            os.kill(pid, signal.SIGKILL)
+            wait_for(lambda: not pid_alive(pid), 5)
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie child of ours still answers kill(0); its state in /proc says it is gone.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def wait_for(predicate: Any, timeout: float, interval: float = 0.05) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(interval)
+    return bool(predicate())
+
+
+def make_home(idle_exit_s: float = 30) -> BrowserdHome:
+    # Short path: AF_UNIX socket paths are limited to 108 bytes, pytest's tmp_path can be longer.
+    root = Path(tempfile.mkdtemp(prefix="bd-", dir="/tmp"))
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("BROWSERD_", "XDG_"))}
+    env.update(
+        BROWSERD_SOCKET=str(root / "run" / "daemon.sock"),
+        BROWSERD_CONFIG=str(root / "config.toml"),
+        XDG_CONFIG_HOME=str(root / "config"),
+        XDG_DATA_HOME=str(root / "data"),
+        XDG_STATE_HOME=str(root / "state"),
+        BROWSERD_DAEMON_IDLE_EXIT_S=str(idle_exit_s),
+    )
+    return BrowserdHome(root, env)
+
+
+@pytest.fixture
+def home() -> Iterator[BrowserdHome]:
+    home = make_home()
+    try:
+        yield home
+    finally:
+        home.stop_daemon()
+        shutil.rmtree(home.root, ignore_errors=True)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@asynccontextmanager
+async def mcp_client(home: BrowserdHome, mode: str = "legacy", args: tuple[str, ...] = ()) -> AsyncIterator[Any]:
+    """The official MCP SDK client driving a real `browserd mcp` process."""
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=BROWSERD, args=["mcp", *args], env=home.env)
+    async with Client(stdio_client(params), mode=mode) as client:  # type: ignore[arg-type]
+        yield client

@@ -1,0 +1,245 @@
+"""The systemd user units: what `browserd service` writes, what systemd thinks of it, socket activation."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from browserd.shim import service
+
+BROWSERD = "/work/main/.venv/bin/browserd"
+PYTHON = "/work/main/.venv/bin/python"
+REPO_UNITS = Path(__file__).resolve().parents[2] / "systemd"
+
+# What systemd does for a socket-activated service: the listening socket at fd 3, LISTEN_PID = own pid.
+ACTIVATE = """
+import os, sys
+fd = int(sys.argv[1])
+os.dup2(fd, 3)
+if fd != 3:
+    os.close(fd)
+os.environ.update(LISTEN_PID=str(os.getpid()), LISTEN_FDS="1")
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+
+needs_analyze = pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
+
+
+@pytest.fixture
+def home() -> Iterator[Path]:
+    # Not tmp_path: a long test name can push a socket path past AF_UNIX's 108 bytes.
+    with tempfile.TemporaryDirectory(prefix="bd-systemd-") as folder:
+        yield Path(folder)
+
+
+def cli_env(home: Path, **extra: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("BROWSERD_")}
+    empty_bin = home / "empty-bin"
+    empty_bin.mkdir(exist_ok=True)
+    env.update(
+        # No systemctl on PATH: a developer's real user manager must never see these test units.
+        PATH=str(empty_bin),
+        XDG_CONFIG_HOME=str(home / "config"),
+        XDG_DATA_HOME=str(home / "data"),
+        XDG_STATE_HOME=str(home / "state"),
+        BROWSERD_SOCKET=str(home / "run" / "daemon.sock"),
+        **extra,
+    )
+    return env
+
+
+def browserd(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([BROWSERD, *args], env=env, capture_output=True, text=True, timeout=60)
+
+
+def unit_dir(home: Path) -> Path:
+    return home / "config" / "systemd" / "user"
+
+
+def exec_start(unit: str) -> str:
+    return next(line for line in unit.splitlines() if line.startswith("ExecStart=")).removeprefix("ExecStart=")
+
+
+def verify(home: Path, *units: Path) -> None:
+    runtime = home / "runtime"
+    runtime.mkdir(mode=0o700, exist_ok=True)
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "XDG_CONFIG_HOME": str(home / "config"), "HOME": str(home)}
+    result = subprocess.run(
+        ["systemd-analyze", "--user", "verify", *map(str, units)], env=env, capture_output=True, text=True, timeout=60
+    )
+    # systemd only warns about an unknown key, so any output at all counts as a failure.
+    assert result.returncode == 0 and not result.stderr.strip(), result.stderr
+
+
+@pytest.mark.parametrize("name", service.UNITS)
+def test_repo_units_are_the_packaged_templates(name: str) -> None:
+    assert service.template(name) == (REPO_UNITS / name).read_text(), (
+        f"systemd/{name} and shim/units/{name} differ; copy the one you edited over the other"
+    )
+
+
+def test_units_socket_activate_on_the_path_clients_use() -> None:
+    socket_unit = service.template("browserd.socket")
+    service_unit = service.template("browserd.service")
+    assert "ListenStream=%t/browserd/daemon.sock" in socket_unit
+    assert "SocketMode=0600" in socket_unit and "DirectoryMode=0700" in socket_unit
+    assert "Restart=on-failure" in service_unit and "Restart=always" not in service_unit
+    assert "Requires=browserd.socket" in service_unit and "After=browserd.socket" in service_unit
+    assert exec_start(service_unit) == f"{service.TEMPLATE_EXECUTABLE} daemon --foreground --quiet"
+
+
+def test_install_writes_both_units_with_an_absolute_exec_start(home: Path) -> None:
+    result = browserd(cli_env(home), "service", "install", "--no-enable")
+    assert result.returncode == 0, result.stderr
+    installed = unit_dir(home)
+    assert (installed / "browserd.socket").read_text() == service.template("browserd.socket")
+    assert exec_start((installed / "browserd.service").read_text()) == f"{BROWSERD} daemon --foreground --quiet"
+    # Without a user manager the commands are printed for the user to run.
+    assert "systemctl --user daemon-reload" in result.stdout
+    assert "systemctl --user enable --now browserd.socket" in result.stdout
+
+
+def test_install_from_python_m_runs_the_same_interpreter(home: Path) -> None:
+    result = subprocess.run(
+        [PYTHON, "-m", "browserd.shim", "service", "install", "--no-enable"],
+        env=cli_env(home),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    command = exec_start((unit_dir(home) / "browserd.service").read_text())
+    assert command == f"{PYTHON} -m browserd.shim daemon --foreground --quiet"
+
+
+def test_uninstall_removes_the_units_and_the_enable_link(home: Path) -> None:
+    env = cli_env(home)
+    assert browserd(env, "service", "install").returncode == 0
+    installed = unit_dir(home)
+    wants = installed / "sockets.target.wants" / "browserd.socket"
+    wants.parent.mkdir()
+    wants.symlink_to(installed / "browserd.socket")  # as an offline `systemctl --user enable` leaves it
+
+    result = browserd(env, "service", "uninstall")
+    assert result.returncode == 0, result.stderr
+    assert [p for p in installed.rglob("*") if not p.is_dir()] == []
+    assert not wants.is_symlink()
+
+    again = browserd(env, "service", "uninstall")
+    assert again.returncode == 0 and "no browserd units" in again.stdout
+
+
+@needs_analyze
+def test_installed_units_pass_systemd_analyze(home: Path) -> None:
+    assert browserd(cli_env(home), "service", "install", "--no-enable").returncode == 0
+    verify(home, unit_dir(home) / "browserd.socket", unit_dir(home) / "browserd.service")
+
+
+@needs_analyze
+def test_repo_units_pass_systemd_analyze_for_a_user_install(home: Path) -> None:
+    user_bin = home / ".local" / "bin"
+    user_bin.mkdir(parents=True)
+    (user_bin / "browserd").symlink_to(BROWSERD)  # where %h/.local/bin/browserd points with HOME=home
+    verify(home, REPO_UNITS / "browserd.socket", REPO_UNITS / "browserd.service")
+
+
+@needs_analyze
+def test_exec_start_survives_spaces_and_percent_in_the_path(home: Path) -> None:
+    odd = home / "my tools 100%" / "browserd"
+    odd.parent.mkdir()
+    odd.symlink_to(BROWSERD)
+    unit = home / "config" / "systemd" / "user" / "browserd.service"
+    unit.parent.mkdir(parents=True)
+    unit.write_text(service.render("browserd.service", [str(odd)]))
+    (unit.parent / "browserd.socket").write_text(service.template("browserd.socket"))
+    # verify fails on an ExecStart whose executable does not exist, so passing proves the path parsed.
+    verify(home, unit.parent / "browserd.socket", unit)
+
+
+def wait_for(predicate: Callable[[], bool], what: str, timeout_s: float = 20) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out after {timeout_s} s waiting for {what}"
+        time.sleep(0.05)
+
+
+def assert_activated_then_idle_exit(daemon: subprocess.Popen[bytes], sock: Path, env: dict[str, str]) -> None:
+    inode = sock.stat().st_ino
+    status = browserd(env, "status", "--json")
+    assert status.returncode == 0, f"status: {status.stdout} {status.stderr}"
+    data = json.loads(status.stdout)
+    assert data["running"] is True and data["pid"] == daemon.pid
+    assert data["socket"] == str(sock), "the daemon lost BROWSERD_SOCKET and would lock the wrong folder"
+    assert data["idle"]["idleExitS"] == 2
+    assert daemon.wait(timeout=30) == 0, "the daemon should exit 0 when idle"
+    # The socket belongs to whoever passed it in: the daemon neither rebinds nor removes it.
+    assert sock.exists() and sock.stat().st_ino == inode
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def activation_env(home: Path) -> dict[str, str]:
+    return cli_env(home, BROWSERD_BROWSER_PREWARM="false", BROWSERD_DAEMON_IDLE_EXIT_S="2")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(90)
+@pytest.mark.skipif(shutil.which("systemd-socket-activate") is None, reason="systemd-socket-activate not installed")
+def test_systemd_socket_activate_starts_the_daemon_on_first_connection(home: Path) -> None:
+    env = activation_env(home)
+    sock = Path(env["BROWSERD_SOCKET"])
+    sock.parent.mkdir(mode=0o700)
+    activator = shutil.which("systemd-socket-activate")
+    assert activator is not None
+    # Like systemd, it gives the service a clean environment: every setting must be passed on by name.
+    passed = [f"--setenv={key}={value}" for key, value in env.items() if key.startswith(("BROWSERD_", "XDG_"))]
+    daemon = subprocess.Popen(
+        [activator, "-l", str(sock), *passed, BROWSERD, "daemon", "--foreground", "--quiet"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for(sock.exists, f"systemd-socket-activate to listen on {sock}")
+        # It execs the daemon in its own process on the first connection, so the pid stays the same.
+        assert_activated_then_idle_exit(daemon, sock, env)
+    finally:
+        stop(daemon)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(90)
+def test_daemon_takes_the_socket_handed_over_at_fd_3(home: Path) -> None:
+    env = activation_env(home)
+    sock = Path(env["BROWSERD_SOCKET"])
+    sock.parent.mkdir(mode=0o700)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listening:
+        listening.bind(str(sock))
+        listening.listen()
+        daemon = subprocess.Popen(
+            [PYTHON, "-c", ACTIVATE, str(listening.fileno()), BROWSERD, "daemon", "--foreground", "--quiet"],
+            env=env,
+            pass_fds=(listening.fileno(),),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            assert_activated_then_idle_exit(daemon, sock, env)
+        finally:
+            stop(daemon)
