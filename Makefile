@@ -19,7 +19,7 @@ test: setup
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy
+	./scripts/typecheck.sh
 
 bench: setup
 	$(BIN)/python tests/bench/startup.py

@@ -30,7 +30,7 @@ def encode_frame(message: Message) -> bytes:
 
 def frame_length(header: bytes, max_bytes: int) -> int:
     """The body length announced by a header; oversized frames are fatal, the stream cannot resync."""
-    (length,) = HEADER.unpack(header)
+    length: int = HEADER.unpack(header)[0]
     if length > max_bytes:
         raise FrameError(f"frame of {length} bytes exceeds the limit of {max_bytes}", fatal=True)
     return length
@@ -39,7 +39,8 @@ def frame_length(header: bytes, max_bytes: int) -> int:
 def decode_body(body: bytes) -> Message:
     """One frame body; a body that does not decode spoils only itself, the stream stays in sync."""
     try:
-        return _decoder.decode(body)
+        message: Message = _decoder.decode(body)
+        return message
     # Bad UTF-8 in a string and absurdly deep nesting escape msgspec as these two, not DecodeError.
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise FrameError(f"undecodable frame: {exc}", fatal=False) from exc

@@ -6,9 +6,13 @@ import json
 import sys
 import time
 from importlib import metadata
+from typing import TYPE_CHECKING
 
 import click
 from browserd.protocol import paths
+
+if TYPE_CHECKING:
+    from browserd.protocol.config import Config
 
 
 def _version() -> str:
@@ -18,7 +22,7 @@ def _version() -> str:
         return "unknown"
 
 
-def _load_config():  # type: ignore[no-untyped-def]
+def _load_config() -> Config:
     from browserd.protocol.config import ConfigError, load
 
     try:
@@ -35,8 +39,14 @@ def main() -> None:
 
 @main.command()
 @click.option("--tools", "tools", default=None, help="Tool groups: pages,scrape,runs,flows or all (core is always on).")
-@click.option("--trust", "trust", type=click.Choice(["local", "remote"]), default="local", show_default=True,
-              help="remote: no private or loopback hosts, no scripts, no uploads.")
+@click.option(
+    "--trust",
+    "trust",
+    type=click.Choice(["local", "remote"]),
+    default="local",
+    show_default=True,
+    help="remote: no private or loopback hosts, no scripts, no uploads.",
+)
 def mcp(tools: str | None, trust: str) -> None:
     """Serve MCP over stdio for one client (what an MCP client starts)."""
     from browserd.shim.mcp_server import run_stdio_server
@@ -82,13 +92,19 @@ def status(as_json: bool) -> None:
         return
     browser = data["browser"]
     memory = data["memory"]
-    click.echo(f"browserd {data['version']} daemon pid {data['pid']}, up {data['uptimeS']:.0f} s, socket {data['socket']}")
-    click.echo(f"browser: {'running, pid ' + str(browser['pid']) if browser['running'] else 'not running'}"
-               f" ({browser['executable'] or 'no executable found'})")
+    click.echo(
+        f"browserd {data['version']} daemon pid {data['pid']}, up {data['uptimeS']:.0f} s, socket {data['socket']}"
+    )
+    click.echo(
+        f"browser: {'running, pid ' + str(browser['pid']) if browser['running'] else 'not running'}"
+        f" ({browser['executable'] or 'no executable found'})"
+    )
     click.echo(f"memory: daemon {memory['daemonRssKiB'] // 1024} MiB, browser {memory['browserRssKiB'] // 1024} MiB")
     click.echo(f"sessions: {len(data['sessions'])}")
     for session in data["sessions"]:
-        click.echo(f"  {session['sessionId']}  {session['client']}  {session['trustLevel']}  {len(session['tabs'])} tab(s)")
+        click.echo(
+            f"  {session['sessionId']}  {session['client']}  {session['trustLevel']}  {len(session['tabs'])} tab(s)"
+        )
         for tab in session["tabs"]:
             click.echo(f"    {tab['tabId']}  {tab['url']}")
     click.echo(f"runs: {data['runs']['active']} active")

@@ -214,7 +214,8 @@ class McpShim:
             await self._cancel(params.get("requestId"))
 
     async def _request(self, request_id: RequestId, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        raw_meta = params.get("_meta")
+        meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
         modern = META_VERSION in meta
         if modern:
             self._check_modern_version(meta[META_VERSION])
@@ -229,7 +230,8 @@ class McpShim:
         if method == "tools/call":
             return await self._call_tool(request_id, params, modern)
         if method == "subscriptions/listen" and modern:
-            return await self._listen(request_id, params)
+            self._listen(request_id, params)
+            return None  # the stream stays open until the client cancels it
         raise RpcError(METHOD_NOT_FOUND, f"method not found: {method}")
 
     def _check_modern_version(self, requested: Any) -> None:
@@ -346,7 +348,7 @@ class McpShim:
                 await client.cancel(daemon_id)
         task.cancel()
 
-    async def _listen(self, request_id: RequestId, params: dict[str, Any]) -> None:
+    def _listen(self, request_id: RequestId, params: dict[str, Any]) -> None:
         wanted = params.get("notifications") or {}
         self._listeners.add(request_id)
         self._out.notify(
@@ -356,7 +358,6 @@ class McpShim:
                 "notifications": {"toolsListChanged": bool(wanted.get("toolsListChanged"))},
             },
         )
-        return None  # the stream stays open until the client cancels it
 
 
 def run_stdio_server(tool_groups: list[str] | None, trust: TrustLevel) -> int:

@@ -63,13 +63,17 @@ class Daemon:
             await connection.tools_changed()
 
     async def _handle(self, stream: SocketStream) -> None:
-        raw = stream.extra(anyio.abc.SocketAttribute.raw_socket)
-        if peer_uid(raw) != os.getuid():
-            log.warning("refused a connection from another user")
-            await stream.send(encode_frame(connection_refused("this daemon serves only its own user")))
-            await stream.aclose()
-            return
-        await Connection(stream, self).serve()
+        # Whatever one connection does wrong, it must not reach the listener's task group.
+        try:
+            raw = stream.extra(anyio.abc.SocketAttribute.raw_socket)
+            if peer_uid(raw) != os.getuid():
+                log.warning("refused a connection from another user")
+                await stream.send(encode_frame(connection_refused("this daemon serves only its own user")))
+                await stream.aclose()
+                return
+            await Connection(stream, self).serve()
+        except Exception:
+            log.exception("connection handler failed")
 
     # -- control actions (the browserd command line) ------------------------------------------
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import platform
 import sys
 from importlib import metadata
+from typing import Any
 
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import NoParams, tool
+from browserd.daemon.tools.registry import NoParams, Tool, tool
 from browserd.daemon.tools.response import Response
 from browserd.protocol.messages import PROTOCOL_VERSION
 
@@ -64,4 +65,4 @@ async def get_runtime_profile(ctx: ToolContext, params: NoParams, response: Resp
     )
 
 
-TOOLS = [get_runtime_profile]
+TOOLS: list[Tool[Any]] = [get_runtime_profile]

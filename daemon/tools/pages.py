@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 import msgspec
@@ -10,7 +10,7 @@ from browserd.daemon.errors import InvalidParameter, SessionNotFound, UrlNotAllo
 from browserd.daemon.services.page_errors import navigation_errors, page_errors
 from browserd.daemon.services.sessions import Session, Tab
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Params, tool
+from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
 from playwright.async_api import Page
 
@@ -94,4 +94,4 @@ async def browser_snapshot(ctx: ToolContext, params: SnapshotParams, response: R
     response.code("await page.aria_snapshot(mode='ai')")
 
 
-TOOLS = [browser_open, browser_snapshot]
+TOOLS: list[Tool[Any]] = [browser_open, browser_snapshot]
