@@ -5,21 +5,13 @@ from __future__ import annotations
 import json
 import sys
 import time
-from importlib import metadata
 from typing import TYPE_CHECKING
 
 import click
-from browserd.protocol import paths
+from browserd.protocol import __version__, paths
 
 if TYPE_CHECKING:
     from browserd.protocol.config import Config
-
-
-def _version() -> str:
-    try:
-        return metadata.version("browserd")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def _load_config() -> Config:
@@ -32,7 +24,7 @@ def _load_config() -> Config:
 
 
 @click.group()
-@click.version_option(_version(), prog_name="browserd")
+@click.version_option(__version__, prog_name="browserd")
 def main() -> None:
     """browserd gives AI agents a real browser: one shared daemon, one thin MCP shim per client."""
 
@@ -132,7 +124,7 @@ def version() -> None:
     """Versions of browserd and of the wire protocol."""
     from browserd.protocol import PROTOCOL_VERSION
 
-    click.echo(f"browserd {_version()} (protocol {PROTOCOL_VERSION}, Python {sys.version.split()[0]})")
+    click.echo(f"browserd {__version__} (protocol {PROTOCOL_VERSION}, Python {sys.version.split()[0]})")
 
 
 @main.command()

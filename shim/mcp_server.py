@@ -14,10 +14,10 @@ import contextlib
 import logging
 import os
 import sys
-from importlib import metadata
 from typing import Any
 
 import msgspec
+from browserd.protocol import __version__
 from browserd.protocol.messages import (
     ClientInfo,
     ErrorInfo,
@@ -60,13 +60,6 @@ RESET_NOTICE = (
     "Note: the browserd daemon restarted since the previous call, so this client's browser session was "
     "reset: earlier tabs and refs are gone. Call browser_open again if a page is needed."
 )
-
-
-def _version() -> str:
-    try:
-        return metadata.version("browserd")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def tool_definition(spec: ToolSpec) -> dict[str, Any]:
@@ -117,7 +110,7 @@ class McpShim:
         self._groups = tool_groups
         self._trust: TrustLevel = trust
         self._spawn_timeout_s = spawn_timeout_s
-        self._server_info = {"name": "browserd", "version": _version()}
+        self._server_info = {"name": "browserd", "version": __version__}
         self._tools: list[ToolSpec] = []
         self._connecting: asyncio.Task[DaemonClient] | None = None
         self._calls: dict[RequestId, tuple[asyncio.Task[None], DaemonClient | None, str]] = {}
@@ -140,7 +133,7 @@ class McpShim:
 
     async def _connect(self) -> DaemonClient:
         client = DaemonClient(
-            ClientInfo(name="browserd-mcp", version=_version(), pid=os.getpid()),
+            ClientInfo(name="browserd-mcp", version=__version__, pid=os.getpid()),
             trust_level=self._trust,
             tools=self._groups,
             on_tools_changed=self._tools_changed,

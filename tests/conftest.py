@@ -26,18 +26,23 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SITE = REPO / "tests" / "site"
+HANG_S = 300
 VENV_BIN = Path(os.environ.get("VIRTUAL_ENV", REPO / ".venv")) / "bin"
 BROWSERD = str(VENV_BIN / "browserd")
 
 
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
-    """Static files from tests/site, plus /slow?ms=N which answers after N milliseconds."""
+    """Static files from tests/site, plus /slow?ms=N (answers after N ms) and /hang (never answers)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, directory=str(SITE), **kwargs)
 
     def do_GET(self) -> None:
         url = urllib.parse.urlsplit(self.path)
+        if url.path == "/hang":
+            # Bounded so a forgotten page cannot pin a thread past the test session.
+            time.sleep(HANG_S)
+            return
         if url.path == "/slow":
             delay_ms = int(urllib.parse.parse_qs(url.query).get("ms", ["3000"])[0])
             time.sleep(delay_ms / 1000)
@@ -95,8 +100,9 @@ class BrowserdHome:
         return pid if pid_alive(pid) else None
 
     def browserd(self, *args: str, timeout: float = 60, check: bool = False) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([BROWSERD, *args], env=self.env, capture_output=True, text=True, timeout=timeout,
-                              check=check)
+        return subprocess.run(
+            [BROWSERD, *args], env=self.env, capture_output=True, text=True, timeout=timeout, check=check
+        )
 
     def stop_daemon(self) -> None:
         pid = self.daemon_pid()
@@ -131,19 +137,37 @@ def wait_for(predicate: Any, timeout: float, interval: float = 0.05) -> bool:
     return bool(predicate())
 
 
-def make_home(idle_exit_s: float = 30) -> BrowserdHome:
-    # Short path: AF_UNIX socket paths are limited to 108 bytes, pytest's tmp_path can be longer.
-    root = Path(tempfile.mkdtemp(prefix="bd-", dir="/tmp"))
+def isolated_env(root: Path, **extra: str) -> dict[str, str]:
+    """This process's environment with browserd's socket, config, data and state moved under `root`."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("BROWSERD_", "XDG_"))}
     env.update(
         BROWSERD_SOCKET=str(root / "run" / "daemon.sock"),
-        BROWSERD_CONFIG=str(root / "config.toml"),
         XDG_CONFIG_HOME=str(root / "config"),
         XDG_DATA_HOME=str(root / "data"),
         XDG_STATE_HOME=str(root / "state"),
-        BROWSERD_DAEMON_IDLE_EXIT_S=str(idle_exit_s),
+        **extra,
     )
-    return BrowserdHome(root, env)
+    return env
+
+
+def short_temp_dir(prefix: str = "bd-") -> Path:
+    # Not pytest's tmp_path: AF_UNIX socket paths are limited to 108 bytes and its paths can be longer.
+    return Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+
+
+def make_home(idle_exit_s: float = 30) -> BrowserdHome:
+    root = short_temp_dir()
+    return BrowserdHome(root, isolated_env(root, BROWSERD_DAEMON_IDLE_EXIT_S=str(idle_exit_s)))
+
+
+@pytest.fixture
+def scratch() -> Iterator[Path]:
+    """A short temporary folder for tests that build their own environment."""
+    root = short_temp_dir()
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture

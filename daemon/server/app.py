@@ -25,10 +25,9 @@ from browserd.daemon.server.listener import (
     peer_uid,
 )
 from browserd.daemon.server.logs import setup_logging
-from browserd.daemon.services.container import Services
+from browserd.daemon.services import Services
 from browserd.daemon.tools.catalog import build_catalog
-from browserd.daemon.tools.core import package_version
-from browserd.protocol import paths
+from browserd.protocol import __version__, paths
 from browserd.protocol.config import Config
 from browserd.protocol.framing import encode_frame
 from browserd.protocol.messages import Payload
@@ -39,7 +38,7 @@ log = logging.getLogger(__name__)
 class Daemon:
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.version = package_version("browserd")
+        self.version = __version__
         self.catalog = build_catalog()
         self.services = Services.build(config)
         self.idle = IdleMonitor(config.daemon.idle_exit_s)
@@ -175,7 +174,7 @@ def serve(config: Config, foreground: bool) -> int:
     sock = inherited or bind_socket(socket_path)
     log.info(
         "daemon %s listening on %s (pid %s%s)",
-        package_version("browserd"),
+        __version__,
         socket_path,
         os.getpid(),
         ", socket-activated" if inherited else "",

@@ -23,7 +23,7 @@ from browserd.daemon.errors import (
     RequestTimeout,
 )
 from browserd.daemon.runtime.browser import is_crash
-from browserd.daemon.services.sessions import Session
+from browserd.daemon.sessions.manager import Session
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response as ToolResponse

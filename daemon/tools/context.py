@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from browserd.daemon.services.container import Services
-from browserd.daemon.services.sessions import Session
+from browserd.daemon.services import Services
+from browserd.daemon.sessions.manager import Session
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 

@@ -10,6 +10,7 @@ from typing import Any
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import NoParams, Tool, tool
 from browserd.daemon.tools.response import Response
+from browserd.protocol import __version__
 from browserd.protocol.messages import PROTOCOL_VERSION
 
 # The task-run contract version of reference/001 (S1-08, D-34); the daemon's own version is separate.
@@ -37,7 +38,7 @@ async def get_runtime_profile(ctx: ToolContext, params: NoParams, response: Resp
     response.data(
         {
             "runtimeVersion": RUNTIME_CONTRACT_VERSION,
-            "daemonVersion": package_version("browserd"),
+            "daemonVersion": __version__,
             "daemonPid": services.pid,
             "protocolVersion": PROTOCOL_VERSION,
             "limits": {

@@ -7,16 +7,16 @@ import os
 import shutil
 import socket
 import subprocess
-import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from browserd.shim import service
 
-BROWSERD = "/work/main/.venv/bin/browserd"
-PYTHON = "/work/main/.venv/bin/python"
+from tests.conftest import BROWSERD, VENV_BIN, isolated_env
+
+PYTHON = str(VENV_BIN / "python")
 REPO_UNITS = Path(__file__).resolve().parents[2] / "systemd"
 
 # What systemd does for a socket-activated service: the listening socket at fd 3, LISTEN_PID = own pid.
@@ -33,45 +33,34 @@ os.execv(sys.argv[2], sys.argv[2:])
 needs_analyze = pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
 
 
-@pytest.fixture
-def home() -> Iterator[Path]:
-    # Not tmp_path: a long test name can push a socket path past AF_UNIX's 108 bytes.
-    with tempfile.TemporaryDirectory(prefix="bd-systemd-") as folder:
-        yield Path(folder)
-
-
-def cli_env(home: Path, **extra: str) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("BROWSERD_")}
-    empty_bin = home / "empty-bin"
+def cli_env(scratch: Path, **extra: str) -> dict[str, str]:
+    empty_bin = scratch / "empty-bin"
     empty_bin.mkdir(exist_ok=True)
-    env.update(
-        # No systemctl on PATH: a developer's real user manager must never see these test units.
-        PATH=str(empty_bin),
-        XDG_CONFIG_HOME=str(home / "config"),
-        XDG_DATA_HOME=str(home / "data"),
-        XDG_STATE_HOME=str(home / "state"),
-        BROWSERD_SOCKET=str(home / "run" / "daemon.sock"),
-        **extra,
-    )
-    return env
+    # No systemctl on PATH: a developer's real user manager must never see these test units.
+    return isolated_env(scratch, PATH=str(empty_bin), **extra)
 
 
 def browserd(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([BROWSERD, *args], env=env, capture_output=True, text=True, timeout=60)
 
 
-def unit_dir(home: Path) -> Path:
-    return home / "config" / "systemd" / "user"
+def unit_dir(scratch: Path) -> Path:
+    return scratch / "config" / "systemd" / "user"
 
 
 def exec_start(unit: str) -> str:
     return next(line for line in unit.splitlines() if line.startswith("ExecStart=")).removeprefix("ExecStart=")
 
 
-def verify(home: Path, *units: Path) -> None:
-    runtime = home / "runtime"
+def verify(scratch: Path, *units: Path) -> None:
+    runtime = scratch / "runtime"
     runtime.mkdir(mode=0o700, exist_ok=True)
-    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "XDG_CONFIG_HOME": str(home / "config"), "HOME": str(home)}
+    env = {
+        **os.environ,
+        "XDG_RUNTIME_DIR": str(runtime),
+        "XDG_CONFIG_HOME": str(scratch / "config"),
+        "HOME": str(scratch),
+    }
     result = subprocess.run(
         ["systemd-analyze", "--user", "verify", *map(str, units)], env=env, capture_output=True, text=True, timeout=60
     )
@@ -96,10 +85,10 @@ def test_units_socket_activate_on_the_path_clients_use() -> None:
     assert exec_start(service_unit) == f"{service.TEMPLATE_EXECUTABLE} daemon --foreground --quiet"
 
 
-def test_install_writes_both_units_with_an_absolute_exec_start(home: Path) -> None:
-    result = browserd(cli_env(home), "service", "install", "--no-enable")
+def test_install_writes_both_units_with_an_absolute_exec_start(scratch: Path) -> None:
+    result = browserd(cli_env(scratch), "service", "install", "--no-enable")
     assert result.returncode == 0, result.stderr
-    installed = unit_dir(home)
+    installed = unit_dir(scratch)
     assert (installed / "browserd.socket").read_text() == service.template("browserd.socket")
     assert exec_start((installed / "browserd.service").read_text()) == f"{BROWSERD} daemon --foreground --quiet"
     # Without a user manager the commands are printed for the user to run.
@@ -107,23 +96,23 @@ def test_install_writes_both_units_with_an_absolute_exec_start(home: Path) -> No
     assert "systemctl --user enable --now browserd.socket" in result.stdout
 
 
-def test_install_from_python_m_runs_the_same_interpreter(home: Path) -> None:
+def test_install_from_python_m_runs_the_same_interpreter(scratch: Path) -> None:
     result = subprocess.run(
         [PYTHON, "-m", "browserd.shim", "service", "install", "--no-enable"],
-        env=cli_env(home),
+        env=cli_env(scratch),
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert result.returncode == 0, result.stderr
-    command = exec_start((unit_dir(home) / "browserd.service").read_text())
+    command = exec_start((unit_dir(scratch) / "browserd.service").read_text())
     assert command == f"{PYTHON} -m browserd.shim daemon --foreground --quiet"
 
 
-def test_uninstall_removes_the_units_and_the_enable_link(home: Path) -> None:
-    env = cli_env(home)
+def test_uninstall_removes_the_units_and_the_enable_link(scratch: Path) -> None:
+    env = cli_env(scratch)
     assert browserd(env, "service", "install").returncode == 0
-    installed = unit_dir(home)
+    installed = unit_dir(scratch)
     wants = installed / "sockets.target.wants" / "browserd.socket"
     wants.parent.mkdir()
     wants.symlink_to(installed / "browserd.socket")  # as an offline `systemctl --user enable` leaves it
@@ -138,30 +127,30 @@ def test_uninstall_removes_the_units_and_the_enable_link(home: Path) -> None:
 
 
 @needs_analyze
-def test_installed_units_pass_systemd_analyze(home: Path) -> None:
-    assert browserd(cli_env(home), "service", "install", "--no-enable").returncode == 0
-    verify(home, unit_dir(home) / "browserd.socket", unit_dir(home) / "browserd.service")
+def test_installed_units_pass_systemd_analyze(scratch: Path) -> None:
+    assert browserd(cli_env(scratch), "service", "install", "--no-enable").returncode == 0
+    verify(scratch, unit_dir(scratch) / "browserd.socket", unit_dir(scratch) / "browserd.service")
 
 
 @needs_analyze
-def test_repo_units_pass_systemd_analyze_for_a_user_install(home: Path) -> None:
-    user_bin = home / ".local" / "bin"
+def test_repo_units_pass_systemd_analyze_for_a_user_install(scratch: Path) -> None:
+    user_bin = scratch / ".local" / "bin"
     user_bin.mkdir(parents=True)
-    (user_bin / "browserd").symlink_to(BROWSERD)  # where %h/.local/bin/browserd points with HOME=home
-    verify(home, REPO_UNITS / "browserd.socket", REPO_UNITS / "browserd.service")
+    (user_bin / "browserd").symlink_to(BROWSERD)  # where %h/.local/bin/browserd points with HOME=scratch
+    verify(scratch, REPO_UNITS / "browserd.socket", REPO_UNITS / "browserd.service")
 
 
 @needs_analyze
-def test_exec_start_survives_spaces_and_percent_in_the_path(home: Path) -> None:
-    odd = home / "my tools 100%" / "browserd"
+def test_exec_start_survives_spaces_and_percent_in_the_path(scratch: Path) -> None:
+    odd = scratch / "my tools 100%" / "browserd"
     odd.parent.mkdir()
     odd.symlink_to(BROWSERD)
-    unit = home / "config" / "systemd" / "user" / "browserd.service"
+    unit = scratch / "config" / "systemd" / "user" / "browserd.service"
     unit.parent.mkdir(parents=True)
     unit.write_text(service.render("browserd.service", [str(odd)]))
     (unit.parent / "browserd.socket").write_text(service.template("browserd.socket"))
     # verify fails on an ExecStart whose executable does not exist, so passing proves the path parsed.
-    verify(home, unit.parent / "browserd.socket", unit)
+    verify(scratch, unit.parent / "browserd.socket", unit)
 
 
 def wait_for(predicate: Callable[[], bool], what: str, timeout_s: float = 20) -> None:
@@ -194,15 +183,15 @@ def stop(process: subprocess.Popen[bytes]) -> None:
             process.wait()
 
 
-def activation_env(home: Path) -> dict[str, str]:
-    return cli_env(home, BROWSERD_BROWSER_PREWARM="false", BROWSERD_DAEMON_IDLE_EXIT_S="2")
+def activation_env(scratch: Path) -> dict[str, str]:
+    return cli_env(scratch, BROWSERD_BROWSER_PREWARM="false", BROWSERD_DAEMON_IDLE_EXIT_S="2")
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(90)
 @pytest.mark.skipif(shutil.which("systemd-socket-activate") is None, reason="systemd-socket-activate not installed")
-def test_systemd_socket_activate_starts_the_daemon_on_first_connection(home: Path) -> None:
-    env = activation_env(home)
+def test_systemd_socket_activate_starts_the_daemon_on_first_connection(scratch: Path) -> None:
+    env = activation_env(scratch)
     sock = Path(env["BROWSERD_SOCKET"])
     sock.parent.mkdir(mode=0o700)
     activator = shutil.which("systemd-socket-activate")
@@ -225,8 +214,8 @@ def test_systemd_socket_activate_starts_the_daemon_on_first_connection(home: Pat
 
 @pytest.mark.slow
 @pytest.mark.timeout(90)
-def test_daemon_takes_the_socket_handed_over_at_fd_3(home: Path) -> None:
-    env = activation_env(home)
+def test_daemon_takes_the_socket_handed_over_at_fd_3(scratch: Path) -> None:
+    env = activation_env(scratch)
     sock = Path(env["BROWSERD_SOCKET"])
     sock.parent.mkdir(mode=0o700)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listening:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.executor import TaskExecutor
-from browserd.daemon.services.sessions import SessionManager
+from browserd.daemon.sessions.manager import SessionManager
 from browserd.protocol.config import Config
 
 
