@@ -7,8 +7,8 @@ from urllib.parse import urlsplit
 
 import msgspec
 from browserd.daemon.errors import InvalidParameter, SessionNotFound, UrlNotAllowed
-from browserd.daemon.sessions.page_errors import navigation_errors, page_errors
 from browserd.daemon.sessions.manager import Session, Tab
+from browserd.daemon.sessions.page_errors import navigation_errors, page_errors
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
