@@ -87,3 +87,23 @@ class RequestTimeout(BrowserdError):
 class NotAllowed(BrowserdError):
     code = "INVALID_PARAMETER"
     hint = "This action is reserved for the browserd command line."
+
+
+class RefNotFound(BrowserdError):
+    code = "REF_NOT_FOUND"
+    hint = "Call browser_snapshot and use a ref from that snapshot."
+
+
+class ElementAmbiguous(BrowserdError):
+    code = "ELEMENT_AMBIGUOUS"
+    hint = "Use a ref from browser_snapshot, or a CSS selector that matches one element."
+
+
+class ElementNotVisible(BrowserdError):
+    code = "ELEMENT_NOT_VISIBLE"
+    hint = "Scroll it into view (browser_scroll) or open what hides it, then retry."
+
+
+class ElementNotInteractable(BrowserdError):
+    code = "ELEMENT_NOT_INTERACTABLE"
+    hint = "Something covers it or it is disabled: call browser_snapshot to find the overlay or dialog to close."

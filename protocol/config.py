@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import msgspec
+
 from browserd.protocol import paths
 
 NonNegative = Annotated[float, msgspec.Meta(ge=0)]
@@ -60,6 +61,12 @@ class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
     workers: Positive = 4
     queue_size: Annotated[int, msgspec.Meta(ge=0)] = 200
     snapshot_max_chars: Positive = 40_000
+    # After an action the page settles before its snapshot: no DOM change for settle_quiet_ms, at most
+    # settle_max_ms. The quiet window outlasts the usual 100-150 ms debounce of suggestion lists.
+    settle_quiet_ms: Annotated[int, msgspec.Meta(ge=0)] = 200
+    settle_max_ms: Annotated[int, msgspec.Meta(ge=0)] = 1_500
+    # Screenshots larger than this many pixels on their long edge are scaled down.
+    screenshot_max_px: Positive = 2_000
 
 
 class McpConfig(msgspec.Struct, forbid_unknown_fields=True):

@@ -6,6 +6,7 @@ import struct
 from collections.abc import Awaitable, Callable
 
 import msgspec
+
 from browserd.protocol.messages import Message
 
 HEADER = struct.Struct(">I")

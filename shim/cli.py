@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING
 
 import click
+
 from browserd.protocol import __version__, paths
 
 if TYPE_CHECKING:

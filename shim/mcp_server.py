@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 import msgspec
+
 from browserd.protocol import __version__
 from browserd.protocol.messages import (
     ClientInfo,

@@ -7,11 +7,12 @@ import os
 from typing import Any
 
 import anyio
+from playwright.async_api import Browser, Playwright, async_playwright
+
 from browserd.daemon.errors import ExecutionError
 from browserd.daemon.runtime.chromium import ChromiumFound, chromium_version, find_chromium
 from browserd.daemon.runtime.procinfo import find_descendant
 from browserd.protocol.config import BrowserConfig
-from playwright.async_api import Browser, Playwright, async_playwright
 
 log = logging.getLogger(__name__)
 

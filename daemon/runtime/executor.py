@@ -10,9 +10,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
 import anyio
+from playwright.async_api import BrowserContext
+
 from browserd.daemon.errors import Busy
 from browserd.daemon.runtime.browser import BrowserRuntime
-from playwright.async_api import BrowserContext
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)

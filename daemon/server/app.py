@@ -13,6 +13,7 @@ from typing import Any
 
 import anyio
 from anyio.abc import SocketListener, SocketStream
+
 from browserd.daemon.errors import BrowserdError, NotAllowed
 from browserd.daemon.runtime.procinfo import rss_kib, tree_rss_kib
 from browserd.daemon.server.connection import Connection, connection_refused
@@ -92,7 +93,7 @@ class Daemon:
         runtime = self.services.runtime
         sessions = []
         for session in self.services.sessions.sessions.values():
-            tabs = [{"tabId": tab.id, "url": tab.page.url} for tab in session.tabs.values() if not tab.page.is_closed()]
+            tabs = [{"tabId": tab.id, "windowId": tab.window.id, "url": tab.page.url} for tab in session.all_tabs()]
             sessions.append(
                 {
                     "sessionId": session.id,

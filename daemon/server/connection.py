@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.abc import SocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
+from playwright.async_api import Error as PlaywrightError
+
 from browserd.daemon.errors import (
     BrowserdError,
     Cancelled,
@@ -23,7 +25,7 @@ from browserd.daemon.errors import (
     RequestTimeout,
 )
 from browserd.daemon.runtime.browser import is_crash
-from browserd.daemon.sessions.manager import Session
+from browserd.daemon.sessions.session import Session
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response as ToolResponse
@@ -49,7 +51,6 @@ from browserd.protocol.messages import (
     TrustLevel,
     protocol_major,
 )
-from playwright.async_api import Error as PlaywrightError
 
 if TYPE_CHECKING:
     from browserd.daemon.server.app import Daemon

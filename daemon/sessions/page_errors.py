@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from browserd.daemon.errors import ExecutionError, NavigationTimeout, PageCrashed
-from browserd.daemon.runtime.browser import is_crash
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from browserd.daemon.errors import ExecutionError, NavigationTimeout, PageCrashed
+from browserd.daemon.runtime.browser import is_crash
 
 
 @contextmanager

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from browserd.daemon.services import Services
-from browserd.daemon.sessions.manager import Session
+from browserd.daemon.sessions.session import Session
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 

@@ -1,42 +1,71 @@
-"""Page tools: open a page in the session's tab and read it as an accessibility snapshot."""
+"""Page tools: open and navigate a tab, read it as a snapshot, find elements in it."""
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 import msgspec
-from browserd.daemon.errors import InvalidParameter, SessionNotFound, UrlNotAllowed
-from browserd.daemon.sessions.manager import Session, Tab
+from playwright.async_api import Error as PlaywrightError
+
+from browserd.daemon.errors import InvalidParameter, NavigationTimeout, UrlNotAllowed
+from browserd.daemon.sessions import snapshot as aria
 from browserd.daemon.sessions.page_errors import navigation_errors, page_errors
+from browserd.daemon.sessions.reader import SnapshotOptions, read, save
+from browserd.daemon.sessions.session import Session
+from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Params, Tool, tool
+from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response
-from playwright.async_api import Page
+from browserd.daemon.tools.tabtool import ActionParams, SnapshotMode, TabParams, TimeoutMs, tab_tool
+from browserd.protocol import paths
 
-TimeoutMs = Annotated[int, msgspec.Meta(ge=1, le=300_000, description="Milliseconds before giving up.")]
+WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
+_SCHEMES = {"http", "https", "about", "file", "data"}
+_FILE_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 
 
-class OpenParams(Params):
+class OpenParams(ActionParams, kw_only=True):
     url: Annotated[str, msgspec.Meta(description="http(s) URL (file: and about:blank for local sessions).")]
-    wait_until: Literal["load", "domcontentloaded", "networkidle", "commit"] = "load"
+    wait_until: WaitUntil = "load"
+    timeout: TimeoutMs | None = None
+    new_tab: Annotated[bool, msgspec.Meta(description="Open in a new tab of the active window.")] = False
+    snapshot: SnapshotMode = "full"
+
+
+class NavigateParams(ActionParams, kw_only=True):
+    action: Literal["back", "forward", "reload"]
+    wait_until: WaitUntil = "load"
     timeout: TimeoutMs | None = None
 
 
-class SnapshotParams(Params):
-    max_chars: (
-        Annotated[int, msgspec.Meta(ge=200, description="Cut the snapshot after this many characters.")] | None
-    ) = None
+MaxChars = Annotated[int, msgspec.Meta(ge=200, description="Cut the answer after this many characters.")]
 
 
-_SCHEMES = {"http", "https", "about", "file"}
+class SnapshotParams(TabParams):
+    interactive: Annotated[bool, msgspec.Meta(description="Only what can be acted on, under its headings.")] = False
+    compact: Annotated[bool, msgspec.Meta(description="Drop unnamed wrapper elements.")] = False
+    max_depth: Annotated[int, msgspec.Meta(ge=1, le=100)] | None = None
+    scope: Annotated[str, msgspec.Meta(description="Only this element's subtree: a ref or CSS selector.")] | None = None
+    delta: Annotated[bool, msgspec.Meta(description="Only the lines changed since this tab's last snapshot.")] = False
+    max_chars: MaxChars | None = None
+    save_to: Annotated[str, msgspec.Meta(description="File name: write the whole snapshot there.")] | None = None
+
+
+class FindParams(TabParams):
+    text: Annotated[str, msgspec.Meta(description="Case-insensitive text in the element's line.")] | None = None
+    regex: Annotated[str, msgspec.Meta(description="Python regular expression over the element's line.")] | None = None
+    role: Annotated[str, msgspec.Meta(description="ARIA role, e.g. button, link, textbox.")] | None = None
+    name: Annotated[str, msgspec.Meta(description="Case-insensitive part of the accessible name.")] | None = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=500)] = 50
 
 
 def check_url(url: str, session: Session) -> None:
     scheme = urlsplit(url).scheme.lower()
     if scheme not in _SCHEMES:
         raise InvalidParameter(
-            f"unsupported URL `{url}`: expected http(s), file: or about:blank",
+            f"unsupported URL `{url}`: expected http(s), file:, data: or about:blank",
             hint="Pass an absolute URL such as https://example.com/.",
             field="url",
         )
@@ -44,54 +73,180 @@ def check_url(url: str, session: Session) -> None:
         raise UrlNotAllowed(f"a {session.trust_level} session cannot open file: URLs", url=url, rule="file-scheme")
 
 
-async def page_header(tab: Tab) -> str:
-    page: Page = tab.page
-    return f"- Page: {page.url}\n- Title: {await page.title()}\n- Tab: {tab.id}"
+async def _navigated(tab: Tab, what: str, response: Response, reply: Any, code: str) -> None:
+    status = reply.status if reply is not None else None
+    note = ""
+    if status is not None and status >= 400:
+        note = f" — the server answered HTTP {status} {reply.status_text}"
+    response.data({"url": tab.page.url, "status": status, "title": await tab.page.title(), "tabId": tab.id})
+    response.text(f"{what} {tab.page.url} (HTTP {status if status is not None else '-'}){note}")
+    response.code(code)
 
 
-@tool(
+async def _timed_out(tab: Tab, url: str, exc: NavigationTimeout) -> NavigationTimeout:
+    # Say what did load: a page that never finishes is often usable already.
+    try:
+        title = await tab.page.title()
+    except PlaywrightError:
+        title = ""
+    return NavigationTimeout(
+        f"{exc.message}; so far {tab.page.url} is loaded (title {title!r})",
+        hint="Call browser_snapshot to read what loaded, or retry with waitUntil='domcontentloaded' or a larger "
+        "timeout.",
+        url=url,
+        loadedUrl=tab.page.url,
+        loadedTitle=title,
+    )
+
+
+async def _open_target(ctx: ToolContext, params: OpenParams) -> Tab:
+    check_url(params.url, ctx.session)
+    if params.new_tab:
+        return await (await ctx.session.window()).new_tab()
+    return await ctx.session.tab(params.tab_id, create=True)
+
+
+@tab_tool(
     "browser_open",
     "pages",
-    "Open a URL in the session's active tab (a new tab if it has none).",
+    "Open a URL in the active tab (or a new one) and answer with the page's snapshot.",
     OpenParams,
+    resolve=_open_target,
 )
-async def browser_open(ctx: ToolContext, params: OpenParams, response: Response) -> None:
-    check_url(params.url, ctx.session)
-    tab = await ctx.session.active_tab()
-    assert tab is not None
-    async with tab.lock:
-        await ctx.progress(0, 1, f"opening {params.url}")
+async def browser_open(ctx: ToolContext, tab: Tab, params: OpenParams, response: Response) -> None:
+    await ctx.progress(0, 1, f"opening {params.url}")
+    try:
         with navigation_errors(params.url, tab.page.url):
             reply = await tab.page.goto(params.url, wait_until=params.wait_until, timeout=params.timeout)
-        status = reply.status if reply is not None else None
-        title = await tab.page.title()
-    response.data({"url": tab.page.url, "status": status, "title": title, "tabId": tab.id})
-    response.text(f"Opened {tab.page.url} (HTTP {status if status is not None else '-'})\n{await page_header(tab)}")
-    response.code(f"await page.goto({params.url!r}, wait_until={params.wait_until!r})")
+    except NavigationTimeout as exc:
+        raise await _timed_out(tab, params.url, exc) from exc
+    await _navigated(tab, "Opened", response, reply, f"await page.goto({params.url!r})")
 
 
-@tool(
+@tab_tool("browser_navigate", "pages", "Go back, forward, or reload the tab.", NavigateParams)
+async def browser_navigate(ctx: ToolContext, tab: Tab, params: NavigateParams, response: Response) -> None:
+    page = tab.page
+    move = {"back": page.go_back, "forward": page.go_forward, "reload": page.reload}[params.action]
+    try:
+        with navigation_errors(params.action, page.url):
+            reply = await move(wait_until=params.wait_until, timeout=params.timeout)
+    except NavigationTimeout as exc:
+        raise await _timed_out(tab, params.action, exc) from exc
+    if reply is None and params.action != "reload":
+        response.text(f"No page to go {params.action} to; still on {page.url}")
+        response.data({"url": page.url, "moved": False, "tabId": tab.id})
+        return
+    await _navigated(
+        tab,
+        {"back": "Went back to", "forward": "Went forward to", "reload": "Reloaded"}[params.action],
+        response,
+        reply,
+        f"await page.{move.__name__}()",
+    )
+
+
+@tab_tool(
     "browser_snapshot",
     "pages",
-    "Accessibility snapshot of the active tab with [ref=eN] element refs.",
+    "Accessibility snapshot of the tab with [ref=eN] refs for other tools. interactive=true for a short list "
+    "of what can be acted on.",
     SnapshotParams,
     read_only=True,
 )
-async def browser_snapshot(ctx: ToolContext, params: SnapshotParams, response: Response) -> None:
-    tab = await ctx.session.active_tab(create=False)
-    if tab is None:
-        raise SessionNotFound("this session has no open tab yet")
-    limit = params.max_chars or ctx.services.config.browser.snapshot_max_chars
-    async with tab.lock:
-        with page_errors("snapshot"):
-            snapshot = await tab.page.aria_snapshot(mode="ai")
-            header = await page_header(tab)
-    truncated = len(snapshot) > limit
-    body = snapshot[:limit]
-    if truncated:
-        body += f"\n… snapshot cut at {limit} of {len(snapshot)} characters; pass a larger maxChars to see more."
-    response.text(f"{header}\n```yaml\n{body}\n```")
+async def browser_snapshot(ctx: ToolContext, tab: Tab, params: SnapshotParams, response: Response) -> None:
+    if params.save_to is not None and not _FILE_NAME.match(params.save_to):
+        raise InvalidParameter("saveTo must be a plain file name (letters, digits, . _ -)", field="saveTo")
+    options = SnapshotOptions(
+        interactive=params.interactive,
+        compact=params.compact,
+        max_depth=params.max_depth,
+        scope=params.scope,
+        delta=params.delta,
+        max_chars=params.max_chars or ctx.services.config.browser.snapshot_max_chars,
+    )
+    with page_errors("snapshot"):
+        reading = await read(tab, options)
+    data: dict[str, Any] = {
+        "url": tab.page.url,
+        "tabId": tab.id,
+        "lines": reading.lines,
+        "refs": reading.refs,
+        "truncated": reading.truncated,
+        "delta": reading.delta,
+    }
+    if params.save_to is not None:
+        path = save(reading, paths.data_dir() / "output" / ctx.session.id, params.save_to)
+        data["savedTo"] = str(path)
+        response.text(
+            f"Saved the whole snapshot ({reading.lines} lines, {reading.refs} refs, {len(reading.full)} "
+            f"characters) to {path}"
+        )
+        if not reading.truncated:
+            response.text(reading.text)
+    else:
+        response.text(reading.text)
+    response.data(data)
     response.code("await page.aria_snapshot(mode='ai')")
 
 
-TOOLS: list[Tool[Any]] = [browser_open, browser_snapshot]
+@tab_tool(
+    "browser_find",
+    "pages",
+    "Find elements by text, regex, role or name; answers their refs only.",
+    FindParams,
+    read_only=True,
+)
+async def browser_find(ctx: ToolContext, tab: Tab, params: FindParams, response: Response) -> None:
+    if not any((params.text, params.regex, params.role, params.name)):
+        raise InvalidParameter("give at least one of text, regex, role, name", field="text")
+    try:
+        pattern = re.compile(params.regex) if params.regex else None
+    except re.error as exc:
+        raise InvalidParameter(f"bad regex: {exc}", field="regex") from exc
+    with page_errors("find"):
+        await read(tab, SnapshotOptions(max_chars=1))
+        nodes = aria.parse(tab.last_snapshot or "")
+    found = _matches(nodes, params, pattern, [])
+    shown = found[: params.limit]
+    lines = [f"- {node.text}{f'  (in {where})' if where else ''}" for node, where in shown]
+    more = (
+        f"\n… and {len(found) - len(shown)} more; raise limit or narrow the search" if len(found) > len(shown) else ""
+    )
+    response.text(
+        f"{len(found)} match(es) in {tab.id} ({tab.page.url}):\n" + "\n".join(lines) + more
+        if found
+        else f"No element in {tab.id} matches; browser_snapshot shows the whole page."
+    )
+    response.data(
+        {
+            "matches": [{"ref": n.ref, "role": n.role, "name": n.name, "line": n.text, "in": w} for n, w in shown],
+            "total": len(found),
+            "tabId": tab.id,
+        }
+    )
+
+
+def _matches(
+    nodes: list[aria.Node], params: FindParams, pattern: re.Pattern[str] | None, path: list[str]
+) -> list[tuple[aria.Node, str]]:
+    found: list[tuple[aria.Node, str]] = []
+    for node in nodes:
+        if node.ref is not None and _match(node, params, pattern):
+            found.append((node, " > ".join(path[-2:])))
+        label = f'{node.role} "{node.name}"' if node.name else ""
+        inner = [*path, label] if label and (node.role in aria.LANDMARK_ROLES or node.role == "heading") else path
+        found.extend(_matches(node.children, params, pattern, inner))
+    return found
+
+
+def _match(node: aria.Node, params: FindParams, pattern: re.Pattern[str] | None) -> bool:
+    line = node.text
+    return (
+        (params.text is None or params.text.lower() in line.lower())
+        and (pattern is None or pattern.search(line) is not None)
+        and (params.role is None or node.role == params.role)
+        and (params.name is None or params.name.lower() in node.name.lower())
+    )
+
+
+TOOLS: list[Tool[Any]] = [browser_open, browser_navigate, browser_snapshot, browser_find]

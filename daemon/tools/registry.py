@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 import msgspec
+
 from browserd.daemon.errors import InvalidParameter, UnknownTool
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.response import Response

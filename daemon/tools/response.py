@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+
 from browserd.daemon.errors import BrowserdError
 from browserd.protocol.messages import Content, ImageContent, Payload, TextContent
 
@@ -33,6 +34,10 @@ class Response:
     def data(self, data: dict[str, Any]) -> None:
         """Structured result (MCP structuredContent); also the text when a tool adds no text."""
         self._data = data
+
+    def merge_data(self, data: dict[str, Any]) -> None:
+        """Add fields to the structured result without dropping what the handler put there."""
+        self._data = {**data, **(self._data or {})}
 
     def payload(self) -> Payload:
         sections = list(self._sections)

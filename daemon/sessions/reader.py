@@ -1,0 +1,96 @@
+"""Reading a tab for a model: a header saying where it is, then its snapshot in the asked-for form.
+
+Every snapshot replaces the tab's refs (D-28); `delta` answers only the lines that changed since
+this tab's previous snapshot (D-30); the output is always bounded by `max_chars`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+
+from browserd.daemon.sessions import snapshot as aria
+from browserd.daemon.sessions.tab import RefInfo, Tab
+from browserd.daemon.sessions.targets import locate
+
+ERRORS_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class SnapshotOptions:
+    interactive: bool = False
+    compact: bool = False
+    max_depth: int | None = None
+    scope: str | None = None
+    delta: bool = False
+    max_chars: int = 40_000
+
+
+@dataclass
+class Reading:
+    text: str  # the header plus the (possibly cut) snapshot
+    full: str  # the whole snapshot, for saveTo
+    lines: int
+    refs: int
+    truncated: bool
+    delta: bool
+
+
+async def header(tab: Tab, errors: list[str] | None = None) -> str:
+    page = tab.page
+    open_tabs = tab.window.open_tabs()
+    lines = [f"- Page: {page.url}", f"- Title: {await page.title()}"]
+    where = f"- Tab: {tab.id}"
+    if len(open_tabs) > 1:
+        where += f" (one of {len(open_tabs)} in {tab.window.id}: {', '.join(t.id for t in open_tabs)})"
+    lines.append(where)
+    if errors:
+        shown = "; ".join(error.splitlines()[0][:200] for error in errors[-ERRORS_SHOWN:])
+        lines.append(f"- Console: {len(errors)} new error(s): {shown}")
+    return "\n".join(lines)
+
+
+async def read(tab: Tab, options: SnapshotOptions) -> Reading:
+    scope = (await locate(tab, options.scope)).locator if options.scope else None
+    raw = await aria.capture(tab.page, scope, options.max_depth)
+    nodes = aria.parse(raw)
+    if scope is None:
+        # Only a whole-page snapshot replaces the tab's refs; a scoped one adds to them.
+        tab.refs = {}
+    tab.refs.update({node.ref: RefInfo(node.role, node.name) for node in aria.walk(nodes) if node.ref is not None})
+    tab.refs_document = tab.document
+    if options.interactive:
+        nodes = aria.interactive_only(nodes)
+    if options.compact:
+        nodes = aria.compact(nodes)
+    body = "\n".join(aria.render(nodes))
+    # A delta against another document (the tab navigated) would be noise: answer in full instead.
+    same_document = tab.last_snapshot_document == tab.document
+    previous = tab.last_snapshot if same_document else None
+    tab.last_snapshot, tab.last_snapshot_document = body, tab.document
+    is_delta = options.delta and previous is not None
+    if is_delta:
+        body = _delta(previous or "", body)
+    cut = body[: options.max_chars]
+    truncated = len(body) > options.max_chars
+    if truncated:
+        cut = cut[: cut.rfind("\n") + 1] + (
+            f"… cut at {options.max_chars} of {len(body)} characters. Narrow it with interactive=true, "
+            "maxDepth, scope=<ref>, or pass saveTo to get the whole snapshot in a file."
+        )
+    title = "Changes since the previous snapshot" if is_delta else "Snapshot"
+    text = f"{await header(tab, tab.take_console_errors())}\n\n{title}:\n```yaml\n{cut}\n```"
+    return Reading(text, body, body.count("\n") + 1, len(tab.refs), truncated, is_delta)
+
+
+def _delta(before: str, after: str) -> str:
+    changes = [line for line in difflib.ndiff(before.splitlines(), after.splitlines()) if line.startswith(("+ ", "- "))]
+    return "\n".join(changes) if changes else "(no changes)"
+
+
+def save(reading: Reading, folder: Path, name: str) -> Path:
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(reading.full)
+    return path

@@ -1,0 +1,126 @@
+"""A session: everything one client owns in the browser — windows, their tabs, which one is active."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from dataclasses import dataclass, field
+
+import anyio
+
+from browserd.daemon.errors import BrowserdError, PageCrashed, SessionNotFound
+from browserd.daemon.runtime.browser import BrowserRuntime
+from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.sessions.window import Viewport, Window, WindowOptions
+from browserd.protocol.config import BrowserConfig
+from browserd.protocol.messages import TrustLevel
+
+log = logging.getLogger(__name__)
+
+
+class TabNotFound(BrowserdError):
+    code = "SESSION_NOT_FOUND"
+    hint = "Call browser_tabs with action 'list' for the open tabs."
+
+
+class WindowNotFound(BrowserdError):
+    code = "SESSION_NOT_FOUND"
+    hint = "Call browser_windows with action 'list' for the open windows."
+
+
+@dataclass
+class Session:
+    id: str
+    client_name: str
+    trust_level: TrustLevel
+    runtime: BrowserRuntime
+    config: BrowserConfig
+    windows: dict[str, Window] = field(default_factory=dict)
+    active_window_id: str | None = None
+    # Set when the browser died under this session; the next call that needs a tab says so once.
+    crashed: bool = False
+    _tab_numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _window_numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+    def _next_tab_id(self) -> str:
+        return f"tab_{next(self._tab_numbers)}"
+
+    def _alive(self, window: Window) -> bool:
+        browser = window.context.browser
+        return browser is not None and browser.is_connected()
+
+    async def _forget_dead_windows(self) -> None:
+        dead = [w for w in self.windows.values() if not self._alive(w)]
+        if dead:
+            # The browser was relaunched: the windows and tabs of the old one are gone with it.
+            self.crashed = True
+            for window in dead:
+                del self.windows[window.id]
+            if self.active_window_id not in self.windows:
+                self.active_window_id = None
+
+    async def new_window(self, options: WindowOptions | None = None) -> Window:
+        options = options or WindowOptions()
+        browser = await self.runtime.browser()
+        default = Viewport(self.config.viewport_width, self.config.viewport_height)
+        context = await browser.new_context(**options.context_options(default))  # type: ignore[arg-type]
+        context.set_default_timeout(self.config.action_timeout_ms)
+        context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
+        window = Window(f"win_{next(self._window_numbers)}", context, options, self._next_tab_id)
+        window.watch()
+        self.windows[window.id] = window
+        self.active_window_id = window.id
+        return window
+
+    async def window(self, window_id: str | None = None) -> Window:
+        """The given window, or the active one (created on first use)."""
+        async with self._lock:
+            await self._forget_dead_windows()
+            if window_id is not None:
+                found = self.windows.get(window_id)
+                if found is None:
+                    raise WindowNotFound(f"no window {window_id} in this session", windowId=window_id)
+                return found
+            active = self.windows.get(self.active_window_id or "")
+            return active if active is not None else await self.new_window()
+
+    def find_tab(self, tab_id: str) -> Tab:
+        for window in self.windows.values():
+            tab = window.tabs.get(tab_id)
+            if tab is not None and not tab.page.is_closed():
+                return tab
+        raise TabNotFound(f"no open tab {tab_id} in this session", tabId=tab_id)
+
+    async def tab(self, tab_id: str | None = None, create: bool = False) -> Tab:
+        """The given tab, or the active tab of the active window; a new one if there is none and `create`."""
+        window = await self.window()
+        if tab_id is not None:
+            return self.find_tab(tab_id)
+        tab = window.tabs.get(window.active_tab_id or "")
+        if tab is not None and not tab.page.is_closed():
+            return tab
+        if create:
+            self.crashed = False
+            return await window.new_tab()
+        if self.crashed:
+            self.crashed = False
+            raise PageCrashed("the browser crashed and was restarted; this session's tabs are gone")
+        raise SessionNotFound("this session has no open tab yet")
+
+    def all_tabs(self) -> list[Tab]:
+        return [tab for window in self.windows.values() for tab in window.open_tabs()]
+
+    async def close_window(self, window_id: str) -> None:
+        window = self.windows.pop(window_id, None)
+        if window is None:
+            raise WindowNotFound(f"no window {window_id} in this session", windowId=window_id)
+        await window.close()
+        if self.active_window_id == window_id:
+            self.active_window_id = next(reversed(self.windows), None) if self.windows else None
+
+    async def aclose(self) -> None:
+        with anyio.CancelScope(shield=True):
+            windows, self.windows = list(self.windows.values()), {}
+            for window in windows:
+                await window.close()

@@ -1,0 +1,198 @@
+"""Page snapshots: Playwright's AI-mode ARIA snapshot, annotated, filtered and rendered for a model.
+
+Playwright gives every node a ref (`[ref=e5]`, `f1e2` inside iframes) that the `aria-ref=` selector
+resolves. What it leaves out, and an agent needs to pick an action without guessing, is added here:
+the kind of an input (date, number, email, password, multi-line) and the collapsed state of
+expandable elements. Both are matched to snapshot lines by their on-screen box.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from playwright.async_api import Locator, Page
+
+INTERACTIVE_ROLES = frozenset({
+    "button", "link", "textbox", "checkbox", "radio", "combobox", "listbox", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "option", "searchbox", "slider", "spinbutton", "switch", "tab", "treeitem",
+})  # fmt: skip
+# Where an element is, for a reader that sees only the interactive lines.
+LANDMARK_ROLES = frozenset({
+    "main", "navigation", "banner", "contentinfo", "complementary", "region", "form", "search", "dialog",
+    "alertdialog", "iframe", "tablist", "tree", "menu", "menubar", "listbox", "grid", "table",
+})  # fmt: skip
+WRAPPER_ROLES = frozenset({"generic", "none", "presentation", "group"})
+
+_LINE = re.compile(r"^(?P<indent> *)- (?P<body>.*)$")
+_NODE = re.compile(r'^(?P<role>[a-z]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?(?P<attrs>(?: \[[^\]]*\])*)(?P<rest>:.*)?$')
+_ATTR = re.compile(r"\[([a-z]+)(?:=([^\]]*))?\]")
+_REF_ATTR = re.compile(r" \[ref=[^\]]*\]")
+_BOX = re.compile(r" \[box=(-?\d+),(-?\d+),(\d+),(\d+)\]")
+
+# Elements whose kind or state the ARIA snapshot does not show, with their rounded client boxes.
+_ANNOTATIONS_JS = """() => {
+  const found = [];
+  const kindOf = (e) => {
+    if (e.tagName === 'TEXTAREA') return 'multiline';
+    if (e.isContentEditable && e.getAttribute('contenteditable') !== null) return 'rich-text';
+    if (e.tagName !== 'INPUT') return null;
+    const t = (e.getAttribute('type') || 'text').toLowerCase();
+    return ['text', 'checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'hidden'].includes(t) ? null : t;
+  };
+  const visit = (root) => {
+    for (const e of root.querySelectorAll('*')) {
+      if (e.shadowRoot) visit(e.shadowRoot);
+      const kind = kindOf(e);
+      const collapsed = e.getAttribute('aria-expanded') === 'false'
+        || (e.tagName === 'SUMMARY' && e.parentElement && e.parentElement.tagName === 'DETAILS'
+            && !e.parentElement.open);
+      if (!kind && !collapsed) continue;
+      const r = e.getBoundingClientRect();
+      if (!r.width && !r.height) continue;
+      const extra = [];
+      if (kind) extra.push('type=' + kind);
+      if (kind && e.readOnly) extra.push('readonly');
+      if (kind && e.required) extra.push('required');
+      if (collapsed) extra.push('collapsed');
+      found.push([Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height), extra]);
+    }
+  };
+  visit(document);
+  return found;
+}"""
+
+
+@dataclass
+class Node:
+    text: str  # the line without its indentation and leading "- "
+    role: str = ""  # "" for text and property lines
+    name: str = ""
+    ref: str | None = None
+    attrs: dict[str, str] = field(default_factory=dict)
+    children: list[Node] = field(default_factory=list)
+
+    @property
+    def interactive(self) -> bool:
+        return self.role in INTERACTIVE_ROLES or self.attrs.get("cursor") == "pointer"
+
+
+def parse(snapshot: str) -> list[Node]:
+    roots: list[Node] = []
+    stack: list[tuple[int, Node]] = []
+    for raw in snapshot.splitlines():
+        match = _LINE.match(raw)
+        if match is None:
+            # A continuation of a multi-line text value: it belongs to the line above.
+            if stack:
+                stack[-1][1].text += "\n" + raw
+            continue
+        depth = len(match["indent"])
+        node = _node(match["body"])
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        (stack[-1][1].children if stack else roots).append(node)
+        stack.append((depth, node))
+    return roots
+
+
+def _node(body: str) -> Node:
+    match = _NODE.match(body)
+    if match is None or match["role"] == "text":
+        return Node(body)
+    attrs = {key: value or "true" for key, value in _ATTR.findall(match["attrs"] or "")}
+    name = (match["name"] or "").replace('\\"', '"')
+    return Node(body, match["role"], name, attrs.get("ref"), attrs)
+
+
+def render(nodes: list[Node], depth: int = 0) -> list[str]:
+    lines: list[str] = []
+    for node in nodes:
+        lines.append(f"{'  ' * depth}- {node.text}")
+        lines.extend(render(node.children, depth + 1))
+    return lines
+
+
+def walk(nodes: list[Node]) -> list[Node]:
+    found: list[Node] = []
+    for node in nodes:
+        found.append(node)
+        found.extend(walk(node.children))
+    return found
+
+
+def interactive_only(nodes: list[Node]) -> list[Node]:
+    """What can be acted on, under the landmarks and headings that say where it is."""
+    kept: list[Node] = []
+    for node in nodes:
+        children = interactive_only(node.children)
+        if node.interactive:
+            # Link targets and option text stay with their element; plain text below it does not.
+            own = [c for c in node.children if c.role == "" and c.text.startswith("/")]
+            kept.append(Node(_without_text(node), node.role, node.name, node.ref, node.attrs, own + children))
+        elif node.role == "heading":
+            kept.append(Node(_context_line(node), node.role, node.name, None, node.attrs))
+        elif children and node.role in LANDMARK_ROLES:
+            kept.append(Node(_context_line(node), node.role, node.name, None, node.attrs, children))
+        else:
+            kept.extend(children)
+    return kept
+
+
+def compact(nodes: list[Node]) -> list[Node]:
+    """Drop unnamed wrappers: their children take their place."""
+    kept: list[Node] = []
+    for node in nodes:
+        children = compact(node.children)
+        if node.role in WRAPPER_ROLES and not node.name and not node.interactive and not _has_text(node):
+            kept.extend(children)
+        else:
+            kept.append(Node(node.text, node.role, node.name, node.ref, node.attrs, children))
+    return kept
+
+
+def _has_text(node: Node) -> bool:
+    return ": " in node.text and node.text.rstrip().endswith(":") is False
+
+
+def _context_line(node: Node) -> str:
+    # Headings and landmarks only say where things are: their refs would cost tokens for nothing.
+    return _REF_ATTR.sub("", _without_text(node))
+
+
+def _without_text(node: Node) -> str:
+    # `paragraph [ref=e4]: long text` -> `paragraph [ref=e4]`; the value stays for inputs.
+    if not node.name or node.role in ("textbox", "searchbox", "combobox", "spinbutton", "slider", "option"):
+        # An input's value, and the text that is the only name of a clickable element, are kept.
+        return node.text.rstrip(":")
+    head, sep, _rest = node.text.partition(": ")
+    return head if sep else node.text.rstrip(":")
+
+
+async def capture(page: Page, scope: Locator | None = None, depth: int | None = None) -> str:
+    """The AI-mode snapshot of the page (or of `scope`), with input kinds and collapsed states added."""
+    marks: list[list[Any]] = await page.main_frame.evaluate(_ANNOTATIONS_JS)
+    target = scope if scope is not None else page
+    text = await target.aria_snapshot(mode="ai", depth=depth, boxes=bool(marks))
+    return _annotate(text, marks) if marks else text
+
+
+def _annotate(text: str, marks: list[list[Any]]) -> str:
+    by_box = {f"{x},{y},{w},{h}": extra for x, y, w, h, extra in marks}
+
+    def replace(match: re.Match[str]) -> str:
+        extra = by_box.get(",".join(match.groups()))
+        return "".join(f" [{item}]" for item in extra) if extra else ""
+
+    lines = []
+    frame_indent: int | None = None  # set while inside an iframe's subtree
+    for line in text.splitlines():
+        indent = len(line) - len(line.lstrip(" "))
+        if frame_indent is not None and indent <= frame_indent:
+            frame_indent = None
+        # Boxes inside a frame are relative to that frame: never match them to main-frame marks.
+        lines.append(_BOX.sub(replace, line) if frame_indent is None else _BOX.sub("", line))
+        if frame_indent is None and line.lstrip(" ").startswith("- iframe"):
+            frame_indent = indent
+    return "\n".join(lines)

@@ -1,0 +1,85 @@
+"""A tab: one Playwright page, its lock, its element refs and what happened on it since it was last read."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import anyio
+from playwright.async_api import ConsoleMessage, Dialog, Download, Frame, Page
+
+if TYPE_CHECKING:
+    from browserd.daemon.sessions.window import Window
+
+# Errors seen since the last snapshot; older ones only matter to browser_console (a later issue).
+_MAX_CONSOLE_ERRORS = 20
+
+
+@dataclass
+class RefInfo:
+    """What a ref pointed at when the snapshot that issued it was taken."""
+
+    role: str
+    name: str
+
+
+@dataclass
+class Tab:
+    id: str
+    page: Page
+    window: Window
+    # Calls on one tab run one at a time; calls on different tabs run in parallel.
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+    # Refs of this tab's latest snapshot; cleared when the tab loads a new document, because
+    # Playwright numbers refs afresh in every document (e5 on the next page is another element).
+    refs: dict[str, RefInfo] = field(default_factory=dict)
+    document: int = 0
+    refs_document: int = -1
+    last_snapshot: str | None = None
+    last_snapshot_document: int = -1
+    # What happened on the page since an action started: navigations, dialogs, downloads, new tabs.
+    events: list[str] = field(default_factory=list)
+    console_errors: deque[str] = field(default_factory=lambda: deque(maxlen=_MAX_CONSOLE_ERRORS))
+    dialog_policy: str = "accept"
+
+    def watch(self) -> None:
+        page = self.page
+        page.on("domcontentloaded", self._new_document)
+        page.on("framenavigated", self._navigated)
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.console_errors.append(f"uncaught: {error}"))
+        page.on("dialog", self._dialog)
+        page.on("download", self._download)
+
+    @property
+    def refs_current(self) -> bool:
+        return self.refs_document == self.document
+
+    def _new_document(self, _page: Page) -> None:
+        self.document += 1
+
+    def _navigated(self, frame: Frame) -> None:
+        if frame == self.page.main_frame:
+            self.events.append(f"navigated to {frame.url}")
+
+    def _console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self.console_errors.append(message.text)
+
+    async def _dialog(self, dialog: Dialog) -> None:
+        # Accept by default (D-31): an unhandled dialog would block every later call on the page.
+        self.events.append(f"{dialog.type} dialog said {dialog.message!r}; accepted")
+        await dialog.accept()
+
+    def _download(self, download: Download) -> None:
+        self.events.append(f"download started: {download.suggested_filename} from {download.url}")
+
+    def take_events(self) -> list[str]:
+        events, self.events = self.events, []
+        return events
+
+    def take_console_errors(self) -> list[str]:
+        errors = list(self.console_errors)
+        self.console_errors.clear()
+        return errors

@@ -1,0 +1,64 @@
+"""Turning an agent's target — a ref from the latest snapshot or a CSS selector — into a Locator.
+
+A ref never silently acts on a different element: it must come from this tab's latest snapshot of
+the current document, and its element must still be on the page.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from playwright.async_api import Locator
+
+from browserd.daemon.errors import ElementNotFound, InvalidParameter, RefNotFound
+from browserd.daemon.sessions.tab import Tab
+
+_REF = re.compile(r"^@?((?:f\d+)?e\d+)$")
+
+
+@dataclass
+class Target:
+    locator: Locator
+    described: str  # how errors and reports name it: `ref e5 (button "Save")` or `selector "#save"`
+    code: str  # the same element as Playwright Python code, for scripts and flows
+
+
+def is_ref(target: str) -> bool:
+    return _REF.match(target.strip()) is not None
+
+
+async def locate(tab: Tab, target: str) -> Target:
+    target = target.strip()
+    if not target:
+        raise InvalidParameter("empty target", hint="Pass a ref such as e5 or a CSS selector.", field="target")
+    match = _REF.match(target)
+    if match is None:
+        return Target(tab.page.locator(target), f"selector {json.dumps(target)}", f"page.locator({target!r})")
+    ref = match.group(1)
+    if not tab.refs_current:
+        raise RefNotFound(
+            f"ref {ref} is stale: {tab.id} has loaded a new page since the snapshot that issued it",
+            hint="Call browser_snapshot for the refs of the current page.",
+            ref=ref,
+            tabId=tab.id,
+        )
+    info = tab.refs.get(ref)
+    if info is None:
+        raise RefNotFound(f"ref {ref} is not in the latest snapshot of {tab.id}", ref=ref, tabId=tab.id)
+    described = f"ref {ref} ({info.role}{' ' + json.dumps(info.name) if info.name else ''})"
+    locator = tab.page.locator(f"aria-ref={ref}")
+    if await locator.count() == 0:
+        raise ElementNotFound(
+            f"{described} is no longer on the page",
+            hint="The page changed since the snapshot: call browser_snapshot for fresh refs.",
+            ref=ref,
+        )
+    return Target(locator, described, _code_for(info.role, info.name, ref))
+
+
+def _code_for(role: str, name: str, ref: str) -> str:
+    if role and name and role not in ("generic", "text"):
+        return f"page.get_by_role({role!r}, name={name!r}, exact=True)"
+    return f"page.locator('aria-ref={ref}')"

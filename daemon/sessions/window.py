@@ -1,0 +1,116 @@
+"""A window: one isolated BrowserContext (own cookies and storage) holding some of a session's tabs."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Literal
+
+import anyio
+import msgspec
+from playwright.async_api import BrowserContext, Page
+
+from browserd.daemon.sessions.tab import Tab
+
+log = logging.getLogger(__name__)
+
+
+class Viewport(msgspec.Struct, forbid_unknown_fields=True):
+    width: Annotated[int, msgspec.Meta(ge=100, le=8000)]
+    height: Annotated[int, msgspec.Meta(ge=100, le=8000)]
+
+
+class Geolocation(msgspec.Struct, forbid_unknown_fields=True):
+    latitude: Annotated[float, msgspec.Meta(ge=-90, le=90)]
+    longitude: Annotated[float, msgspec.Meta(ge=-180, le=180)]
+
+
+class WindowOptions(msgspec.Struct, forbid_unknown_fields=True, rename="camel", kw_only=True, omit_defaults=True):
+    """How a new window's browser context is set up; every field is optional."""
+
+    viewport: Viewport | None = None
+    user_agent: str | None = None
+    locale: Annotated[str, msgspec.Meta(description="e.g. fr-FR")] | None = None
+    timezone: Annotated[str, msgspec.Meta(description="IANA zone, e.g. Europe/Paris")] | None = None
+    color_scheme: Literal["light", "dark", "no-preference"] | None = None
+    mobile: Annotated[bool, msgspec.Meta(description="Emulate a phone: touch, mobile viewport.")] | None = None
+    geolocation: Geolocation | None = None
+    permissions: list[str] | None = None
+    extra_headers: dict[str, str] | None = None
+
+    def context_options(self, default_viewport: Viewport) -> dict[str, object]:
+        viewport = self.viewport or (Viewport(390, 844) if self.mobile else default_viewport)
+        options: dict[str, object] = {"viewport": {"width": viewport.width, "height": viewport.height}}
+        if self.user_agent:
+            options["user_agent"] = self.user_agent
+        if self.locale:
+            options["locale"] = self.locale
+        if self.timezone:
+            options["timezone_id"] = self.timezone
+        if self.color_scheme:
+            options["color_scheme"] = self.color_scheme
+        if self.mobile:
+            options.update(is_mobile=True, has_touch=True, device_scale_factor=2)
+        if self.geolocation:
+            options["geolocation"] = {"latitude": self.geolocation.latitude, "longitude": self.geolocation.longitude}
+        if self.permissions:
+            options["permissions"] = self.permissions
+        if self.extra_headers:
+            options["extra_http_headers"] = self.extra_headers
+        return options
+
+
+@dataclass
+class Window:
+    id: str
+    context: BrowserContext
+    options: WindowOptions
+    # Gives each tab a session-wide id (tab_N), never reused.
+    next_tab_id: Callable[[], str]
+    tabs: dict[str, Tab] = field(default_factory=dict)
+    active_tab_id: str | None = None
+    # Tabs the page opened itself (target=_blank, window.open) wait here for the next action's report.
+    opened: list[Tab] = field(default_factory=list)
+
+    def watch(self) -> None:
+        self.context.on("page", self._page_opened)
+
+    def open_tabs(self) -> list[Tab]:
+        return [tab for tab in self.tabs.values() if not tab.page.is_closed()]
+
+    def adopt(self, page: Page) -> Tab:
+        tab = Tab(id=self.next_tab_id(), page=page, window=self)
+        tab.watch()
+        page.on("close", lambda _page: self._closed(tab))
+        self.tabs[tab.id] = tab
+        return tab
+
+    def _page_opened(self, page: Page) -> None:
+        if any(tab.page is page for tab in self.tabs.values()):
+            return  # one we opened ourselves through new_tab
+        tab = self.adopt(page)
+        self.opened.append(tab)
+        log.debug("page opened a new tab %s", tab.id)
+
+    def _closed(self, tab: Tab) -> None:
+        self.tabs.pop(tab.id, None)
+        if self.active_tab_id == tab.id:
+            remaining = self.open_tabs()
+            self.active_tab_id = remaining[-1].id if remaining else None
+
+    async def new_tab(self) -> Tab:
+        page = await self.context.new_page()
+        # The context's "page" event may already have adopted it; find or adopt exactly once.
+        tab = next((t for t in self.tabs.values() if t.page is page), None) or self.adopt(page)
+        if tab in self.opened:
+            self.opened.remove(tab)
+        self.active_tab_id = tab.id
+        return tab
+
+    async def close(self) -> None:
+        with anyio.CancelScope(shield=True):
+            try:
+                await self.context.close()
+            except Exception:  # the browser may already be gone; the context died with it
+                log.debug("closing window %s failed", self.id, exc_info=True)

@@ -1,0 +1,92 @@
+"""Tools that work on a tab, defined once: find the tab, hold its lock, report what the call changed.
+
+Every action answers with what changed (navigation, new tab, dialog, download) and, as its
+`snapshot` parameter asks (default delta), the page's snapshot once the page has settled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, Literal, TypeVar
+
+import msgspec
+
+from browserd.daemon.sessions.reader import SnapshotOptions, read
+from browserd.daemon.sessions.settle import settle
+from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.tools.context import ToolContext
+from browserd.daemon.tools.registry import Params, Tool
+from browserd.daemon.tools.response import Response
+
+TabId = Annotated[str, msgspec.Meta(description="Tab to use (tab_N); default: the active tab.")]
+TargetText = Annotated[str, msgspec.Meta(description="A ref from browser_snapshot (e5, f1e2) or a CSS selector.")]
+TimeoutMs = Annotated[int, msgspec.Meta(ge=1, le=300_000, description="Milliseconds before giving up.")]
+SnapshotMode = Annotated[
+    Literal["none", "delta", "full", "interactive"],
+    msgspec.Meta(description="Page snapshot in the answer: changes only (delta), full, interactive, or none."),
+]
+
+
+class TabParams(Params):
+    tab_id: TabId | None = None
+
+
+class ActionParams(TabParams):
+    snapshot: SnapshotMode = "delta"
+
+
+P = TypeVar("P", bound=TabParams)
+TabHandler = Callable[[ToolContext, Tab, P, Response], Awaitable[None]]
+TabResolver = Callable[[ToolContext, P], Awaitable[Tab]]
+
+
+def tab_tool(
+    name: str,
+    group: str,
+    description: str,
+    params: type[P],
+    *,
+    read_only: bool = False,
+    resolve: TabResolver[P] | None = None,
+) -> Callable[[TabHandler[P]], Tool[P]]:
+    """A tool on one tab: by default the one named by tabId, else the active tab."""
+
+    def register(handler: TabHandler[P]) -> Tool[P]:
+        async def run(ctx: ToolContext, args: P, response: Response) -> None:
+            tab = await (resolve(ctx, args) if resolve else ctx.session.tab(args.tab_id))
+            async with tab.lock:
+                tab.take_events()  # what happened before this call was reported by an earlier one
+                await handler(ctx, tab, args, response)
+                if isinstance(args, ActionParams):
+                    await report_changes(ctx, tab, args.snapshot, response)
+
+        return Tool(name, group, description, params, run, read_only)
+
+    return register
+
+
+async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Response) -> None:
+    config = ctx.services.config.browser
+    if mode != "none":
+        await settle(tab.page, config.settle_quiet_ms, config.settle_max_ms)
+    changes = tab.take_events()
+    opened, tab.window.opened = tab.window.opened, []
+    for new_tab in opened:
+        changes.append(
+            f"the page opened a new tab {new_tab.id} ({new_tab.page.url}); browser_tabs select switches to it"
+        )
+    data: dict[str, Any] = {"url": tab.page.url, "tabId": tab.id}
+    if opened:
+        data["newTabs"] = [t.id for t in opened]
+    if changes:
+        response.text("Changes:\n" + "\n".join(f"- {change}" for change in changes))
+        data["changes"] = changes
+    response.merge_data(data)
+    if mode == "none":
+        return
+    options = SnapshotOptions(
+        interactive=mode == "interactive",
+        delta=mode == "delta",
+        max_chars=config.snapshot_max_chars,
+    )
+    response.text((await read(tab, options)).text)
