@@ -110,12 +110,20 @@ def _env_overrides(environ: dict[str, str] | os._Environ[str]) -> dict[str, dict
             if value is None:
                 continue
             if isinstance(getattr(defaults, key), list):
-                overrides.setdefault(section, {})[key] = [
-                    item.strip() for item in value.split(_LIST_SEPARATOR) if item.strip()
-                ]
+                overrides.setdefault(section, {})[key] = _env_list(value)
             else:
                 overrides.setdefault(section, {})[key] = value
     return overrides
+
+
+def _env_list(value: str) -> Any:
+    """A JSON array (for items holding commas, such as Chromium flags), else comma-separated items."""
+    if value.lstrip().startswith("["):
+        try:
+            return msgspec.json.decode(value)
+        except msgspec.DecodeError as exc:
+            raise ConfigError(f"invalid JSON list {value!r}: {exc}") from exc
+    return [item.strip() for item in value.split(_LIST_SEPARATOR) if item.strip()]
 
 
 def load(path: Path | None = None, environ: dict[str, str] | None = None) -> Config:

@@ -7,6 +7,7 @@ import logging
 import os
 import signal
 import socket
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -162,9 +163,13 @@ class Daemon:
 
 def serve(config: Config, foreground: bool) -> int:
     """Run the daemon until idle exit, `browserd stop` or SIGTERM; the exit status of the process."""
-    setup_logging(config.daemon, foreground)
     socket_path = paths.socket_path()
-    paths.ensure_private_dir(socket_path.parent)
+    try:
+        setup_logging(config.daemon, foreground)
+        paths.ensure_private_dir(socket_path.parent)
+    except PermissionError as exc:
+        print(f"browserd: {exc}", file=sys.stderr, flush=True)
+        return 1
     try:
         lock_fd = acquire_instance_lock(paths.daemon_lock_path())
     except AlreadyRunning as exc:

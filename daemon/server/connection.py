@@ -103,6 +103,14 @@ class Connection:
             except _CLOSED:
                 return
             if isinstance(message, Request):
+                if message.id in self._inflight:
+                    # Answers are matched by id: a second call under the same id could never be told apart.
+                    duplicate = InvalidParameter(f"request id {message.id} is already in flight", hint="Use a new id.")
+                    await self.send(
+                        Response(id=message.id, session_id=message.session_id, payload=error_payload(duplicate))
+                    )
+                    continue
+                self._inflight[message.id] = anyio.CancelScope()
                 requests.start_soon(self._run_request, message)
             elif isinstance(message, Cancel):
                 scope = self._inflight.get(message.id)
@@ -165,8 +173,7 @@ class Connection:
         return True
 
     async def _run_request(self, request: Request) -> None:
-        scope = anyio.CancelScope()
-        self._inflight[request.id] = scope
+        scope = self._inflight[request.id]
         try:
             with scope:
                 payload = await self._dispatch(request)

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from browserd.daemon.errors import ExecutionError, NavigationTimeout, PageCrashed
+from browserd.daemon.errors import (
+    BrowserdError,
+    ElementAmbiguous,
+    ElementNotFound,
+    ElementNotInteractable,
+    ElementNotVisible,
+    ExecutionError,
+    NavigationTimeout,
+    PageCrashed,
+)
 from browserd.daemon.runtime.browser import is_crash
 
 
@@ -22,6 +32,60 @@ def navigation_errors(url: str, page_url: str = "") -> Iterator[None]:
         ) from exc
     except PlaywrightError as exc:
         raise _general(exc, url=url) from exc
+
+
+_MATCHED = re.compile(r"resolved to (\d+) elements")
+
+
+@contextmanager
+def action_errors(action: str, described: str) -> Iterator[None]:
+    """An action on one element: Playwright's wording becomes a code and a next step (S2-32, S2-33)."""
+    try:
+        yield
+    except PlaywrightError as exc:
+        raise _action_error(exc, action, described) from exc
+
+
+def _action_error(exc: PlaywrightError, action: str, described: str) -> BrowserdError:
+    text = str(exc)
+    details = {"action": action, "target": described}
+    if "strict mode violation" in text:
+        count = _MATCHED.search(text)
+        many = count.group(1) if count else "several"
+        return ElementAmbiguous(f"{described} matched {many} elements; {action} needs exactly one", **details)
+    if "intercepts pointer events" in text:
+        return ElementNotInteractable(
+            f"{described} is covered by another element, which would receive the {action}",
+            hint="Close the dialog or overlay on top (browser_snapshot shows it), or browser_scroll it into view.",
+            **details,
+        )
+    if "not enabled" in text or "element is disabled" in text:
+        return ElementNotInteractable(
+            f"{described} is disabled", hint="Do what enables it first (fill required fields...).", **details
+        )
+    if "not editable" in text or "is not an <input>" in text or "Not a checkbox or radio" in text:
+        return ElementNotInteractable(
+            f"{described} cannot take a {action}: {_first_line(exc)}",
+            hint="Pick an element of the right kind from browser_snapshot.",
+            **details,
+        )
+    if "not visible" in text:
+        return ElementNotVisible(f"{described} exists but is not visible", **details)
+    if "not attached" in text or "detached" in text:
+        return ElementNotFound(f"{described} was removed from the page during the {action}", **details)
+    if isinstance(exc, PlaywrightTimeout):
+        if "waiting for" in text and "resolved to" not in text:
+            return ElementNotFound(
+                f"no element matches {described}",
+                hint="Call browser_snapshot (or browser_find) for a ref, or wait for it with browser_wait.",
+                **details,
+            )
+        return ExecutionError(
+            f"{action} on {described} timed out: {_first_line(exc)}",
+            hint="Call browser_snapshot to see the page's state, then retry.",
+            **details,
+        )
+    return _general(exc, **details)
 
 
 @contextmanager

@@ -15,6 +15,9 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from browserd.protocol import PROTOCOL_VERSION
 from browserd.protocol.framing import (
     DEFAULT_MAX_FRAME_BYTES,
@@ -49,8 +52,6 @@ from browserd.protocol.messages import (
     ToolSpec,
     protocol_major,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 EXAMPLES = settings(
     max_examples=200,

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from browserd.shim import service
 
+from browserd.shim import service
 from tests.conftest import BROWSERD, VENV_BIN, isolated_env
 
 PYTHON = str(VENV_BIN / "python")

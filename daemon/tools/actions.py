@@ -1,0 +1,214 @@
+"""Actions on one element (a ref or a CSS selector): click, fill, type, press, hover, select, check, drag, scroll."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.sessions.page_errors import action_errors
+from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.sessions.targets import Target, locate
+from browserd.daemon.tools.context import ToolContext
+from browserd.daemon.tools.registry import Tool
+from browserd.daemon.tools.response import Response
+from browserd.daemon.tools.tabtool import ActionParams, TargetText, TimeoutMs, tab_tool
+
+Modifier = Literal["Alt", "Control", "ControlOrMeta", "Meta", "Shift"]
+SUBMIT_KEY = "Enter"
+SLOW_TYPING_DELAY_MS = 60  # between keys when typing slowly: lets key handlers and suggestions keep up
+
+
+class Point(msgspec.Struct, forbid_unknown_fields=True):
+    x: float
+    y: float
+
+
+class TargetParams(ActionParams, kw_only=True):
+    target: TargetText
+    timeout: TimeoutMs | None = None
+
+
+class ClickParams(TargetParams, kw_only=True):
+    button: Literal["left", "right", "middle"] = "left"
+    double: bool = False
+    modifiers: list[Modifier] = msgspec.field(default_factory=list)
+    position: Annotated[Point, msgspec.Meta(description="Where to click, relative to the element's corner.")] | None = (
+        None
+    )
+
+
+class FillParams(TargetParams, kw_only=True):
+    value: str
+    submit: Annotated[bool, msgspec.Meta(description="Press Enter afterwards.")] = False
+
+
+class TypeParams(TargetParams, kw_only=True):
+    text: str
+    slowly: Annotated[bool, msgspec.Meta(description="One key at a time, for pages that react to each key.")] = False
+    submit: Annotated[bool, msgspec.Meta(description="Press Enter afterwards.")] = False
+
+
+class PressParams(ActionParams, kw_only=True):
+    key: Annotated[str, msgspec.Meta(description="A key or chord: Enter, ArrowDown, Control+A, Shift+Tab.")]
+    target: Annotated[TargetText, msgspec.Meta(description="Focus this element first; default: the page.")] | None = (
+        None
+    )
+
+
+class SelectParams(TargetParams, kw_only=True):
+    values: list[str] | None = None
+    labels: list[str] | None = None
+
+
+class DragParams(ActionParams, kw_only=True):
+    source: TargetText
+    target: TargetText
+    timeout: TimeoutMs | None = None
+
+
+class ScrollParams(ActionParams, kw_only=True):
+    target: Annotated[TargetText, msgspec.Meta(description="Scroll this element into view.")] | None = None
+    delta_x: Annotated[int, msgspec.Meta(description="Wheel pixels to the right (negative: left).")] = 0
+    delta_y: Annotated[int, msgspec.Meta(description="Wheel pixels down (negative: up).")] = 0
+
+
+def _done(response: Response, what: str, target: Target, code: str) -> None:
+    response.text(f"{what} {target.described}")
+    response.code(f"await {target.code}.{code}")
+
+
+@tab_tool("browser_click", "pages", "Click an element (a ref or CSS selector).", ClickParams)
+async def browser_click(ctx: ToolContext, tab: Tab, params: ClickParams, response: Response) -> None:
+    target = await locate(tab, params.target)
+    options: dict[str, Any] = {"button": params.button, "timeout": params.timeout}
+    if params.modifiers:
+        options["modifiers"] = params.modifiers
+    if params.position is not None:
+        options["position"] = {"x": params.position.x, "y": params.position.y}
+    verb = "dblclick" if params.double else "click"
+    with action_errors(verb, target.described):
+        await getattr(target.locator, verb)(**options)
+    shown = {k: v for k, v in options.items() if k != "timeout" and v != "left"}
+    _done(
+        response,
+        "Double-clicked" if params.double else "Clicked",
+        target,
+        f"{verb}({', '.join(f'{k}={v!r}' for k, v in shown.items())})",
+    )
+
+
+@tab_tool("browser_fill", "pages", "Replace the value of an input or textarea.", FillParams)
+async def browser_fill(ctx: ToolContext, tab: Tab, params: FillParams, response: Response) -> None:
+    target = await locate(tab, params.target)
+    with action_errors("fill", target.described):
+        await target.locator.fill(params.value, timeout=params.timeout)
+        if params.submit:
+            await target.locator.press(SUBMIT_KEY, timeout=params.timeout)
+    _done(response, "Filled", target, f"fill({params.value!r})")
+    if params.submit:
+        response.code(f"await {target.code}.press({SUBMIT_KEY!r})")
+
+
+@tab_tool("browser_type", "pages", "Type text into an element key by key (after what it holds).", TypeParams)
+async def browser_type(ctx: ToolContext, tab: Tab, params: TypeParams, response: Response) -> None:
+    target = await locate(tab, params.target)
+    delay = SLOW_TYPING_DELAY_MS if params.slowly else 0
+    with action_errors("type", target.described):
+        await target.locator.press_sequentially(params.text, delay=delay, timeout=params.timeout)
+        if params.submit:
+            await target.locator.press(SUBMIT_KEY, timeout=params.timeout)
+    _done(response, "Typed into", target, f"press_sequentially({params.text!r}{f', delay={delay}' if delay else ''})")
+    if params.submit:
+        response.code(f"await {target.code}.press({SUBMIT_KEY!r})")
+
+
+@tab_tool("browser_press", "pages", "Press a key or chord (Enter, Control+A), on an element or the page.", PressParams)
+async def browser_press(ctx: ToolContext, tab: Tab, params: PressParams, response: Response) -> None:
+    if params.target is None:
+        with action_errors("press", "the page"):
+            await tab.page.keyboard.press(params.key)
+        response.text(f"Pressed {params.key}")
+        response.code(f"await page.keyboard.press({params.key!r})")
+        return
+    target = await locate(tab, params.target)
+    with action_errors("press", target.described):
+        await target.locator.press(params.key)
+    _done(response, f"Pressed {params.key} on", target, f"press({params.key!r})")
+
+
+@tab_tool("browser_hover", "pages", "Move the mouse over an element.", TargetParams)
+async def browser_hover(ctx: ToolContext, tab: Tab, params: TargetParams, response: Response) -> None:
+    target = await locate(tab, params.target)
+    with action_errors("hover", target.described):
+        await target.locator.hover(timeout=params.timeout)
+    _done(response, "Hovered over", target, "hover()")
+
+
+@tab_tool("browser_select", "pages", "Choose options of a select element by value or by label.", SelectParams)
+async def browser_select(ctx: ToolContext, tab: Tab, params: SelectParams, response: Response) -> None:
+    if not params.values and not params.labels:
+        raise InvalidParameter("give values or labels to select", field="values")
+    target = await locate(tab, params.target)
+    choice: dict[str, Any] = {"value": params.values} if params.values else {"label": params.labels}
+    with action_errors("select", target.described):
+        chosen = await target.locator.select_option(**choice, timeout=params.timeout)
+    response.data({"selected": chosen})
+    _done(
+        response,
+        f"Selected {', '.join(chosen)} in",
+        target,
+        f"select_option({', '.join(f'{k}={v!r}' for k, v in choice.items())})",
+    )
+
+
+async def _set_checked(tab: Tab, params: TargetParams, response: Response, checked: bool) -> None:
+    target = await locate(tab, params.target)
+    verb = "check" if checked else "uncheck"
+    with action_errors(verb, target.described):
+        await target.locator.set_checked(checked, timeout=params.timeout)
+    _done(response, "Checked" if checked else "Unchecked", target, f"{verb}()")
+
+
+@tab_tool("browser_check", "pages", "Tick a checkbox or choose a radio button.", TargetParams)
+async def browser_check(ctx: ToolContext, tab: Tab, params: TargetParams, response: Response) -> None:
+    await _set_checked(tab, params, response, True)
+
+
+@tab_tool("browser_uncheck", "pages", "Untick a checkbox.", TargetParams)
+async def browser_uncheck(ctx: ToolContext, tab: Tab, params: TargetParams, response: Response) -> None:
+    await _set_checked(tab, params, response, False)
+
+
+@tab_tool("browser_drag", "pages", "Drag one element onto another.", DragParams)
+async def browser_drag(ctx: ToolContext, tab: Tab, params: DragParams, response: Response) -> None:
+    source = await locate(tab, params.source)
+    target = await locate(tab, params.target)
+    with action_errors("drag", f"{source.described} onto {target.described}"):
+        await source.locator.drag_to(target.locator, timeout=params.timeout)
+    response.text(f"Dragged {source.described} onto {target.described}")
+    response.code(f"await {source.code}.drag_to({target.code})")
+
+
+@tab_tool("browser_scroll", "pages", "Scroll an element into view, or the page by a wheel delta.", ScrollParams)
+async def browser_scroll(ctx: ToolContext, tab: Tab, params: ScrollParams, response: Response) -> None:
+    if params.target is not None:
+        target = await locate(tab, params.target)
+        with action_errors("scroll", target.described):
+            await target.locator.scroll_into_view_if_needed()
+        _done(response, "Scrolled into view:", target, "scroll_into_view_if_needed()")
+        return
+    if not params.delta_x and not params.delta_y:
+        raise InvalidParameter("give a target or a deltaX/deltaY to scroll by", field="deltaY")
+    await tab.page.mouse.wheel(params.delta_x, params.delta_y)
+    position = await tab.page.evaluate("() => [window.scrollX, window.scrollY]")
+    response.data({"scrollX": position[0], "scrollY": position[1]})
+    response.text(f"Scrolled by ({params.delta_x}, {params.delta_y}); the page is now at {position[0]},{position[1]}")
+    response.code(f"await page.mouse.wheel({params.delta_x}, {params.delta_y})")
+
+
+TOOLS: list[Tool[Any]] = [
+    browser_click, browser_fill, browser_type, browser_press, browser_hover, browser_select,
+    browser_check, browser_uncheck, browser_drag, browser_scroll,
+]  # fmt: skip

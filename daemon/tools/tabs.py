@@ -1,0 +1,124 @@
+"""Tabs and windows: list, open, select and close them (D-13: stable ids tab_N and win_N)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.sessions.session import Session
+from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.sessions.window import Window, WindowOptions
+from browserd.daemon.tools.context import ToolContext
+from browserd.daemon.tools.pages import check_url
+from browserd.daemon.tools.registry import Params, Tool, tool
+from browserd.daemon.tools.response import Response
+
+
+class TabsParams(Params, kw_only=True):
+    action: Literal["list", "new", "select", "close"] = "list"
+    tab_id: Annotated[str, msgspec.Meta(description="The tab to select or close (tab_N).")] | None = None
+    url: Annotated[str, msgspec.Meta(description="For new: open this URL in it.")] | None = None
+
+
+class WindowsParams(Params, kw_only=True):
+    action: Literal["list", "new", "select", "close"] = "list"
+    window_id: Annotated[str, msgspec.Meta(description="The window to select or close (win_N).")] | None = None
+    options: Annotated[WindowOptions, msgspec.Meta(description="For new: how the window's context is set up.")] | (
+        None
+    ) = None
+
+
+async def _tab_rows(session: Session) -> list[dict[str, Any]]:
+    active_window = session.windows.get(session.active_window_id or "")
+    rows = []
+    for window in session.windows.values():
+        for index, tab in enumerate(window.open_tabs()):
+            rows.append(
+                {
+                    "tabId": tab.id,
+                    "windowId": window.id,
+                    "index": index,
+                    "url": tab.page.url,
+                    "title": await tab.page.title(),
+                    "active": window is active_window and window.active_tab_id == tab.id,
+                }
+            )
+    return rows
+
+
+def _need(value: str | None, field: str, action: str) -> str:
+    if value is None:
+        raise InvalidParameter(f"action {action} needs {field}", field=field)
+    return value
+
+
+@tool("browser_tabs", "pages", "List, open, select or close tabs.", TabsParams)
+async def browser_tabs(ctx: ToolContext, params: TabsParams, response: Response) -> None:
+    session = ctx.session
+    if params.action == "new":
+        tab = await (await session.window()).new_tab()
+        if params.url:
+            check_url(params.url, session)
+            async with tab.lock:
+                await tab.page.goto(params.url)
+        response.text(f"Opened {tab.id}{' at ' + tab.page.url if params.url else ''}; it is now the active tab")
+    elif params.action == "select":
+        tab = session.find_tab(_need(params.tab_id, "tabId", "select"))
+        _activate(session, tab)
+        await tab.page.bring_to_front()
+        response.text(f"{tab.id} is now the active tab ({tab.page.url}); browser_snapshot reads it")
+    elif params.action == "close":
+        tab = session.find_tab(_need(params.tab_id, "tabId", "close"))
+        async with tab.lock:
+            await tab.page.close()
+        response.text(f"Closed {tab.id}")
+    rows = await _tab_rows(session)
+    response.data({"tabs": rows})
+    listing = "\n".join(
+        f"- {r['tabId']}{' (active)' if r['active'] else ''} [{r['windowId']}] {r['title']!r} {r['url']}" for r in rows
+    )
+    response.text(f"Tabs:\n{listing}" if rows else "No open tabs; browser_open opens one.")
+
+
+def _activate(session: Session, tab: Tab) -> None:
+    tab.window.active_tab_id = tab.id
+    session.active_window_id = tab.window.id
+
+
+def _window_row(session: Session, window: Window) -> dict[str, Any]:
+    return {
+        "windowId": window.id,
+        "active": window.id == session.active_window_id,
+        "tabs": [t.id for t in window.open_tabs()],
+        "options": msgspec.to_builtins(window.options),
+    }
+
+
+@tool(
+    "browser_windows",
+    "pages",
+    "List, open, select or close windows: each is isolated (own cookies and storage) with its own options.",
+    WindowsParams,
+)
+async def browser_windows(ctx: ToolContext, params: WindowsParams, response: Response) -> None:
+    session = ctx.session
+    if params.action == "new":
+        window = await session.new_window(params.options)
+        await window.new_tab()
+        response.text(f"Opened {window.id} with an empty tab; it is now the active window")
+    elif params.action == "select":
+        window = await session.window(_need(params.window_id, "windowId", "select"))
+        session.active_window_id = window.id
+        response.text(f"{window.id} is now the active window")
+    elif params.action == "close":
+        await session.close_window(_need(params.window_id, "windowId", "close"))
+        response.text(f"Closed {params.window_id} and its tabs")
+    rows = [_window_row(session, w) for w in session.windows.values()]
+    response.data({"windows": rows})
+    listing = "\n".join(f"- {r['windowId']}{' (active)' if r['active'] else ''}: {len(r['tabs'])} tab(s)" for r in rows)
+    response.text(f"Windows:\n{listing}" if rows else "No windows yet; browser_open opens one.")
+
+
+TOOLS: list[Tool[Any]] = [browser_tabs, browser_windows]
