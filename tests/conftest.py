@@ -7,6 +7,7 @@ own; teardown ends exactly that daemon (by the pid in its lock file) and nothing
 from __future__ import annotations
 
 import http.server
+import json
 import os
 import shutil
 import signal
@@ -32,7 +33,12 @@ BROWSERD = str(VENV_BIN / "browserd")
 
 
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
-    """Static files from tests/site, plus /slow?ms=N (answers after N ms) and /hang (never answers)."""
+    """Static files from tests/site, plus endpoints for what static files cannot do:
+
+    /slow?ms=N answers after N ms; /hang never answers; /status?code=N answers with that status;
+    /headers echoes the request headers as JSON; /set-cookie?name=value sets a cookie and
+    /cookies shows the Cookie header the browser sent.
+    """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, directory=str(SITE), **kwargs)
@@ -42,6 +48,22 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         if url.path == "/hang":
             # Bounded so a forgotten page cannot pin a thread past the test session.
             time.sleep(HANG_S)
+            return
+        query = {key: values[0] for key, values in urllib.parse.parse_qs(url.query).items()}
+        if url.path == "/status":
+            code = int(query.get("code", "404"))
+            self._send(code, f"<!doctype html><title>Status {code}</title><h1>Status {code}</h1>".encode())
+            return
+        if url.path == "/headers":
+            self._send(200, json.dumps(dict(self.headers.items())).encode(), "application/json")
+            return
+        if url.path == "/set-cookie":
+            cookies = tuple(f"{name}={value}; Path=/" for name, value in query.items())
+            self._send(200, b"<!doctype html><title>Cookie set</title><h1>Cookie set</h1>", cookies=cookies)
+            return
+        if url.path == "/cookies":
+            cookie = self.headers.get("Cookie", "")
+            self._send(200, f"<!doctype html><title>Cookies</title><p id=cookies>{cookie}</p>".encode())
             return
         if url.path == "/slow":
             delay_ms = int(urllib.parse.parse_qs(url.query).get("ms", ["3000"])[0])
@@ -54,6 +76,15 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(body)
             return
         super().do_GET()
+
+    def _send(self, code: int, body: bytes, content_type: str = "text/html", cookies: tuple[str, ...] = ()) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for cookie in cookies:
+            self.send_header("Set-Cookie", cookie)
+        self.end_headers()
+        self.wfile.write(body)
 
     def log_message(self, format: str, *args: Any) -> None:  # keep test output readable
         pass

@@ -60,18 +60,21 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
         tab.refs = {}
     tab.refs.update({node.ref: RefInfo(node.role, node.name) for node in aria.walk(nodes) if node.ref is not None})
     tab.refs_document = tab.document
+    whole = "\n".join(aria.render(nodes))
     if options.interactive:
         nodes = aria.interactive_only(nodes)
     if options.compact:
         nodes = aria.compact(nodes)
     body = "\n".join(aria.render(nodes))
-    # A delta against another document (the tab navigated) would be noise: answer in full instead.
-    same_document = tab.last_snapshot_document == tab.document
+    # Deltas compare whole snapshots, whatever form the previous one was shown in. Against another
+    # document (the tab navigated) a delta would be noise: answer in full instead.
+    same_document = tab.last_snapshot_document == tab.document and scope is None
     previous = tab.last_snapshot if same_document else None
-    tab.last_snapshot, tab.last_snapshot_document = body, tab.document
+    if scope is None:
+        tab.last_snapshot, tab.last_snapshot_document = whole, tab.document
     is_delta = options.delta and previous is not None
     if is_delta:
-        body = _delta(previous or "", body)
+        body = _delta(previous or "", whole)
     cut = body[: options.max_chars]
     truncated = len(body) > options.max_chars
     if truncated:
@@ -81,12 +84,25 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
         )
     title = "Changes since the previous snapshot" if is_delta else "Snapshot"
     text = f"{await header(tab, tab.take_console_errors())}\n\n{title}:\n```yaml\n{cut}\n```"
-    return Reading(text, body, body.count("\n") + 1, len(tab.refs), truncated, is_delta)
+    return Reading(text, whole if is_delta else body, body.count("\n") + 1, len(tab.refs), truncated, is_delta)
 
 
 def _delta(before: str, after: str) -> str:
-    changes = [line for line in difflib.ndiff(before.splitlines(), after.splitlines()) if line.startswith(("+ ", "- "))]
+    """The lines removed (-) and added (+); focus moving ([active]) alone is not a change."""
+    old, new = before.splitlines(), after.splitlines()
+    matcher = difflib.SequenceMatcher(
+        a=[_unfocused(line) for line in old], b=[_unfocused(line) for line in new], autojunk=False
+    )
+    changes: list[str] = []
+    for op, a1, a2, b1, b2 in matcher.get_opcodes():
+        if op != "equal":
+            changes.extend(f"- {line}" for line in old[a1:a2])
+            changes.extend(f"+ {line}" for line in new[b1:b2])
     return "\n".join(changes) if changes else "(no changes)"
+
+
+def _unfocused(line: str) -> str:
+    return line.replace(" [active]", "")
 
 
 def save(reading: Reading, folder: Path, name: str) -> Path:

@@ -74,6 +74,7 @@ def check_url(url: str, session: Session) -> None:
 
 
 async def _navigated(tab: Tab, what: str, response: Response, reply: Any, code: str) -> None:
+    tab.take_events()  # the navigation this tool made is its answer, not news
     status = reply.status if reply is not None else None
     note = ""
     if status is not None and status >= 400:
