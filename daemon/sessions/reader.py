@@ -53,12 +53,18 @@ async def header(tab: Tab, errors: list[str] | None = None) -> str:
 
 async def read(tab: Tab, options: SnapshotOptions) -> Reading:
     scope = (await locate(tab, options.scope)).locator if options.scope else None
-    raw = await aria.capture(tab.page, scope, options.max_depth)
-    nodes = aria.parse(raw)
+    captured = await aria.capture(tab.page, scope, options.max_depth)
+    nodes = aria.parse(captured.text)
     if scope is None:
         # Only a whole-page snapshot replaces the tab's refs; a scoped one adds to them.
         tab.refs = {}
-    tab.refs.update({node.ref: RefInfo(node.role, node.name) for node in aria.walk(nodes) if node.ref is not None})
+    tab.refs.update(
+        {
+            node.ref: RefInfo(node.role, node.name, captured.selectors.get(node.ref))
+            for node in aria.walk(nodes)
+            if node.ref is not None
+        }
+    )
     tab.refs_document = tab.document
     whole = "\n".join(aria.render(nodes))
     if options.interactive:

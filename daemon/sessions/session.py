@@ -10,6 +10,7 @@ import anyio
 
 from browserd.daemon.errors import BrowserdError, PageCrashed, SessionNotFound
 from browserd.daemon.runtime.browser import BrowserRuntime
+from browserd.daemon.sessions.snapshot import CLICK_TRACKER_JS
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import Viewport, Window, WindowOptions
 from browserd.protocol.config import BrowserConfig
@@ -65,6 +66,7 @@ class Session:
         browser = await self.runtime.browser()
         default = Viewport(self.config.viewport_width, self.config.viewport_height)
         context = await browser.new_context(**options.context_options(default))  # type: ignore[arg-type]
+        await context.add_init_script(CLICK_TRACKER_JS)
         context.set_default_timeout(self.config.action_timeout_ms)
         context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
         window = Window(f"win_{next(self._window_numbers)}", context, options, self._next_tab_id)

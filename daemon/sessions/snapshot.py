@@ -8,6 +8,7 @@ expandable elements. Both are matched to snapshot lines by their on-screen box.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,8 +16,8 @@ from typing import Any
 from playwright.async_api import Locator, Page
 
 INTERACTIVE_ROLES = frozenset({
-    "button", "link", "textbox", "checkbox", "radio", "combobox", "listbox", "menuitem", "menuitemcheckbox",
-    "menuitemradio", "option", "searchbox", "slider", "spinbutton", "switch", "tab", "treeitem",
+    "clickable", "button", "link", "textbox", "checkbox", "radio", "combobox", "listbox", "menuitem",
+    "menuitemcheckbox", "menuitemradio", "option", "searchbox", "slider", "spinbutton", "switch", "tab", "treeitem",
 })  # fmt: skip
 # Where an element is, for a reader that sees only the interactive lines.
 LANDMARK_ROLES = frozenset({
@@ -31,9 +32,47 @@ _ATTR = re.compile(r"\[([a-z]+)(?:=([^\]]*))?\]")
 _REF_ATTR = re.compile(r" \[ref=[^\]]*\]")
 _BOX = re.compile(r" \[box=(-?\d+),(-?\d+),(\d+),(\d+)\]")
 
-# Elements whose kind or state the ARIA snapshot does not show, with their rounded client boxes.
+# Runs in every document before its scripts: remembers elements that get a click listener, since a
+# listener is invisible to the accessibility tree and to CSS.
+CLICK_TRACKER_JS = """(() => {
+  if (window.__browserdClickables) return;
+  const marked = new WeakSet();
+  Object.defineProperty(window, '__browserdClickables', { value: marked });
+  const add = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, listener, options) {
+    if ((type === 'click' || type === 'mousedown' || type === 'pointerdown') && this instanceof Element) {
+      marked.add(this);
+    }
+    return add.call(this, type, listener, options);
+  };
+})();"""
+
+# Elements whose kind or state the ARIA snapshot does not show, with their rounded client boxes:
+# [x, y, w, h, [attributes to add], selector, label]. The last two are set for elements that act on
+# a click without a role; Playwright folds those into their parent's text when they are inline, so
+# they get a ref of ours (c1, c2...) resolved through a CSS selector unique in the document.
 _ANNOTATIONS_JS = """() => {
   const found = [];
+  const clickables = window.__browserdClickables;
+  const native = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'LABEL', 'OPTION', 'HTML', 'BODY',
+                          'MAIN', 'FORM']);
+  const isClickable = (e) => !native.has(e.tagName) && !e.hasAttribute('role')
+    && !!(e.onclick || e.hasAttribute('onclick') || (clickables && clickables.has(e)));
+  const selectorOf = (e) => {
+    const parts = [];
+    for (let node = e; node && node.nodeType === 1 && node.tagName !== 'HTML'; node = node.parentElement) {
+      if (node.id && document.querySelectorAll('#' + CSS.escape(node.id)).length === 1) {
+        parts.unshift('#' + CSS.escape(node.id));
+        return parts.join(' > ');
+      }
+      let index = 1;
+      for (let sibling = node.previousElementSibling; sibling; sibling = sibling.previousElementSibling) {
+        if (sibling.tagName === node.tagName) index++;
+      }
+      parts.unshift(node.tagName.toLowerCase() + ':nth-of-type(' + index + ')');
+    }
+    return 'html > ' + parts.join(' > ');
+  };
   const kindOf = (e) => {
     if (e.tagName === 'TEXTAREA') return 'multiline';
     if (e.isContentEditable && e.getAttribute('contenteditable') !== null) return 'rich-text';
@@ -48,7 +87,9 @@ _ANNOTATIONS_JS = """() => {
       const collapsed = e.getAttribute('aria-expanded') === 'false'
         || (e.tagName === 'SUMMARY' && e.parentElement && e.parentElement.tagName === 'DETAILS'
             && !e.parentElement.open);
-      if (!kind && !collapsed) continue;
+      // Selectors cannot reach into a shadow root from the document: only light-DOM clickables.
+      const clickable = root === document && isClickable(e);
+      if (!kind && !collapsed && !clickable) continue;
       const r = e.getBoundingClientRect();
       if (!r.width && !r.height) continue;
       const extra = [];
@@ -56,7 +97,9 @@ _ANNOTATIONS_JS = """() => {
       if (kind && e.readOnly) extra.push('readonly');
       if (kind && e.required) extra.push('required');
       if (collapsed) extra.push('collapsed');
-      found.push([Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height), extra]);
+      const label = clickable ? (e.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 80) : null;
+      found.push([Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height), extra,
+                  clickable ? selectorOf(e) : null, label]);
     }
   };
   visit(document);
@@ -170,29 +213,70 @@ def _without_text(node: Node) -> str:
     return head if sep else node.text.rstrip(":")
 
 
-async def capture(page: Page, scope: Locator | None = None, depth: int | None = None) -> str:
-    """The AI-mode snapshot of the page (or of `scope`), with input kinds and collapsed states added."""
+@dataclass
+class Capture:
+    text: str
+    # Refs of ours (c1...) for clickables Playwright gave none, and the CSS selector of each.
+    selectors: dict[str, str] = field(default_factory=dict)
+
+
+async def capture(page: Page, scope: Locator | None = None, depth: int | None = None) -> Capture:
+    """The AI-mode snapshot of the page (or of `scope`), with input kinds, states and clickables added."""
     marks: list[list[Any]] = await page.main_frame.evaluate(_ANNOTATIONS_JS)
     target = scope if scope is not None else page
     text = await target.aria_snapshot(mode="ai", depth=depth, boxes=bool(marks))
-    return _annotate(text, marks) if marks else text
+    return _annotate(text, marks) if marks else Capture(text)
 
 
-def _annotate(text: str, marks: list[list[Any]]) -> str:
-    by_box = {f"{x},{y},{w},{h}": extra for x, y, w, h, extra in marks}
+def _annotate(text: str, marks: list[list[Any]]) -> Capture:
+    by_box = {f"{x},{y},{w},{h}": mark for mark in marks for x, y, w, h in [mark[:4]]}
+    matched: set[str] = set()
 
     def replace(match: re.Match[str]) -> str:
-        extra = by_box.get(",".join(match.groups()))
-        return "".join(f" [{item}]" for item in extra) if extra else ""
+        key = ",".join(match.groups())
+        mark = by_box.get(key)
+        if mark is None:
+            return ""
+        matched.add(key)
+        return "".join(f" [{item}]" for item in mark[4])
 
-    lines = []
+    lines: list[str] = []
+    boxes: list[tuple[int, int, int, int, int]] = []  # line index, x, y, right, bottom of main-frame lines
     frame_indent: int | None = None  # set while inside an iframe's subtree
     for line in text.splitlines():
         indent = len(line) - len(line.lstrip(" "))
         if frame_indent is not None and indent <= frame_indent:
             frame_indent = None
+        box = _BOX.search(line)
+        if box and frame_indent is None:
+            x, y, w, h = (int(v) for v in box.groups())
+            boxes.append((len(lines), x, y, x + w, y + h))
         # Boxes inside a frame are relative to that frame: never match them to main-frame marks.
         lines.append(_BOX.sub(replace, line) if frame_indent is None else _BOX.sub("", line))
         if frame_indent is None and line.lstrip(" ").startswith("- iframe"):
             frame_indent = indent
-    return "\n".join(lines)
+    return _add_clickables(lines, boxes, [m for k, m in by_box.items() if m[5] and k not in matched])
+
+
+def _add_clickables(lines: list[str], boxes: list[tuple[int, int, int, int, int]], marks: list[list[Any]]) -> Capture:
+    """Each clickable goes under the deepest line whose box holds its centre."""
+    inserts: dict[int, list[str]] = {}
+    selectors: dict[str, str] = {}
+    for number, (x, y, w, h, _extra, selector, label) in enumerate(marks, start=1):
+        cx, cy = x + w / 2, y + h / 2
+        holder = next(
+            (i for i, left, top, right, bottom in reversed(boxes) if left <= cx <= right and top <= cy <= bottom), None
+        )
+        if holder is None:
+            continue
+        ref = f"c{number}"
+        selectors[ref] = selector
+        indent = len(lines[holder]) - len(lines[holder].lstrip(" ")) + 2
+        inserts.setdefault(holder, []).append(f"{' ' * indent}- clickable {json.dumps(label)} [ref={ref}]")
+    out: list[str] = []
+    for index, line in enumerate(lines):
+        extra = inserts.get(index)
+        # `- paragraph [ref=e5]: its text` keeps its text; a bare `- main [ref=e2]` gains the colon of a parent.
+        out.append(line if not extra or line.endswith(":") or ": " in line.lstrip(" -") else line + ":")
+        out.extend(extra or [])
+    return Capture("\n".join(out), selectors)

@@ -22,6 +22,8 @@ class RefInfo:
 
     role: str
     name: str
+    # Set for refs of ours (c1...), which Playwright cannot resolve: the element's unique CSS selector.
+    selector: str | None = None
 
 
 @dataclass

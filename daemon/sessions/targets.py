@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from playwright.async_api import Locator
 
 from browserd.daemon.errors import ElementNotFound, InvalidParameter, RefNotFound
-from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.sessions.tab import RefInfo, Tab
 
-_REF = re.compile(r"^@?((?:f\d+)?e\d+)$")
+_REF = re.compile(r"^@?((?:f\d+)?e\d+|c\d+)$")
 
 
 @dataclass
@@ -48,17 +48,18 @@ async def locate(tab: Tab, target: str) -> Target:
     if info is None:
         raise RefNotFound(f"ref {ref} is not in the latest snapshot of {tab.id}", ref=ref, tabId=tab.id)
     described = f"ref {ref} ({info.role}{' ' + json.dumps(info.name) if info.name else ''})"
-    locator = tab.page.locator(f"aria-ref={ref}")
+    selector = info.selector or f"aria-ref={ref}"
+    locator = tab.page.locator(selector)
     if await locator.count() == 0:
         raise ElementNotFound(
             f"{described} is no longer on the page",
             hint="The page changed since the snapshot: call browser_snapshot for fresh refs.",
             ref=ref,
         )
-    return Target(locator, described, _code_for(info.role, info.name, ref))
+    return Target(locator, described, _code_for(info, selector))
 
 
-def _code_for(role: str, name: str, ref: str) -> str:
-    if role and name and role not in ("generic", "text"):
-        return f"page.get_by_role({role!r}, name={name!r}, exact=True)"
-    return f"page.locator('aria-ref={ref}')"
+def _code_for(info: RefInfo, selector: str) -> str:
+    if info.role and info.name and info.role not in ("generic", "text", "clickable"):
+        return f"page.get_by_role({info.role!r}, name={info.name!r}, exact=True)"
+    return f"page.locator({selector!r})"
