@@ -7,6 +7,7 @@ environment variables `BROWSERD_<SECTION>_<KEY>` (e.g. `BROWSERD_DAEMON_IDLE_EXI
 
 from __future__ import annotations
 
+import logging
 import os
 import tomllib
 from pathlib import Path
@@ -15,6 +16,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from browserd.protocol import paths
+
+log = logging.getLogger(__name__)
 
 NonNegative = Annotated[float, msgspec.Meta(ge=0)]
 Positive = Annotated[int, msgspec.Meta(ge=1)]
@@ -80,11 +83,34 @@ class RunsConfig(msgspec.Struct, forbid_unknown_fields=True):
     max_artifact_inline_bytes: Positive = 262_144
 
 
+class ScrapeConfig(msgspec.Struct, forbid_unknown_fields=True):
+    """Keys of the scrape tool only; browser-runtime keys live under [browser] (reference/000 §2.8)."""
+
+    # smartWait (D-21): DOM content loaded, then load, network idle and DOM quiet, all within this cap.
+    smart_wait_max_ms: Annotated[int, msgspec.Meta(ge=0)] = 10_000
+    smart_wait_quiet_ms: Annotated[int, msgspec.Meta(ge=0)] = 500
+    timeout_ms: Positive = 30_000
+    # A page ending on one of these paths of a profile that never logged in is reported as "log in first".
+    login_url_patterns: list[str] = msgspec.field(default_factory=lambda: ["/login", "/signin", "/auth"])
+    # Kept for configuration files of the seed project, which set runtime keys under [scrape]: these
+    # are read as legacy aliases of their [browser] keys, which win when both are set (TC-18).
+    worker_pool_size_per_process: Positive | None = None
+    request_queue_capacity: Annotated[int, msgspec.Meta(ge=0)] | None = None
+
+
+# Legacy [scrape] key -> its [browser] key.
+LEGACY_SCRAPE_KEYS = {
+    "worker_pool_size_per_process": "workers",
+    "request_queue_capacity": "queue_size",
+}
+
+
 class Config(msgspec.Struct, forbid_unknown_fields=True):
     daemon: DaemonConfig = msgspec.field(default_factory=DaemonConfig)
     browser: BrowserConfig = msgspec.field(default_factory=BrowserConfig)
     mcp: McpConfig = msgspec.field(default_factory=McpConfig)
     runs: RunsConfig = msgspec.field(default_factory=RunsConfig)
+    scrape: ScrapeConfig = msgspec.field(default_factory=ScrapeConfig)
 
 
 class ConfigError(Exception):
@@ -126,6 +152,19 @@ def _env_list(value: str) -> Any:
     return [item.strip() for item in value.split(_LIST_SEPARATOR) if item.strip()]
 
 
+def _apply_legacy_scrape_keys(merged: dict[str, dict[str, Any]]) -> None:
+    """[browser] wins over the legacy [scrape] copy of a runtime key; the copy fills in when [browser] is silent."""
+    scrape = merged.get("scrape", {})
+    browser = merged.setdefault("browser", {})
+    for legacy, key in LEGACY_SCRAPE_KEYS.items():
+        if legacy in scrape:
+            if key in browser:
+                log.warning("[scrape] %s is ignored: [browser] %s is set", legacy, key)
+            else:
+                log.warning("[scrape] %s is deprecated; set [browser] %s", legacy, key)
+                browser[key] = scrape[legacy]
+
+
 def load(path: Path | None = None, environ: dict[str, str] | None = None) -> Config:
     """The effective configuration; a bad file or value raises ConfigError naming the key."""
     path = path or paths.config_file()
@@ -135,6 +174,7 @@ def load(path: Path | None = None, environ: dict[str, str] | None = None) -> Con
             merged = _normalise_keys(tomllib.loads(path.read_text()))
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise ConfigError(f"cannot read {path}: {exc}") from exc
+    _apply_legacy_scrape_keys(merged)
     for section, values in _env_overrides(os.environ if environ is None else environ).items():
         merged.setdefault(section, {}).update(values)
     try:
