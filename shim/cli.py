@@ -178,3 +178,66 @@ def mcp_config(tools: str | None) -> None:
     command = daemon_command()
     args = [*command[1:], "mcp", *(["--tools", tools] if tools else [])]
     click.echo(json.dumps({"mcpServers": {"browserd": {"command": command[0], "args": args}}}, indent=2))
+
+
+@main.command()
+@click.argument("url")
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(["markdown", "html", "links", "screenshot", "fullscreenshot"]),
+    default="markdown",
+    show_default=True,
+)
+@click.option("--profile", "profile", default=None, help="Login profile whose cookies to use (default master).")
+@click.option("--wait-for", "wait_for", type=click.IntRange(0, 60_000), default=0, help="Fixed wait in ms.")
+@click.option("--full-page-content", is_flag=True, help="Keep the whole page, not only its main content.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write the result to this file (screenshots need it).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the metadata as JSON on stderr.")
+def scrape(
+    url: str,
+    format_: str,
+    profile: str | None,
+    wait_for: int,
+    full_page_content: bool,
+    output: str | None,
+    as_json: bool,
+) -> None:
+    """Scrape one page through the daemon's browser."""
+    import asyncio
+
+    from browserd.protocol.messages import ImageContent, TextContent
+    from browserd.shim.control import tool_call
+
+    arguments: dict[str, object] = {
+        "url": url,
+        "format": format_,
+        "waitFor": wait_for,
+        "onlyMainContent": not full_page_content,
+    }
+    if profile:
+        arguments["profileId"] = profile
+    if format_ in ("screenshot", "fullscreenshot") and output is None:
+        raise click.UsageError("screenshots need -o FILE.png")
+    payload = asyncio.run(tool_call("scrape", arguments, ["scrape"]))
+    if not payload.success:
+        error = payload.error
+        assert error is not None
+        raise click.ClickException(f"[{error.error_code}] {error.error}\n{error.recover_hint}")
+    images = [block.data for block in payload.content if isinstance(block, ImageContent)]
+    texts = [block.text for block in payload.content if isinstance(block, TextContent)]
+    body = images[0] if images else "\n".join(texts).encode()
+    if output:
+        with open(output, "wb") as out:
+            out.write(body)
+        click.echo(f"wrote {len(body)} bytes to {output}", err=True)
+    else:
+        sys.stdout.buffer.write(body if body.endswith(b"\n") else body + b"\n")
+    if as_json:
+        click.echo(json.dumps(payload.data, indent=2), err=True)

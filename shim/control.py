@@ -26,3 +26,13 @@ def run_control(action: str, params: dict[str, Any] | None = None) -> Payload | 
         return asyncio.run(control_request(action, params))
     except (FileNotFoundError, ConnectionRefusedError):
         return None
+
+
+async def tool_call(name: str, arguments: dict[str, Any], groups: list[str]) -> Payload:
+    """One tool call from the command line: a short-lived session of its own, the daemon started if needed."""
+    client = DaemonClient(ClientInfo(name="browserd-cli", pid=os.getpid()), role="shim", tools=groups)
+    await client.connect(spawn=True)
+    try:
+        return await client.request(name, arguments)
+    finally:
+        await client.close()
