@@ -65,7 +65,7 @@ class Session:
         options = options or WindowOptions()
         browser = await self.runtime.browser()
         default = Viewport(self.config.viewport_width, self.config.viewport_height)
-        context = await browser.new_context(**options.context_options(default))  # type: ignore[arg-type]
+        context = await browser.new_context(**options.context_options(default, browser.version))  # type: ignore[arg-type]
         await context.add_init_script(CLICK_TRACKER_JS)
         context.set_default_timeout(self.config.action_timeout_ms)
         context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
@@ -87,6 +87,18 @@ class Session:
             active = self.windows.get(self.active_window_id or "")
             return active if active is not None else await self.new_window()
 
+    def ensure_active_tab(self) -> None:
+        """After a close: when the active window has no tab left, the newest open tab elsewhere is active."""
+        active = self.windows.get(self.active_window_id or "")
+        if active is not None and active.open_tabs():
+            return
+        for window in reversed(self.windows.values()):
+            tabs = window.open_tabs()
+            if tabs:
+                self.active_window_id = window.id
+                window.active_tab_id = window.active_tab_id if window.active_tab_id in window.tabs else tabs[-1].id
+                return
+
     def find_tab(self, tab_id: str) -> Tab:
         for window in self.windows.values():
             tab = window.tabs.get(tab_id)
@@ -96,9 +108,10 @@ class Session:
 
     async def tab(self, tab_id: str | None = None, create: bool = False) -> Tab:
         """The given tab, or the active tab of the active window; a new one if there is none and `create`."""
-        window = await self.window()
         if tab_id is not None:
             return self.find_tab(tab_id)
+        self.ensure_active_tab()
+        window = await self.window()
         tab = window.tabs.get(window.active_tab_id or "")
         if tab is not None and not tab.page.is_closed():
             return tab

@@ -16,6 +16,13 @@ from browserd.daemon.sessions.tab import Tab
 log = logging.getLogger(__name__)
 
 
+MOBILE_VIEWPORT = (390, 844)
+MOBILE_USER_AGENT = (
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{version} "
+    "Mobile Safari/537.36"
+)
+
+
 class Viewport(msgspec.Struct, forbid_unknown_fields=True):
     width: Annotated[int, msgspec.Meta(ge=100, le=8000)]
     height: Annotated[int, msgspec.Meta(ge=100, le=8000)]
@@ -39,11 +46,12 @@ class WindowOptions(msgspec.Struct, forbid_unknown_fields=True, rename="camel", 
     permissions: list[str] | None = None
     extra_headers: dict[str, str] | None = None
 
-    def context_options(self, default_viewport: Viewport) -> dict[str, object]:
-        viewport = self.viewport or (Viewport(390, 844) if self.mobile else default_viewport)
+    def context_options(self, default_viewport: Viewport, browser_version: str) -> dict[str, object]:
+        viewport = self.viewport or (Viewport(*MOBILE_VIEWPORT) if self.mobile else default_viewport)
         options: dict[str, object] = {"viewport": {"width": viewport.width, "height": viewport.height}}
-        if self.user_agent:
-            options["user_agent"] = self.user_agent
+        if self.user_agent or self.mobile:
+            # A phone must say so too: servers choose their mobile pages by the user agent.
+            options["user_agent"] = self.user_agent or MOBILE_USER_AGENT.format(version=browser_version)
         if self.locale:
             options["locale"] = self.locale
         if self.timezone:

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Response as PageResponse
 
 from browserd.daemon.errors import InvalidParameter, NavigationTimeout, UrlNotAllowed
 from browserd.daemon.sessions import snapshot as aria
@@ -116,12 +117,17 @@ async def _open_target(ctx: ToolContext, params: OpenParams) -> Tab:
 )
 async def browser_open(ctx: ToolContext, tab: Tab, params: OpenParams, response: Response) -> None:
     await ctx.progress(0, 1, f"opening {params.url}")
-    try:
-        with navigation_errors(params.url, tab.page.url):
-            reply = await tab.page.goto(params.url, wait_until=params.wait_until, timeout=params.timeout)
-    except NavigationTimeout as exc:
-        raise await _timed_out(tab, params.url, exc) from exc
+    reply = await goto(tab, params.url, params.wait_until, params.timeout)
     await _navigated(tab, "Opened", response, reply, f"await page.goto({params.url!r})")
+
+
+async def goto(tab: Tab, url: str, wait_until: WaitUntil = "load", timeout: int | None = None) -> PageResponse | None:
+    """Load `url` in `tab`; errors say what happened and what did load."""
+    try:
+        with navigation_errors(url, tab.page.url):
+            return await tab.page.goto(url, wait_until=wait_until, timeout=timeout)
+    except NavigationTimeout as exc:
+        raise await _timed_out(tab, url, exc) from exc
 
 
 @tab_tool("browser_navigate", "pages", "Go back, forward, or reload the tab.", NavigateParams)

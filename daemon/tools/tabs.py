@@ -11,7 +11,7 @@ from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import Window, WindowOptions
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.pages import check_url
+from browserd.daemon.tools.pages import check_url, goto
 from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
 
@@ -19,6 +19,9 @@ from browserd.daemon.tools.response import Response
 class TabsParams(Params, kw_only=True):
     action: Literal["list", "new", "select", "close"] = "list"
     tab_id: Annotated[str, msgspec.Meta(description="The tab to select or close (tab_N).")] | None = None
+    index: Annotated[int, msgspec.Meta(ge=0, description="Instead of tabId: position in the active window.")] | None = (
+        None
+    )
     url: Annotated[str, msgspec.Meta(description="For new: open this URL in it.")] | None = None
 
 
@@ -58,21 +61,24 @@ def _need(value: str | None, field: str, action: str) -> str:
 async def browser_tabs(ctx: ToolContext, params: TabsParams, response: Response) -> None:
     session = ctx.session
     if params.action == "new":
+        if params.url:
+            check_url(params.url, session)  # before the tab exists: a refused URL leaves nothing behind
         tab = await (await session.window()).new_tab()
         if params.url:
-            check_url(params.url, session)
             async with tab.lock:
-                await tab.page.goto(params.url)
+                await goto(tab, params.url)
+                tab.take_events()
         response.text(f"Opened {tab.id}{' at ' + tab.page.url if params.url else ''}; it is now the active tab")
     elif params.action == "select":
-        tab = session.find_tab(_need(params.tab_id, "tabId", "select"))
+        tab = await _chosen(session, params)
         _activate(session, tab)
         await tab.page.bring_to_front()
         response.text(f"{tab.id} is now the active tab ({tab.page.url}); browser_snapshot reads it")
     elif params.action == "close":
-        tab = session.find_tab(_need(params.tab_id, "tabId", "close"))
+        tab = await _chosen(session, params)
         async with tab.lock:
             await tab.page.close()
+        session.ensure_active_tab()
         response.text(f"Closed {tab.id}")
     rows = await _tab_rows(session)
     response.data({"tabs": rows})
@@ -80,6 +86,19 @@ async def browser_tabs(ctx: ToolContext, params: TabsParams, response: Response)
         f"- {r['tabId']}{' (active)' if r['active'] else ''} [{r['windowId']}] {r['title']!r} {r['url']}" for r in rows
     )
     response.text(f"Tabs:\n{listing}" if rows else "No open tabs; browser_open opens one.")
+
+
+async def _chosen(session: Session, params: TabsParams) -> Tab:
+    if params.index is not None and params.tab_id is None:
+        tabs = (await session.window()).open_tabs()
+        if params.index >= len(tabs):
+            raise InvalidParameter(
+                f"no tab at index {params.index}: the active window has {len(tabs)}",
+                hint="Call browser_tabs with action 'list'.",
+                field="index",
+            )
+        return tabs[params.index]
+    return session.find_tab(_need(params.tab_id, "tabId", params.action))
 
 
 def _activate(session: Session, tab: Tab) -> None:
