@@ -107,3 +107,8 @@ class ElementNotVisible(BrowserdError):
 class ElementNotInteractable(BrowserdError):
     code = "ELEMENT_NOT_INTERACTABLE"
     hint = "Something covers it or it is disabled: call browser_snapshot to find the overlay or dialog to close."
+
+
+class ProfileLocked(BrowserdError):
+    code = "PROFILE_LOCKED"
+    hint = "Another 'browserd login' holds this profile; finish or close it, then retry."

@@ -64,6 +64,8 @@ class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
     workers: Positive = 4
     queue_size: Annotated[int, msgspec.Meta(ge=0)] = 200
     snapshot_max_chars: Positive = 40_000
+    # A snapshot of a very large page takes seconds; longer than an action may wait.
+    snapshot_timeout_ms: Positive = 30_000
     # After an action the page settles before its snapshot: no DOM change for settle_quiet_ms, at most
     # settle_max_ms. The quiet window outlasts the usual 100-150 ms debounce of suggestion lists.
     settle_quiet_ms: Annotated[int, msgspec.Meta(ge=0)] = 200
@@ -105,12 +107,31 @@ LEGACY_SCRAPE_KEYS = {
 }
 
 
+class ProfilesConfig(msgspec.Struct, forbid_unknown_fields=True):
+    """Login profiles: where their state snapshots live and how often they are published (DESIGN §3)."""
+
+    snapshot_root: str = msgspec.field(default_factory=lambda: str(paths.snapshot_root()))
+    # Persistent Chromium profiles of the headed `browserd login`, never opened by the daemon (S0-20).
+    user_data_root: str = msgspec.field(default_factory=lambda: str(paths.user_data_root()))
+    default_profile_id: str = "master"
+    publish_lock_timeout_ms: Annotated[int, msgspec.Meta(ge=0)] = 500
+    # Publishes requested within this window after the first one are coalesced into one (TC-11).
+    refresh_debounce_ms: Annotated[int, msgspec.Meta(ge=0)] = 500
+    # Periodic publish of a live profile-bound context, and of the login's context (D-16, S0-40).
+    refresh_interval_ms: Positive = 30_000
+    login_refresh_interval_ms: Positive = 5_000
+    # 0: the login waits for the person however long it takes (S0-43).
+    login_timeout_ms: Annotated[int, msgspec.Meta(ge=0)] = 0
+    include_indexed_db: bool = False
+
+
 class Config(msgspec.Struct, forbid_unknown_fields=True):
     daemon: DaemonConfig = msgspec.field(default_factory=DaemonConfig)
     browser: BrowserConfig = msgspec.field(default_factory=BrowserConfig)
     mcp: McpConfig = msgspec.field(default_factory=McpConfig)
     runs: RunsConfig = msgspec.field(default_factory=RunsConfig)
     scrape: ScrapeConfig = msgspec.field(default_factory=ScrapeConfig)
+    profiles: ProfilesConfig = msgspec.field(default_factory=ProfilesConfig)
 
 
 class ConfigError(Exception):

@@ -44,6 +44,16 @@ def data_dir() -> Path:
     return _xdg("XDG_DATA_HOME", ".local/share") / "browserd"
 
 
+def snapshot_root() -> Path:
+    """Login profiles' state snapshots, one folder per profileId (S0-44, D-19)."""
+    return data_dir() / "browser-snapshots"
+
+
+def user_data_root() -> Path:
+    """Persistent Chromium profiles of the headed `browserd login`, one folder per profileId (S0-89, D-19)."""
+    return data_dir() / "browser-data"
+
+
 def state_dir() -> Path:
     return _xdg("XDG_STATE_HOME", ".local/state") / "browserd"
 

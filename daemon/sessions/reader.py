@@ -7,14 +7,19 @@ this tab's previous snapshot (D-30); the output is always bounded by `max_chars`
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from browserd.daemon.errors import ElementAmbiguous, ElementNotFound, ExecutionError
 from browserd.daemon.sessions import snapshot as aria
+from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.sessions.tab import RefInfo, Tab
-from browserd.daemon.sessions.targets import locate
+from browserd.daemon.sessions.targets import is_ref, locate
 
 ERRORS_SHOWN = 3
+_FIRST_REF = re.compile(r"\[ref=([^\]]+)\]")
+TOO_BIG_HINT = "The page may be very large: narrow the snapshot with scope=<ref>, maxDepth or interactive=true."
 
 
 @dataclass(frozen=True)
@@ -25,6 +30,7 @@ class SnapshotOptions:
     scope: str | None = None
     delta: bool = False
     max_chars: int = 40_000
+    timeout_ms: int = 30_000
 
 
 @dataclass
@@ -52,20 +58,28 @@ async def header(tab: Tab, errors: list[str] | None = None) -> str:
 
 
 async def read(tab: Tab, options: SnapshotOptions) -> Reading:
-    scope = (await locate(tab, options.scope)).locator if options.scope else None
-    captured = await aria.capture(tab.page, scope, options.max_depth)
+    root_ref = await _scope_ref(tab, options.scope) if options.scope else None
+    # A scope is cut out of a whole-page snapshot: Playwright resolves aria-ref against its latest
+    # snapshot only, so a snapshot of part of the page would stale the refs of the rest.
+    depth = options.max_depth if root_ref is None else None
+    try:
+        with action_errors("snapshot", "the page"):
+            captured = await aria.capture(tab.page, None, depth, options.timeout_ms)
+    except ExecutionError as exc:
+        raise ExecutionError(exc.message, hint=TOO_BIG_HINT, **exc.details) from exc
     nodes = aria.parse(captured.text)
-    if scope is None:
-        # Only a whole-page snapshot replaces the tab's refs; a scoped one adds to them.
-        tab.refs = {}
-    tab.refs.update(
-        {
-            node.ref: RefInfo(node.role, node.name, captured.selectors.get(node.ref))
-            for node in aria.walk(nodes)
-            if node.ref is not None
-        }
-    )
+    tab.refs = {
+        node.ref: RefInfo(node.role, node.name, captured.selectors.get(node.ref))
+        for node in aria.walk(nodes)
+        if node.ref is not None
+    }
     tab.refs_document = tab.document
+    if root_ref is not None:
+        nodes = [node for node in aria.walk(nodes) if node.ref == root_ref][:1]
+        if not nodes:
+            raise ElementNotFound(f"scope {options.scope} is not in the page's snapshot", scope=options.scope)
+        if options.max_depth is not None:
+            nodes = aria.prune(nodes, options.max_depth)
     whole = "\n".join(aria.render(nodes))
     if options.interactive:
         nodes = aria.interactive_only(nodes)
@@ -74,9 +88,10 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
     body = "\n".join(aria.render(nodes))
     # Deltas compare whole snapshots, whatever form the previous one was shown in. Against another
     # document (the tab navigated) a delta would be noise: answer in full instead.
-    same_document = tab.last_snapshot_document == tab.document and scope is None
+    complete = root_ref is None and options.max_depth is None
+    same_document = tab.last_snapshot_document == tab.document and complete
     previous = tab.last_snapshot if same_document else None
-    if scope is None:
+    if complete:
         tab.last_snapshot, tab.last_snapshot_document = whole, tab.document
     is_delta = options.delta and previous is not None
     if is_delta:
@@ -91,6 +106,25 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
     title = "Changes since the previous snapshot" if is_delta else "Snapshot"
     text = f"{await header(tab, tab.take_console_errors())}\n\n{title}:\n```yaml\n{cut}\n```"
     return Reading(text, whole if is_delta else body, body.count("\n") + 1, len(tab.refs), truncated, is_delta)
+
+
+async def _scope_ref(tab: Tab, scope: str) -> str:
+    """The ref of the one element `scope` names (a ref, or a CSS selector matching exactly one element)."""
+    if is_ref(scope):
+        await locate(tab, scope)  # a stale or unknown ref says so here
+        return scope.strip().lstrip("@")
+    target = await locate(tab, scope)
+    count = await target.locator.count()
+    if count == 0:
+        raise ElementNotFound(f"scope {target.described} matches no element", scope=scope)
+    if count > 1:
+        raise ElementAmbiguous(f"scope {target.described} matches {count} elements; it must match one", scope=scope)
+    with action_errors("snapshot", target.described):
+        head = await target.locator.aria_snapshot(mode="ai", depth=1)
+    found = _FIRST_REF.search(head)
+    if found is None:
+        raise ElementNotFound(f"scope {target.described} is not in the accessibility tree (hidden?)", scope=scope)
+    return found.group(1)
 
 
 def _delta(before: str, after: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,9 @@ LANDMARK_ROLES = frozenset({
     "alertdialog", "iframe", "tablist", "tree", "menu", "menubar", "listbox", "grid", "table",
 })  # fmt: skip
 WRAPPER_ROLES = frozenset({"generic", "none", "presentation", "group"})
+# Containers whose label tells apart the same control repeated in each of them.
+ITEM_ROLES = frozenset({"listitem", "row", "article"})
+ITEM_LABEL_CHARS = 40
 
 _LINE = re.compile(r"^(?P<indent> *)- (?P<body>.*)$")
 _NODE = re.compile(r'^(?P<role>[a-z]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?(?P<attrs>(?: \[[^\]]*\])*)(?P<rest>:.*)?$')
@@ -84,18 +88,20 @@ _ANNOTATIONS_JS = """() => {
     for (const e of root.querySelectorAll('*')) {
       if (e.shadowRoot) visit(e.shadowRoot);
       const kind = kindOf(e);
+      const formish = e.tagName === 'INPUT' || e.tagName === 'TEXTAREA' || e.tagName === 'SELECT';
+      const flagged = formish && (e.readOnly || e.required);
       const collapsed = e.getAttribute('aria-expanded') === 'false'
         || (e.tagName === 'SUMMARY' && e.parentElement && e.parentElement.tagName === 'DETAILS'
             && !e.parentElement.open);
       // Selectors cannot reach into a shadow root from the document: only light-DOM clickables.
       const clickable = root === document && isClickable(e);
-      if (!kind && !collapsed && !clickable) continue;
+      if (!kind && !flagged && !collapsed && !clickable) continue;
       const r = e.getBoundingClientRect();
       if (!r.width && !r.height) continue;
       const extra = [];
       if (kind) extra.push('type=' + kind);
-      if (kind && e.readOnly) extra.push('readonly');
-      if (kind && e.required) extra.push('required');
+      if (formish && e.readOnly) extra.push('readonly');
+      if (formish && e.required) extra.push('required');
       if (collapsed) extra.push('collapsed');
       const label = clickable ? (e.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 80) : null;
       found.push([Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height), extra,
@@ -166,14 +172,26 @@ def walk(nodes: list[Node]) -> list[Node]:
 
 
 def interactive_only(nodes: list[Node]) -> list[Node]:
-    """What can be acted on, under the landmarks and headings that say where it is."""
+    """What can be acted on, under the landmarks and headings that say where it is.
+
+    Elements that share a role and name ("Add to cart" in every row) also say which item they are in.
+    """
+    names = Counter((node.role, node.name) for node in walk(nodes) if node.interactive and node.name)
+    return _interactive(nodes, {key for key, count in names.items() if count > 1}, "")
+
+
+def _interactive(nodes: list[Node], repeated: set[tuple[str, str]], item: str) -> list[Node]:
     kept: list[Node] = []
     for node in nodes:
-        children = interactive_only(node.children)
+        inner_item = _label(node) or item if node.role in ITEM_ROLES else item
+        children = _interactive(node.children, repeated, inner_item)
         if node.interactive:
             # Link targets and option text stay with their element; plain text below it does not.
             own = [c for c in node.children if c.role == "" and c.text.startswith("/")]
-            kept.append(Node(_without_text(node), node.role, node.name, node.ref, node.attrs, own + children))
+            text = _without_text(node)
+            if item and (node.role, node.name) in repeated:
+                text += f" [in={json.dumps(item)}]"
+            kept.append(Node(text, node.role, node.name, node.ref, node.attrs, own + children))
         elif node.role == "heading":
             kept.append(Node(_context_line(node), node.role, node.name, None, node.attrs))
         elif children and node.role in LANDMARK_ROLES:
@@ -181,6 +199,26 @@ def interactive_only(nodes: list[Node]) -> list[Node]:
         else:
             kept.extend(children)
     return kept
+
+
+def _label(node: Node) -> str:
+    """What an item is called: its name, its own text, or the first text inside it."""
+    if node.name:
+        return node.name[:ITEM_LABEL_CHARS]
+    _head, sep, value = node.text.partition(": ")
+    if sep and value.strip():
+        return value.strip()[:ITEM_LABEL_CHARS]
+    for child in node.children:
+        if child.role == "" and child.text.startswith("text: "):
+            return child.text.removeprefix("text: ").strip()[:ITEM_LABEL_CHARS]
+    return ""
+
+
+def prune(nodes: list[Node], depth: int) -> list[Node]:
+    """At most `depth` levels, the way Playwright's own depth limit cuts."""
+    if depth <= 0:
+        return []
+    return [Node(n.text, n.role, n.name, n.ref, n.attrs, prune(n.children, depth - 1)) for n in nodes]
 
 
 def compact(nodes: list[Node]) -> list[Node]:
@@ -220,11 +258,13 @@ class Capture:
     selectors: dict[str, str] = field(default_factory=dict)
 
 
-async def capture(page: Page, scope: Locator | None = None, depth: int | None = None) -> Capture:
+async def capture(
+    page: Page, scope: Locator | None = None, depth: int | None = None, timeout_ms: int | None = None
+) -> Capture:
     """The AI-mode snapshot of the page (or of `scope`), with input kinds, states and clickables added."""
     marks: list[list[Any]] = await page.main_frame.evaluate(_ANNOTATIONS_JS)
     target = scope if scope is not None else page
-    text = await target.aria_snapshot(mode="ai", depth=depth, boxes=bool(marks))
+    text = await target.aria_snapshot(mode="ai", depth=depth, boxes=bool(marks), timeout=timeout_ms)
     return _annotate(text, marks) if marks else Capture(text)
 
 

@@ -23,6 +23,7 @@ from browserd.daemon.tools.tabtool import ActionParams, SnapshotMode, TabParams,
 from browserd.protocol import paths
 
 WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
+BLANK = "about:blank"
 _SCHEMES = {"http", "https", "about", "file", "data"}
 _FILE_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 
@@ -134,22 +135,25 @@ async def goto(tab: Tab, url: str, wait_until: WaitUntil = "load", timeout: int 
 async def browser_navigate(ctx: ToolContext, tab: Tab, params: NavigateParams, response: Response) -> None:
     page = tab.page
     move = {"back": page.go_back, "forward": page.go_forward, "reload": page.reload}[params.action]
+    before = page.url
     try:
         with navigation_errors(params.action, page.url):
             reply = await move(wait_until=params.wait_until, timeout=params.timeout)
     except NavigationTimeout as exc:
         raise await _timed_out(tab, params.action, exc) from exc
-    if reply is None and params.action != "reload":
+    if params.action == "back" and page.url == BLANK != before:
+        # The blank page every tab starts on is not a page the agent opened: undo and say so.
+        await page.go_forward(wait_until=params.wait_until, timeout=params.timeout)
+        reply = None
+    # Same-document moves (a single-page app's routes) answer no response but do move.
+    moved = reply is not None or page.url != before or params.action == "reload"
+    if not moved:
+        tab.take_events()
         response.text(f"No page to go {params.action} to; still on {page.url}")
         response.data({"url": page.url, "moved": False, "tabId": tab.id})
         return
-    await _navigated(
-        tab,
-        {"back": "Went back to", "forward": "Went forward to", "reload": "Reloaded"}[params.action],
-        response,
-        reply,
-        f"await page.{move.__name__}()",
-    )
+    verb = {"back": "Went back to", "forward": "Went forward to", "reload": "Reloaded"}[params.action]
+    await _navigated(tab, verb, response, reply, f"await page.{move.__name__}()")
 
 
 @tab_tool(
@@ -170,6 +174,7 @@ async def browser_snapshot(ctx: ToolContext, tab: Tab, params: SnapshotParams, r
         scope=params.scope,
         delta=params.delta,
         max_chars=params.max_chars or ctx.services.config.browser.snapshot_max_chars,
+        timeout_ms=ctx.services.config.browser.snapshot_timeout_ms,
     )
     with page_errors("snapshot"):
         reading = await read(tab, options)
@@ -215,7 +220,7 @@ async def browser_find(ctx: ToolContext, tab: Tab, params: FindParams, response:
         nodes = aria.parse(tab.last_snapshot or "")
     found = _matches(nodes, params, pattern, [])
     shown = found[: params.limit]
-    lines = [f"- {node.text}{f'  (in {where})' if where else ''}" for node, where in shown]
+    lines = [f"- {node.text.rstrip(':')}{f'  (in {where})' if where else ''}" for node, where in shown]
     more = (
         f"\n… and {len(found) - len(shown)} more; raise limit or narrow the search" if len(found) > len(shown) else ""
     )

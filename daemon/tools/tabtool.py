@@ -88,5 +88,6 @@ async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Respon
         interactive=mode == "interactive",
         delta=mode == "delta",
         max_chars=config.snapshot_max_chars,
+        timeout_ms=config.snapshot_timeout_ms,
     )
     response.text((await read(tab, options)).text)

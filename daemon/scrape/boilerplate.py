@@ -1,0 +1,80 @@
+"""Blocks that survive main-content extraction but are not the article: calls to subscribe or follow,
+share and "read more" teasers, tag and category lines, and "related" sections.
+
+The rules look at one block (paragraph, heading, list) at a time: a short block whose words are a
+call to action or a site notice goes; a heading that announces a related/comments/newsletter section
+goes with the blocks under it. Long blocks are never dropped, so an article that merely talks about
+newsletters keeps its text.
+"""
+
+from __future__ import annotations
+
+import re
+
+import lxml.html  # type: ignore[import-untyped]
+
+_BLOCKS = ("p", "div", "ul", "ol", "blockquote", "table", "pre", "h1", "h2", "h3", "h4", "h5", "h6")
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+# A short block saying one of these is a call to action or a site notice, not article text.
+_NOTICE = re.compile(
+    r"""
+    \b(?:subscribe|sign[ -]?up|register)\s+(?:to|for|now|today|here)\b | \b(?:our|the|free)\s+(?:\w+\s+)?newsletters?\b
+    | \b(?:delivered|straight)\s+to\s+your\s+inbox\b
+    | \bfollow\s+(?:us|him|her|them|me)\s+(?:on|at|@)|\bfollow\s+@
+    | ^(?:tags?|filed\s+under|categor(?:y|ies)|topics?|share(?:\s+this)?(?:\s+(?:article|story|post))?)\s*[:|]
+    | ^(?:read|see|watch|listen)\s+(?:more|also|next|now)\s*:
+    | ^(?:related|recommended|don'?t\s+miss|more\s+from|also\s+read)\s*:
+    | ^(?:click|tap)\s+here\b
+    | ^comments?$
+    """,
+    re.I | re.X,
+)
+# A heading announcing one of these starts a section that is not the article.
+_SECTION = re.compile(
+    r"""^(?:
+        related(?:\s+\w+)? | recommended(?:\s+\w+)? | more\s+(?:from|on|in|stories|news|articles)\b.*
+        | (?:you|we\s+think\s+you)\s+(?:may|might)\s+(?:also\s+)?(?:like|enjoy).* | read\s+(?:more|next|also)\b.*
+        | (?:most\s+)?(?:popular|trending|read)(?:\s+\w+)? | comments?(?:\s+\(\d+\))? | leave\s+a\s+(?:comment|reply)
+        | share(?:\s+this)?(?:\s+\w+)? | tags? | newsletters? | subscribe.* | sign\s+up.* | about\s+the\s+author
+        | don'?t\s+miss.* | see\s+also | further\s+reading
+    )[\s:.!]*$""",
+    re.I | re.X,
+)
+_SHORT_WORDS = 30
+
+
+def _text(element: lxml.html.HtmlElement) -> str:
+    return " ".join(element.text_content().split())
+
+
+def _drop(element: lxml.html.HtmlElement) -> None:
+    if element.getparent() is not None:
+        element.drop_tree()
+
+
+def drop_boilerplate(root: lxml.html.HtmlElement) -> None:
+    body = root.find("body")
+    if body is None:
+        return
+    section_level = 0  # > 0 while inside a section opened by a boilerplate heading of that level
+    for block in list(body):
+        tag = block.tag if isinstance(block.tag, str) else ""
+        text = _text(block)
+        if tag in _HEADINGS:
+            level = int(tag[1])
+            if section_level and level > section_level:
+                _drop(block)
+                continue
+            section_level = 0
+            if _SECTION.match(text):
+                section_level = level
+                _drop(block)
+            elif _NOTICE.search(text) and len(text.split()) <= 12:
+                _drop(block)
+            continue
+        if section_level:
+            _drop(block)
+            continue
+        if tag in _BLOCKS and text and len(text.split()) <= _SHORT_WORDS and _NOTICE.search(text):
+            _drop(block)

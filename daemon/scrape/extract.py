@@ -1,0 +1,74 @@
+"""The scrape page pipeline as pure functions of strings (DESIGN.md §3 scrape/, D-22, D-23).
+
+    extract(html, url)  ->  Extraction(markdown, html, metadata, main_content_found)
+
+parse -> includeTags/excludeTags -> main content (trafilatura, maincontent.py) or the whole cleaned page
+(cleaner.py) -> boilerplate blocks dropped (boilerplate.py) -> links and images absolute -> html2text
+and a tidy pass (markdown.py). No network, no browser: the caller hands over the rendered page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import lxml.html  # type: ignore[import-untyped]
+
+from . import boilerplate, cleaner, maincontent
+from .document import base_url, body_of, parse
+from .links import Link, extract_links
+from .markdown import to_markdown
+from .metadata import PageMetadata, metadata_of, page_metadata
+from .restore import restore_structure
+
+__all__ = ["Extraction", "Link", "PageMetadata", "extract", "extract_links", "page_metadata"]
+
+
+@dataclass(frozen=True)
+class Extraction:
+    markdown: str
+    html: str  # the cleaned main-content HTML when only_main_content, else the page's HTML
+    metadata: PageMetadata
+    main_content_found: bool  # False when only_main_content fell back to the whole page (TC-04)
+
+
+def _whole_page(tree: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
+    cleaner.remove_chrome(tree)
+    root = lxml.html.document_fromstring("<html><body></body></html>")
+    root.replace(root.find("body"), body_of(tree))
+    return root
+
+
+def _render(root: lxml.html.HtmlElement, base: str) -> tuple[str, str]:
+    cleaner.fix_links_and_images(root, base)
+    html = lxml.html.tostring(root, encoding="unicode")
+    return to_markdown(root), html
+
+
+def extract(
+    html: str,
+    url: str,
+    *,
+    only_main_content: bool = True,
+    include_tags: list[str] | None = None,
+    exclude_tags: list[str] | None = None,
+) -> Extraction:
+    """Markdown and HTML of a page; `url` is the page's final URL (links and images resolve against it).
+
+    include_tags / exclude_tags are CSS selectors (selectors.py: type, .class, #id, [attr], descendant and
+    child combinators); an unsupported selector raises ValueError.
+    """
+    tree = parse(html)
+    metadata = metadata_of(tree, url)
+    base = base_url(tree, url)
+    tree = cleaner.apply_tag_filters(tree, include_tags, exclude_tags)
+    cleaner.remove_non_content(tree)
+    if only_main_content:
+        root = maincontent.main_content(tree)
+        if root is not None:
+            boilerplate.drop_boilerplate(root)
+            restore_structure(root, tree)
+            markdown, out_html = _render(root, base)
+            if markdown.strip():
+                return Extraction(markdown, out_html, metadata, main_content_found=True)
+    markdown, out_html = _render(_whole_page(tree), base)
+    return Extraction(markdown, out_html, metadata, main_content_found=False)

@@ -1,0 +1,152 @@
+"""`map`: a site's URLs from robots.txt sitemaps, sitemap indexes and the page's own links."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ElementTree
+from dataclasses import dataclass, field
+from typing import Literal
+from urllib.parse import urljoin, urlsplit
+
+from playwright.async_api import APIRequestContext, BrowserContext
+from playwright.async_api import Error as PlaywrightError
+
+from browserd.daemon.scrape.extract import extract_links
+from browserd.daemon.scrape.smartwait import smart_wait
+
+SitemapMode = Literal["include", "only", "skip"]
+MAX_SITEMAPS = 20  # sitemap files fetched per map call, indexes included
+MAX_SITEMAP_BYTES = 10 * 1024 * 1024
+FETCH_TIMEOUT_MS = 10_000
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class MapRequest:
+    url: str
+    search: str | None = None
+    limit: int = 100
+    sitemap: SitemapMode = "include"
+    same_site: bool = True
+    smart_wait_max_ms: int = 5_000
+    smart_wait_quiet_ms: int = 300
+
+
+@dataclass
+class FoundUrl:
+    url: str
+    text: str = ""
+    source: str = "page"  # sitemap or page
+    score: float = 0.0
+
+
+@dataclass
+class MapResult:
+    urls: list[FoundUrl]
+    sitemaps: list[str] = field(default_factory=list)
+    total_found: int = 0
+
+
+def site_of(host: str) -> str:
+    return host.lower().removeprefix("www.")
+
+
+def same_site(url: str, site: str) -> bool:
+    host = site_of(urlsplit(url).hostname or "")
+    return host == site or host.endswith("." + site)
+
+
+async def _fetch_text(request: APIRequestContext, url: str) -> str | None:
+    try:
+        reply = await request.get(url, timeout=FETCH_TIMEOUT_MS, max_redirects=5)
+    except PlaywrightError:
+        return None
+    if not reply.ok:
+        return None
+    body = await reply.body()
+    return body[:MAX_SITEMAP_BYTES].decode("utf-8", errors="replace")
+
+
+def _sitemaps_in_robots(robots: str, origin: str) -> list[str]:
+    found = []
+    for line in robots.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip().lower() == "sitemap" and value.strip():
+            found.append(urljoin(origin, value.strip()))
+    return found
+
+
+def _parse_sitemap(text: str) -> tuple[list[str], list[str]]:
+    """(page URLs, nested sitemap URLs) of a urlset or a sitemapindex; nothing for what does not parse."""
+    try:
+        root = ElementTree.fromstring(text.encode())
+    except ElementTree.ParseError:
+        return [], []
+    locs = [el.text.strip() for el in root.iter() if el.tag.endswith("loc") and el.text]
+    return ([], locs) if root.tag.endswith("sitemapindex") else (locs, [])
+
+
+async def read_sitemaps(request: APIRequestContext, start_url: str) -> tuple[list[str], list[str]]:
+    """Every page URL the site's sitemaps list, and the sitemap files read."""
+    parts = urlsplit(start_url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    robots = await _fetch_text(request, f"{origin}/robots.txt")
+    pending = _sitemaps_in_robots(robots or "", origin) or [f"{origin}/sitemap.xml"]
+    seen: list[str] = []
+    pages: list[str] = []
+    while pending and len(seen) < MAX_SITEMAPS:
+        sitemap = pending.pop(0)
+        if sitemap in seen:
+            continue
+        seen.append(sitemap)
+        text = await _fetch_text(request, sitemap)
+        if text is None:
+            continue
+        found, nested = _parse_sitemap(text)
+        pages.extend(found)
+        pending.extend(nested)
+    return pages, [s for s in seen]
+
+
+def rank(urls: list[FoundUrl], search: str | None) -> list[FoundUrl]:
+    """Only URLs that share a word with `search`, best first; all of them, in found order, without one."""
+    if not search:
+        return urls
+    terms = set(_WORD.findall(search.lower()))
+    for found in urls:
+        words = _WORD.findall(f"{urlsplit(found.url).path} {found.text}".lower())
+        hits = sum(1 for word in words if word in terms)
+        found.score = len(terms & set(words)) + hits / (len(words) + 1)
+    matching = [found for found in urls if found.score > 0]
+    return sorted(matching, key=lambda found: found.score, reverse=True)
+
+
+@dataclass
+class MapTask:
+    """A BrowserTask (runtime/executor.py): sitemaps through the context's HTTP client, links through a page."""
+
+    request: MapRequest
+
+    async def run(self, context: BrowserContext) -> MapResult:
+        req = self.request
+        site = site_of(urlsplit(req.url).hostname or "")
+        found: dict[str, FoundUrl] = {}
+        sitemaps: list[str] = []
+        if req.sitemap != "skip":
+            pages, sitemaps = await read_sitemaps(context.request, req.url)
+            for url in pages:
+                found.setdefault(url, FoundUrl(url, source="sitemap"))
+        if req.sitemap != "only":
+            page = await context.new_page()
+            try:
+                await page.goto(req.url, wait_until="domcontentloaded")
+                await smart_wait(page, req.smart_wait_max_ms, req.smart_wait_quiet_ms)
+                html, base = await page.content(), page.url
+            except PlaywrightError:
+                html, base = "", req.url
+            for link in extract_links(html, base):
+                entry = found.setdefault(link.url, FoundUrl(link.url, source="page"))
+                entry.text = entry.text or link.text
+        urls = [f for f in found.values() if not req.same_site or same_site(f.url, site)]
+        ranked = rank(urls, req.search)
+        return MapResult(ranked[: req.limit], sitemaps, len(ranked))

@@ -1,0 +1,93 @@
+"""The scrape service: one page, one format, through a fresh headless context (reference/000)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from browserd.daemon.scrape.extract import Extraction, Link, extract, extract_links, page_metadata
+from browserd.daemon.scrape.task import Format, LoadedPage, PageLoad, ScrapePageTask
+from browserd.daemon.services import Services
+
+
+@dataclass(frozen=True)
+class ScrapeRequest:
+    url: str
+    format: Format = "markdown"
+    only_main_content: bool = True
+    wait_for_ms: int = 0
+    profile_id: str = "master"
+    include_tags: list[str] | None = None
+    exclude_tags: list[str] | None = None
+    timeout_ms: int | None = None
+    mobile: bool = False
+    headers: dict[str, str] | None = None
+
+
+@dataclass
+class ScrapeResult:
+    format: Format
+    page: LoadedPage
+    metadata: dict[str, Any]
+    markdown: str = ""
+    html: str = ""
+    links: list[Link] = field(default_factory=list)
+
+
+def context_options(request: ScrapeRequest, storage_state: dict[str, Any] | None) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if storage_state is not None:
+        options["storage_state"] = storage_state
+    if request.mobile:
+        options.update(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, device_scale_factor=2)
+    if request.headers:
+        options["extra_http_headers"] = request.headers
+    return options
+
+
+async def load_page(
+    services: Services, request: ScrapeRequest, storage_state: dict[str, Any] | None, export_state: bool
+) -> LoadedPage:
+    config = services.config.scrape
+    load = PageLoad(
+        url=request.url,
+        format=request.format,
+        wait_for_ms=request.wait_for_ms,
+        timeout_ms=request.timeout_ms or config.timeout_ms,
+        smart_wait_max_ms=config.smart_wait_max_ms,
+        smart_wait_quiet_ms=config.smart_wait_quiet_ms,
+    )
+    task = ScrapePageTask(load, export_state=export_state)
+    return await services.executor.run_in_context(task, **context_options(request, storage_state))
+
+
+async def render(request: ScrapeRequest, page: LoadedPage) -> ScrapeResult:
+    """The format's payload and the page's metadata, computed off the event loop."""
+
+    def work() -> ScrapeResult:
+        result = ScrapeResult(request.format, page, {})
+        if request.format in ("screenshot", "fullscreenshot"):
+            return result
+        if request.format == "links":
+            result.links = extract_links(page.html, page.final_url)
+            meta = page_metadata(page.html, page.final_url)
+        else:
+            extraction: Extraction = extract(
+                page.html,
+                page.final_url,
+                only_main_content=request.only_main_content,
+                include_tags=request.include_tags,
+                exclude_tags=request.exclude_tags,
+            )
+            result.markdown = extraction.markdown
+            result.html = extraction.html
+            result.metadata["mainContentFound"] = extraction.main_content_found
+            meta = extraction.metadata
+        result.metadata.update(
+            title=meta.title, description=meta.description, language=meta.language, canonicalUrl=meta.canonical_url
+        )
+        return result
+
+    return await anyio.to_thread.run_sync(work)

@@ -1,0 +1,89 @@
+"""The browser part of a scrape: load the page in a fresh context and capture what the format needs.
+
+Everything CPU-bound (extraction, markdown) happens after the context is closed, off the event loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import anyio
+from playwright.async_api import BrowserContext
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from browserd.daemon.errors import NavigationTimeout
+from browserd.daemon.scrape.smartwait import smart_wait
+from browserd.daemon.sessions.page_errors import navigation_errors
+
+Format = Literal["markdown", "html", "links", "screenshot", "fullscreenshot"]
+
+
+@dataclass(frozen=True)
+class PageLoad:
+    url: str
+    format: Format
+    wait_for_ms: int
+    timeout_ms: int
+    smart_wait_max_ms: int
+    smart_wait_quiet_ms: int
+
+
+@dataclass
+class LoadedPage:
+    final_url: str
+    status: int | None
+    title: str = ""
+    html: str = ""
+    screenshot: bytes = b""
+    # What the context holds afterwards, for publishing a profile's login back (None: not asked).
+    storage_state: dict[str, object] | None = None
+    timed_out: bool = False
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class ScrapePageTask:
+    """A BrowserTask (runtime/executor.py) that loads one page and captures it."""
+
+    load: PageLoad
+    export_state: bool = False
+
+    async def run(self, context: BrowserContext) -> LoadedPage:
+        page = await context.new_page()
+        load = self.load
+        timed_out = False
+        reply = None
+        try:
+            with navigation_errors(load.url):
+                reply = await page.goto(load.url, wait_until="domcontentloaded", timeout=load.timeout_ms)
+        except NavigationTimeout:
+            if page.url in ("", "about:blank"):
+                raise
+            timed_out = True  # something loaded: scrape what is there rather than nothing
+        # waitFor and smartWait are exclusive (S0-69): an explicit wait means exactly that wait.
+        if load.wait_for_ms > 0:
+            await anyio.sleep(load.wait_for_ms / 1000)
+        else:
+            await smart_wait(page, load.smart_wait_max_ms, load.smart_wait_quiet_ms)
+        result = LoadedPage(
+            final_url=page.url,
+            status=reply.status if reply is not None else None,
+            title=await page.title(),
+            timed_out=timed_out,
+            headers=await reply.all_headers() if reply is not None else {},
+        )
+        try:
+            if load.format in ("screenshot", "fullscreenshot"):
+                result.screenshot = await page.screenshot(full_page=load.format == "fullscreenshot", type="png")
+            else:
+                result.html = await page.content()
+        except PlaywrightTimeout as exc:
+            raise NavigationTimeout(f"capturing {load.url} timed out", url=load.url) from exc
+        if self.export_state:
+            try:
+                result.storage_state = dict(await context.storage_state())
+            except PlaywrightError:
+                result.storage_state = None
+        return result

@@ -1,0 +1,133 @@
+"""Scrape tools: one page in one format (`scrape`), and a site's URLs (`map`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+import msgspec
+
+from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.scrape.mapping import MapRequest, MapTask, SitemapMode
+from browserd.daemon.scrape.service import ScrapeRequest, load_page, render
+from browserd.daemon.scrape.task import Format
+from browserd.daemon.tools.context import ToolContext
+from browserd.daemon.tools.registry import Params, Tool, tool
+from browserd.daemon.tools.response import Response
+
+MAX_WAIT_FOR_MS = 60_000
+
+
+class ScrapeParams(Params, kw_only=True):
+    url: Annotated[str, msgspec.Meta(description="http(s) URL of the page.")]
+    format: Format = "markdown"
+    only_main_content: Annotated[bool, msgspec.Meta(description="Drop navigation, footers, ads (default true).")] | (
+        None
+    ) = None
+    wait_for: Annotated[
+        int, msgspec.Meta(ge=0, le=MAX_WAIT_FOR_MS, description="Wait exactly this many ms; 0: wait smartly.")
+    ] = 0
+    profile_id: (
+        Annotated[
+            str, msgspec.Meta(pattern=r"^[a-zA-Z0-9._-]{1,64}$", description="Login profile whose cookies to use.")
+        ]
+        | None
+    ) = None
+    include_tags: Annotated[list[str], msgspec.Meta(description="CSS selectors: keep only these parts.")] | None = None
+    exclude_tags: Annotated[list[str], msgspec.Meta(description="CSS selectors: remove these parts.")] | None = None
+    timeout: Annotated[int, msgspec.Meta(ge=1, le=300_000, description="Page load timeout in ms.")] | None = None
+    mobile: bool = False
+    headers: Annotated[dict[str, str], msgspec.Meta(description="Extra request headers.")] | None = None
+
+
+class MapParams(Params, kw_only=True):
+    url: Annotated[str, msgspec.Meta(description="http(s) URL of the site (any page of it).")]
+    search: Annotated[str, msgspec.Meta(description="Keep URLs matching these words, best first.")] | None = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=5000)] = 100
+    sitemap: SitemapMode = "include"
+    same_site: Annotated[bool, msgspec.Meta(description="Only URLs of the same site (subdomains too).")] = True
+
+
+def check_http_url(url: str) -> None:
+    if urlsplit(url).scheme.lower() not in ("http", "https") or not urlsplit(url).hostname:
+        raise InvalidParameter(
+            f"`{url}` is not an http(s) URL", hint="Pass an absolute URL such as https://example.com/.", field="url"
+        )
+
+
+@tool(
+    "scrape",
+    "scrape",
+    "A page as markdown, html, links or a screenshot, rendered by a real browser.",
+    ScrapeParams,
+    read_only=True,
+)
+async def scrape(ctx: ToolContext, params: ScrapeParams, response: Response) -> None:
+    check_http_url(params.url)
+    request = ScrapeRequest(
+        url=params.url,
+        format=params.format,
+        only_main_content=params.only_main_content is not False,
+        wait_for_ms=params.wait_for,
+        profile_id=params.profile_id or "master",
+        include_tags=params.include_tags,
+        exclude_tags=params.exclude_tags,
+        timeout_ms=params.timeout,
+        mobile=params.mobile,
+        headers=params.headers,
+    )
+    await ctx.progress(0, 2, f"loading {params.url}")
+    page = await load_page(ctx.services, request, None, export_state=False)
+    await ctx.progress(1, 2, "extracting")
+    result = await render(request, page)
+    data: dict[str, Any] = {
+        "url": page.final_url,
+        "statusCode": page.status,
+        "format": request.format,
+        "profileId": request.profile_id,
+        "title": page.title,
+        **result.metadata,
+    }
+    if page.timed_out:
+        data["warning"] = "the page did not finish loading in time; this is what had loaded"
+    if request.format in ("screenshot", "fullscreenshot"):
+        response.image(page.screenshot, "image/png")
+    elif request.format == "links":
+        data["links"] = [{"url": link.url, "text": link.text} for link in result.links]
+        response.text("\n".join(f"- [{link.text or link.url}]({link.url})" for link in result.links) or "(no links)")
+    elif request.format == "html":
+        response.text(result.html)
+    else:
+        response.text(result.markdown)
+    response.data(data)
+
+
+@tool(
+    "map",
+    "scrape",
+    "A site's URLs from its sitemaps and links, filtered and ranked by `search`.",
+    MapParams,
+    read_only=True,
+)
+async def map_site(ctx: ToolContext, params: MapParams, response: Response) -> None:
+    check_http_url(params.url)
+    config = ctx.services.config.scrape
+    request = MapRequest(
+        params.url,
+        params.search,
+        params.limit,
+        params.sitemap,
+        params.same_site,
+        config.smart_wait_max_ms,
+        config.smart_wait_quiet_ms,
+    )
+    result = await ctx.services.executor.run_in_context(MapTask(request))
+    urls = [{"url": f.url, "text": f.text, "source": f.source} for f in result.urls]
+    response.data({"url": params.url, "urls": urls, "total": result.total_found, "sitemaps": result.sitemaps})
+    lines = [f"- {f.url}{'  ' + json.dumps(f.text) if f.text else ''}" for f in result.urls]
+    shown = f"{len(urls)} of {result.total_found}" if result.total_found > len(urls) else str(len(urls))
+    response.text(f"{shown} URL(s) found for {params.url}:\n" + "\n".join(lines))
+
+
+TOOLS: list[Tool[Any]] = [scrape, map_site]
