@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import contextlib
 
 import anyio
 from playwright.async_api import Error as PlaywrightError
@@ -10,17 +10,18 @@ from playwright.async_api import Page
 
 from browserd.daemon.sessions.settle import settle
 
-LOAD_STATES: tuple[Literal["load", "networkidle"], ...] = ("load", "networkidle")
-
 
 async def smart_wait(page: Page, max_ms: int, quiet_ms: int) -> None:
-    """Load, then network idle, then a quiet DOM; whatever is reached within `max_ms` is good enough."""
+    """Network idle (after load) and a quiet DOM, side by side; what is reached within `max_ms` will do."""
     if max_ms <= 0:
         return
+
+    async def network_idle() -> None:
+        # A page that never finishes loading is read as it is.
+        with contextlib.suppress(PlaywrightError):
+            await page.wait_for_load_state("networkidle", timeout=max_ms)
+
     with anyio.move_on_after(max_ms / 1000):
-        for state in LOAD_STATES:
-            try:
-                await page.wait_for_load_state(state, timeout=max_ms)
-            except PlaywrightError:
-                break  # a page that never finishes loading is read as it is
-        await settle(page, quiet_ms, max_ms)
+        async with anyio.create_task_group() as waits:
+            waits.start_soon(network_idle)
+            waits.start_soon(settle, page, quiet_ms, max_ms)

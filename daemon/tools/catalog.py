@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from browserd.daemon.tools import actions, core, pages, reading, tabs
+from browserd.daemon.tools import actions, core, pages, reading, scrape, tabs
 from browserd.daemon.tools.registry import Catalog
 
 
 def build_catalog() -> Catalog:
-    return Catalog([*core.TOOLS, *pages.TOOLS, *actions.TOOLS, *reading.TOOLS, *tabs.TOOLS])
+    return Catalog([*core.TOOLS, *pages.TOOLS, *actions.TOOLS, *reading.TOOLS, *tabs.TOOLS, *scrape.TOOLS])
