@@ -97,10 +97,12 @@ class ProfileStore:
         Safe when several processes run it at once: absent files are created by a hard link, which fails
         rather than replaces when another process was first.
         """
-        if not self._dirs_ready:
-            self._make_dirs()
-            self._dirs_ready = True
         state_exists, meta_exists = self.state_path.exists(), self.meta_path.exists()
+        if state_exists and meta_exists and self._dirs_ready:
+            return
+        # Once per store, and whenever a file is missing (the folder may have been removed meanwhile).
+        self._make_dirs()
+        self._dirs_ready = True
         if state_exists and meta_exists:
             return
         if not meta_exists:

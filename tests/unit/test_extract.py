@@ -1,0 +1,168 @@
+"""The scrape page pipeline (daemon/scrape/): main content, markdown shape, links and metadata."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from browserd.daemon.scrape.extract import Link, extract, extract_links, page_metadata
+
+URL = "https://news.example.org/2024/05/story.html"
+
+ARTICLE_TEXT = " ".join(
+    f"Paragraph {n} of the story explains in plain words what happened at the harbour that morning, "
+    "who saw it and why the town council met again in the evening to decide what to do next."
+    for n in range(1, 5)
+)
+
+PAGE = f"""<!doctype html>
+<html lang="en-GB"><head>
+<title>Harbour story | Example News</title>
+<meta name="description" content="What happened at the harbour.">
+<link rel="canonical" href="/2024/05/story">
+<script>var tracking = "SCRIPT-TEXT";</script><style>.x {{ color: red }}</style>
+</head><body>
+<div id="cookie-banner">We use cookies to improve your experience. Accept all cookies</div>
+<header><nav><a href="/">Home</a> <a href="/world">World</a> <a href="/sport">Sport</a></nav></header>
+<main><article>
+<h1>Harbour story</h1>
+<p>{ARTICLE_TEXT}</p>
+<h2>What the council said</h2>
+<p>The council said that the <a href="/council#minutes">minutes</a> will be published, and that the
+<a href="https://harbour.example.com/plan">harbour plan</a> stays as it is for now, as before.</p>
+<ul><li>First point the council made about the boats</li><li>Second point the council made about the quay</li></ul>
+<table><tr><th>Boat</th><th>Length</th></tr>
+<tr><td>Ariel</td><td>12 m</td></tr><tr><td>Brisa</td><td>9 m</td></tr></table>
+<p><img src="/img/harbour.jpg" alt="The harbour"> The harbour at dawn, as the fishermen left for the day.</p>
+<img src="https://t.example.net/pixel.gif" width="1" height="1">
+<p>{ARTICLE_TEXT}</p>
+</article></main>
+<footer><p>Footer: About us · Contact · Privacy policy · Terms of use</p></footer>
+</body></html>"""
+
+
+def test_main_content_keeps_the_article_and_drops_nav_footer_and_cookie_banner() -> None:
+    result = extract(PAGE, URL)
+    assert result.main_content_found
+    assert "Paragraph 1 of the story" in result.markdown
+    for boilerplate in ("Sport", "Footer: About us", "Accept all cookies", "SCRIPT-TEXT", "color: red"):
+        assert boilerplate not in result.markdown, f"{boilerplate!r} leaked into {result.markdown!r}"
+
+
+def test_headings_lists_and_tables_keep_their_markdown_shape() -> None:
+    markdown = extract(PAGE, URL).markdown
+    assert re.search(r"^#{1,3} What the council said$", markdown, re.M), markdown
+    assert "- First point the council made about the boats" in markdown
+    assert "\n- Second point the council made about the quay" in markdown
+    table = [line for line in markdown.splitlines() if "|" in line]
+    assert len(table) == 4, markdown  # header, separator, two rows
+    assert re.match(r"^\|?\s*-{3,}\s*\|\s*-{3,}\s*\|?$", table[1]), table
+    assert "Ariel" in table[2] and "12 m" in table[2]
+
+
+def test_links_resolve_against_the_page_url() -> None:
+    markdown = extract(PAGE, URL).markdown
+    assert "[minutes](https://news.example.org/council)" in markdown
+    assert "[harbour plan](https://harbour.example.com/plan)" in markdown
+
+
+def test_whole_page_keeps_content_images_absolute_and_drops_tracking_pixels() -> None:
+    result = extract(PAGE, URL, only_main_content=False)
+    assert not result.main_content_found
+    assert "![The harbour](https://news.example.org/img/harbour.jpg)" in result.markdown
+    assert "pixel.gif" not in result.markdown
+    assert "Footer: About us" in result.markdown  # whole page: the footer is content too
+    assert "Accept all cookies" not in result.markdown and "SCRIPT-TEXT" not in result.markdown
+    assert "Sport" not in result.markdown  # navigation chrome goes even then
+    assert "<footer>" in result.html
+
+
+def test_nested_lists_are_flush_left_with_indented_children() -> None:
+    page = (
+        "<html><body><ul><li>One<ul><li>One.a</li></ul></li><li>Two</li></ul><pre>  code\n    more</pre></body></html>"
+    )
+    markdown = extract(page, URL, only_main_content=False).markdown
+    assert markdown.startswith("- One\n  - One.a\n- Two\n"), repr(markdown)
+    assert "```\n  code\n    more\n```" in markdown, repr(markdown)
+
+
+def test_markdown_whitespace_is_tidy() -> None:
+    page = (
+        "<html><body><div><p>One   line.<br><br><br></p>\n\n\n\n<p>  </p><p>Two.</p>"
+        "<div><br></div><p>Three.</p></div></body></html>"
+    )
+    markdown = extract(page, URL, only_main_content=False).markdown
+    assert "\n\n\n" not in markdown
+    assert all(line == line.rstrip() for line in markdown.splitlines()), repr(markdown)
+    assert markdown.endswith("\n") and not markdown.startswith("\n")
+
+
+def test_empty_links_and_links_to_nowhere_disappear() -> None:
+    page = '<html><body><p>Read <a href="javascript:void(0)">this</a> and <a href="/x"></a>that.</p></body></html>'
+    markdown = extract(page, URL, only_main_content=False).markdown
+    assert "[](" not in markdown and "javascript" not in markdown
+    assert "Read this and that." in markdown
+
+
+def test_empty_main_content_falls_back_to_the_whole_page() -> None:
+    """TC-04: a page trafilatura finds no article in still gives its content."""
+    page = "<html><body><header><h1>Dashboard</h1></header><div><img src='/chart.png' alt='Sales chart'></div></body>"
+    result = extract(page, URL)
+    assert not result.main_content_found
+    assert result.markdown == "# Dashboard\n\n![Sales chart](https://news.example.org/chart.png)\n"
+
+
+def test_an_empty_page_gives_empty_markdown() -> None:
+    result = extract("", URL)
+    assert result.markdown == ""
+    assert not result.main_content_found
+
+
+def test_exclude_tags_remove_and_include_tags_keep_only_matches() -> None:
+    excluded = extract(PAGE, URL, only_main_content=False, exclude_tags=["table", ".nothing", "ul > li"])
+    assert "Ariel" not in excluded.markdown and "First point" not in excluded.markdown
+    assert "Paragraph 1" in excluded.markdown
+    included = extract(PAGE, URL, only_main_content=False, include_tags=["h2", "table"])
+    assert "What the council said" in included.markdown and "Ariel" in included.markdown
+    assert "Paragraph 1" not in included.markdown
+
+
+def test_an_unsupported_selector_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="unsupported CSS selector"):
+        extract(PAGE, URL, include_tags=["p:nth-child(2)"])
+
+
+def test_html_format_is_the_cleaned_main_content() -> None:
+    result = extract(PAGE, URL)
+    assert "Paragraph 1" in result.html and "<script" not in result.html
+    assert "Footer: About us" not in result.html and 'href="https://news.example.org/council"' in result.html
+
+
+def test_links_are_absolute_deduplicated_without_fragments_and_web_only() -> None:
+    page = """<html><head><base href="https://cdn.example.org/base/"></head><body>
+    <a href="a.html#top">A</a> <a href="a.html#bottom">A again</a> <a href="/b"><img alt="B icon"></a>
+    <a href="mailto:x@example.org">mail</a> <a href="javascript:go()">js</a> <a href="#local">here</a>
+    <a href="ftp://example.org/f">ftp</a> <a href="HTTPS://Other.example.com/c?q=1">C</a> <a href="/b">B text</a>
+    </body></html>"""
+    assert extract_links(page, URL) == [
+        Link("https://cdn.example.org/base/a.html", "A"),
+        Link("https://cdn.example.org/b", "B icon"),
+        Link("https://cdn.example.org/base/", "here"),
+        Link("https://other.example.com/c?q=1", "C"),
+    ]
+
+
+def test_metadata_has_title_description_language_and_canonical_url() -> None:
+    meta = page_metadata(PAGE, URL)
+    assert meta.title == "Harbour story | Example News"
+    assert meta.description == "What happened at the harbour."
+    assert meta.language == "en-GB"
+    assert meta.canonical_url == "https://news.example.org/2024/05/story"
+    assert extract(PAGE, URL).metadata == meta
+
+
+def test_metadata_falls_back_to_open_graph_and_is_empty_when_absent() -> None:
+    page = '<html><head><meta property="og:title" content="OG title"><meta property="og:locale" content="fr_FR"></head>'
+    meta = page_metadata(page, URL)
+    assert (meta.title, meta.language, meta.description, meta.canonical_url) == ("OG title", "fr-FR", "", None)
