@@ -58,8 +58,8 @@ class ImageContent(msgspec.Struct, tag_field="type", tag="image", rename="camel"
 Content = TextContent | ImageContent
 
 
-class ErrorInfo(msgspec.Struct, omit_defaults=True, rename="camel"):
-    """The one error shape of every layer (reference/001 §7, D-32)."""
+class ErrorInfo(msgspec.Struct, rename="camel"):
+    """The one error shape of every layer (reference/001 §7, D-32): every field always present."""
 
     error: str
     error_code: str

@@ -92,7 +92,7 @@ def status(as_json: bool) -> None:
         f"browser: {'running, pid ' + str(browser['pid']) if browser['running'] else 'not running'}"
         f" ({browser['executable'] or 'no executable found'})"
     )
-    click.echo(f"memory: daemon {memory['daemonRssKiB'] // 1024} MiB, browser {memory['browserRssKiB'] // 1024} MiB")
+    click.echo(f"memory: daemon {memory['daemonRssKiB'] // 1024} MiB, browser {memory['browserPssKiB'] // 1024} MiB")
     click.echo(f"sessions: {len(data['sessions'])}")
     for session in data["sessions"]:
         click.echo(

@@ -30,8 +30,20 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def tree_rss_kib(pid: int) -> int:
-    return rss_kib(pid) + sum(rss_kib(child) for child in descendants(pid))
+def pss_kib(pid: int) -> int:
+    """Proportional set size: shared pages split between the processes that share them."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def tree_pss_kib(pid: int) -> int:
+    """A process tree's memory without counting shared pages once per process (Chromium shares a lot)."""
+    return pss_kib(pid) + sum(pss_kib(child) for child in descendants(pid))
 
 
 def cmdline(pid: int) -> list[str]:

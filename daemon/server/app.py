@@ -16,7 +16,7 @@ import anyio
 from anyio.abc import SocketListener, SocketStream
 
 from browserd.daemon.errors import BrowserdError, NotAllowed
-from browserd.daemon.runtime.procinfo import rss_kib, tree_rss_kib
+from browserd.daemon.runtime.procinfo import rss_kib, tree_pss_kib
 from browserd.daemon.server.connection import Connection, connection_refused
 from browserd.daemon.server.idle import IdleMonitor
 from browserd.daemon.server.listener import (
@@ -119,7 +119,7 @@ class Daemon:
             },
             "memory": {
                 "daemonRssKiB": rss_kib(os.getpid()),
-                "browserRssKiB": tree_rss_kib(browser_pid) if browser_pid else 0,
+                "browserPssKiB": tree_pss_kib(browser_pid) if browser_pid else 0,
             },
             "executor": {"running": self.services.executor.running, "waiting": self.services.executor.waiting},
             "idle": {"idleExitS": self.idle.idle_exit_s, "heldBy": dict(self.idle.holders)},

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
@@ -35,6 +36,16 @@ def navigation_errors(url: str, page_url: str = "") -> Iterator[None]:
 
 
 _MATCHED = re.compile(r"resolved to (\d+) elements")
+# Playwright's wording when an action meets an element of the wrong kind.
+_WRONG_KIND = (
+    "not editable",
+    "is not an <input>",
+    "Not a checkbox or radio",
+    "cannot be filled",
+    "Cannot type text into",
+    "Not a select element",
+    "Element is not a <select>",
+)
 
 
 @contextmanager
@@ -48,10 +59,12 @@ def action_errors(action: str, described: str) -> Iterator[None]:
 
 def _action_error(exc: PlaywrightError, action: str, described: str) -> BrowserdError:
     text = str(exc)
-    details = {"action": action, "target": described}
+    details: dict[str, Any] = {"action": action, "target": described}
     if "strict mode violation" in text:
         count = _MATCHED.search(text)
         many = count.group(1) if count else "several"
+        if count:
+            details["count"] = int(many)
         return ElementAmbiguous(f"{described} matched {many} elements; {action} needs exactly one", **details)
     if "intercepts pointer events" in text:
         return ElementNotInteractable(
@@ -63,10 +76,11 @@ def _action_error(exc: PlaywrightError, action: str, described: str) -> Browserd
         return ElementNotInteractable(
             f"{described} is disabled", hint="Do what enables it first (fill required fields...).", **details
         )
-    if "not editable" in text or "is not an <input>" in text or "Not a checkbox or radio" in text:
+    if any(marker in text for marker in _WRONG_KIND):
         return ElementNotInteractable(
-            f"{described} cannot take a {action}: {_first_line(exc)}",
-            hint="Pick an element of the right kind from browser_snapshot.",
+            f"{described} does not support {action}: {_first_line(exc).split(': ', 1)[-1]}",
+            hint="Checkboxes and radios take browser_check, selects browser_select, text fields browser_fill; "
+            "pick an element of the right kind from browser_snapshot.",
             **details,
         )
     if "not visible" in text:
@@ -96,7 +110,7 @@ def page_errors(action: str) -> Iterator[None]:
         raise _general(exc, action=action) from exc
 
 
-def _general(exc: PlaywrightError, **details: str) -> ExecutionError | PageCrashed:
+def _general(exc: PlaywrightError, **details: Any) -> ExecutionError | PageCrashed:
     if is_crash(exc):
         return PageCrashed("the browser or page crashed during the call", **details)
     message = _first_line(exc)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,11 +69,7 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
     except ExecutionError as exc:
         raise ExecutionError(exc.message, hint=TOO_BIG_HINT, **exc.details) from exc
     nodes = aria.parse(captured.text)
-    tab.refs = {
-        node.ref: RefInfo(node.role, node.name, captured.selectors.get(node.ref))
-        for node in aria.walk(nodes)
-        if node.ref is not None
-    }
+    tab.refs = _refs(nodes, captured.selectors)
     tab.refs_document = tab.document
     if root_ref is not None:
         nodes = [node for node in aria.walk(nodes) if node.ref == root_ref][:1]
@@ -103,9 +100,29 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
             f"… cut at {options.max_chars} of {len(body)} characters. Narrow it with interactive=true, "
             "maxDepth, scope=<ref>, or pass saveTo to get the whole snapshot in a file."
         )
-    title = "Changes since the previous snapshot" if is_delta else "Snapshot"
+    title = "Snapshot"
+    if is_delta:
+        earlier = (
+            f", including {tab.unseen_actions} earlier action(s) answered without one" if tab.unseen_actions else ""
+        )
+        title = f"Changes since the previous snapshot{earlier}"
+    if complete:
+        tab.unseen_actions = 0
     text = f"{await header(tab, tab.take_console_errors())}\n\n{title}:\n```yaml\n{cut}\n```"
     return Reading(text, whole if is_delta else body, body.count("\n") + 1, len(tab.refs), truncated, is_delta)
+
+
+def _refs(nodes: list[aria.Node], selectors: dict[str, str]) -> dict[str, RefInfo]:
+    ref_nodes = [node for node in aria.walk(nodes) if node.ref is not None]
+    totals = Counter((node.role, node.name) for node in ref_nodes)
+    seen: Counter[tuple[str, str]] = Counter()
+    refs: dict[str, RefInfo] = {}
+    for node in ref_nodes:
+        key = (node.role, node.name)
+        nth = seen[key] if totals[key] > 1 else None
+        seen[key] += 1
+        refs[node.ref or ""] = RefInfo(node.role, node.name, selectors.get(node.ref or ""), nth)
+    return refs
 
 
 async def _scope_ref(tab: Tab, scope: str) -> str:

@@ -26,6 +26,7 @@ LANDMARK_ROLES = frozenset({
     "alertdialog", "iframe", "tablist", "tree", "menu", "menubar", "listbox", "grid", "table",
 })  # fmt: skip
 WRAPPER_ROLES = frozenset({"generic", "none", "presentation", "group"})
+ACTIONABLE_CONTAINERS = frozenset({"region", "dialog", "alertdialog"})
 # Containers whose label tells apart the same control repeated in each of them.
 ITEM_ROLES = frozenset({"listitem", "row", "article"})
 ITEM_LABEL_CHARS = 40
@@ -186,12 +187,12 @@ def _interactive(nodes: list[Node], repeated: set[tuple[str, str]], item: str) -
         inner_item = _label(node) or item if node.role in ITEM_ROLES else item
         children = _interactive(node.children, repeated, inner_item)
         if node.interactive:
-            # Link targets and option text stay with their element; plain text below it does not.
-            own = [c for c in node.children if c.role == "" and c.text.startswith("/")]
+            # Only what can be acted on: link targets (/url) and plain text below it cost tokens for
+            # nothing here; the full snapshot and browser_get have them.
             text = _without_text(node)
             if item and (node.role, node.name) in repeated:
                 text += f" [in={json.dumps(item)}]"
-            kept.append(Node(text, node.role, node.name, node.ref, node.attrs, own + children))
+            kept.append(Node(text, node.role, node.name, node.ref, node.attrs, children))
         elif node.role == "heading":
             kept.append(Node(_context_line(node), node.role, node.name, None, node.attrs))
         elif children and node.role in LANDMARK_ROLES:
@@ -238,8 +239,10 @@ def _has_text(node: Node) -> bool:
 
 
 def _context_line(node: Node) -> str:
-    # Headings and landmarks only say where things are: their refs would cost tokens for nothing.
-    return _REF_ATTR.sub("", _without_text(node))
+    # Headings and landmarks only say where things are, so their refs would cost tokens for nothing;
+    # regions and dialogs keep theirs, since one scrolls a region and closes a dialog.
+    text = _without_text(node)
+    return text if node.role in ACTIONABLE_CONTAINERS else _REF_ATTR.sub("", text)
 
 
 def _without_text(node: Node) -> str:

@@ -24,6 +24,8 @@ class RefInfo:
     name: str
     # Set for refs of ours (c1...), which Playwright cannot resolve: the element's unique CSS selector.
     selector: str | None = None
+    # Position among the elements of the same role and name, when there are several (S2-21).
+    nth: int | None = None
 
 
 @dataclass
@@ -40,6 +42,8 @@ class Tab:
     refs_document: int = -1
     last_snapshot: str | None = None
     last_snapshot_document: int = -1
+    # Actions answered without a snapshot since the last one: their changes show in the next delta.
+    unseen_actions: int = 0
     # What happened on the page since an action started: navigations, dialogs, downloads, new tabs.
     events: list[str] = field(default_factory=list)
     console_errors: deque[str] = field(default_factory=lambda: deque(maxlen=_MAX_CONSOLE_ERRORS))

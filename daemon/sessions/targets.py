@@ -23,6 +23,8 @@ class Target:
     locator: Locator
     described: str  # how errors and reports name it: `ref e5 (button "Save")` or `selector "#save"`
     code: str  # the same element as Playwright Python code, for scripts and flows
+    # A ref's element is known to exist: checks that would otherwise wait can answer at once.
+    exists: bool = False
 
 
 def is_ref(target: str) -> bool:
@@ -56,10 +58,11 @@ async def locate(tab: Tab, target: str) -> Target:
             hint="The page changed since the snapshot: call browser_snapshot for fresh refs.",
             ref=ref,
         )
-    return Target(locator, described, _code_for(info, selector))
+    return Target(locator, described, _code_for(info, selector), exists=True)
 
 
 def _code_for(info: RefInfo, selector: str) -> str:
     if info.role and info.name and info.role not in ("generic", "text", "clickable"):
-        return f"page.get_by_role({info.role!r}, name={info.name!r}, exact=True)"
+        nth = f".nth({info.nth})" if info.nth is not None else ""
+        return f"page.get_by_role({info.role!r}, name={info.name!r}, exact=True){nth}"
     return f"page.locator({selector!r})"

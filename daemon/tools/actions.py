@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.errors import ElementNotInteractable, InvalidParameter
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.targets import Target, locate
@@ -18,6 +18,20 @@ from browserd.daemon.tools.tabtool import ActionParams, TargetText, TimeoutMs, t
 Modifier = Literal["Alt", "Control", "ControlOrMeta", "Meta", "Shift"]
 SUBMIT_KEY = "Enter"
 SLOW_TYPING_DELAY_MS = 60  # between keys when typing slowly: lets key handlers and suggestions keep up
+
+
+_SCROLL_SETTLED_JS = """() => new Promise((resolve) => {
+  let last = null, still = 0;
+  const done = () => resolve([window.scrollX, window.scrollY]);
+  const cap = setTimeout(done, 1000);
+  const tick = () => {
+    const now = window.scrollX + ',' + window.scrollY;
+    still = now === last ? still + 1 : 0;
+    last = now;
+    if (still >= 3) { clearTimeout(cap); done(); } else { requestAnimationFrame(tick); }
+  };
+  requestAnimationFrame(tick);
+})"""
 
 
 class Point(msgspec.Struct, forbid_unknown_fields=True):
@@ -74,6 +88,27 @@ class ScrollParams(ActionParams, kw_only=True):
     delta_y: Annotated[int, msgspec.Meta(description="Wheel pixels down (negative: up).")] = 0
 
 
+async def usable(target: Target, action: str, editable: bool = False) -> None:
+    """Fail at once, not after the whole timeout, on what the snapshot already shows: disabled, read-only."""
+    if not target.exists:
+        return  # a selector may match an element that has yet to appear: let the action wait for it
+    with action_errors(action, target.described):
+        if not await target.locator.is_enabled():
+            raise ElementNotInteractable(
+                f"{target.described} is disabled",
+                hint="Do what enables it first (fill the required fields...), then retry.",
+                action=action,
+                target=target.described,
+            )
+        if editable and not await target.locator.is_editable():
+            raise ElementNotInteractable(
+                f"{target.described} is read-only",
+                hint="Pick a field that can be edited.",
+                action=action,
+                target=target.described,
+            )
+
+
 def _done(response: Response, what: str, target: Target, code: str) -> None:
     response.text(f"{what} {target.described}")
     response.code(f"await {target.code}.{code}")
@@ -88,6 +123,7 @@ async def browser_click(ctx: ToolContext, tab: Tab, params: ClickParams, respons
     if params.position is not None:
         options["position"] = {"x": params.position.x, "y": params.position.y}
     verb = "dblclick" if params.double else "click"
+    await usable(target, verb)
     with action_errors(verb, target.described):
         await getattr(target.locator, verb)(**options)
     shown = {k: v for k, v in options.items() if k != "timeout" and v != "left"}
@@ -102,6 +138,7 @@ async def browser_click(ctx: ToolContext, tab: Tab, params: ClickParams, respons
 @tab_tool("browser_fill", "pages", "Replace the value of an input or textarea.", FillParams)
 async def browser_fill(ctx: ToolContext, tab: Tab, params: FillParams, response: Response) -> None:
     target = await locate(tab, params.target)
+    await usable(target, "fill", editable=True)
     with action_errors("fill", target.described):
         await target.locator.fill(params.value, timeout=params.timeout)
         if params.submit:
@@ -115,6 +152,7 @@ async def browser_fill(ctx: ToolContext, tab: Tab, params: FillParams, response:
 async def browser_type(ctx: ToolContext, tab: Tab, params: TypeParams, response: Response) -> None:
     target = await locate(tab, params.target)
     delay = SLOW_TYPING_DELAY_MS if params.slowly else 0
+    await usable(target, "type", editable=True)
     with action_errors("type", target.described):
         await target.locator.press_sequentially(params.text, delay=delay, timeout=params.timeout)
         if params.submit:
@@ -166,6 +204,7 @@ async def browser_select(ctx: ToolContext, tab: Tab, params: SelectParams, respo
 async def _set_checked(tab: Tab, params: TargetParams, response: Response, checked: bool) -> None:
     target = await locate(tab, params.target)
     verb = "check" if checked else "uncheck"
+    await usable(target, verb)
     with action_errors(verb, target.described):
         await target.locator.set_checked(checked, timeout=params.timeout)
     _done(response, "Checked" if checked else "Unchecked", target, f"{verb}()")
@@ -200,9 +239,10 @@ async def browser_scroll(ctx: ToolContext, tab: Tab, params: ScrollParams, respo
         _done(response, "Scrolled into view:", target, "scroll_into_view_if_needed()")
         return
     if not params.delta_x and not params.delta_y:
-        raise InvalidParameter("give a target or a deltaX/deltaY to scroll by", field="deltaY")
+        raise InvalidParameter("give a target to scroll into view, or a deltaX/deltaY to scroll by", field="target")
     await tab.page.mouse.wheel(params.delta_x, params.delta_y)
-    position = await tab.page.evaluate("() => [window.scrollX, window.scrollY]")
+    # The wheel returns before the page has scrolled: report where it comes to rest.
+    position = await tab.page.evaluate(_SCROLL_SETTLED_JS)
     response.data({"scrollX": position[0], "scrollY": position[1]})
     response.text(f"Scrolled by ({params.delta_x}, {params.delta_y}); the page is now at {position[0]},{position[1]}")
     response.code(f"await page.mouse.wheel({params.delta_x}, {params.delta_y})")

@@ -7,7 +7,6 @@ from typing import Annotated, Any, Literal
 
 import anyio
 import msgspec
-from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from browserd.daemon.errors import ExecutionError, InvalidParameter
@@ -20,6 +19,7 @@ from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.tabtool import ActionParams, TabParams, TargetText, TimeoutMs, tab_tool
 
 MAX_WAIT_MS = 60_000
+MIN_READABLE_WIDTH_PX = 400
 DEFAULT_WAIT_MS = 30_000
 
 
@@ -60,33 +60,40 @@ async def browser_wait(ctx: ToolContext, tab: Tab, params: WaitParams, response:
     page = tab.page
     waited: list[str] = []
     timeout = params.timeout
+    waiting_for = ""
     try:
         if params.time_ms is not None:
             await anyio.sleep(params.time_ms / 1000)
             waited.append(f"{params.time_ms} ms")
         if params.text is not None:
+            waiting_for = f"text {params.text!r} to appear"
             await page.get_by_text(params.text).first.wait_for(state="visible", timeout=timeout)
             waited.append(f"text {params.text!r} to appear")
         if params.text_gone is not None:
+            waiting_for = f"text {params.text_gone!r} to disappear"
             await page.get_by_text(params.text_gone).first.wait_for(state="hidden", timeout=timeout)
             waited.append(f"text {params.text_gone!r} to disappear")
         if params.selector is not None:
             target = await locate(tab, params.selector)
+            waiting_for = f"{target.described} to be {params.state}"
             with action_errors("wait", target.described):
                 await target.locator.first.wait_for(state=params.state, timeout=timeout)
             waited.append(f"{target.described} to be {params.state}")
         if params.url is not None:
+            waiting_for = f"URL {params.url}"
             await page.wait_for_url(params.url, timeout=timeout)
             waited.append(f"URL {params.url}")
         if params.network_idle:
+            waiting_for = "network idle"
             await page.wait_for_load_state("networkidle", timeout=timeout)
             waited.append("network idle")
     except PlaywrightTimeout as exc:
-        done = f" (already waited for {', '.join(waited)})" if waited else ""
+        done = f" (after waiting for {', '.join(waited)})" if waited else ""
         raise ExecutionError(
-            f"still waiting after {timeout} ms{done}",
+            f"{waiting_for} did not happen within {timeout} ms{done}",
             hint="Call browser_snapshot to see the page now; retry with a larger timeout if it is still loading.",
             waited=waited,
+            waitingFor=waiting_for,
         ) from exc
     if not waited:
         raise InvalidParameter(
@@ -170,6 +177,7 @@ async def browser_screenshot(ctx: ToolContext, tab: Tab, params: ScreenshotParam
     page = tab.page
     scroll_x, scroll_y, view_w, view_h, page_w, page_h = await page.evaluate(_PAGE_BOX_JS)
     what = "viewport"
+    target_code: str | None = None
     clip = {"x": scroll_x, "y": scroll_y, "width": view_w, "height": view_h}
     if params.target is not None:
         target = await locate(tab, params.target)
@@ -181,11 +189,18 @@ async def browser_screenshot(ctx: ToolContext, tab: Tab, params: ScreenshotParam
             raise ExecutionError(f"{target.described} has no box on screen", hint="Pick a visible element.")
         clip = {"x": box["x"] + scroll_x, "y": box["y"] + scroll_y, "width": box["width"], "height": box["height"]}
         what = target.described
+        target_code = target.code
     elif params.full_page:
         clip = {"x": 0, "y": 0, "width": page_w, "height": page_h}
         what = "full page"
     limit = ctx.services.config.browser.screenshot_max_px
     scale = min(1.0, limit / max(clip["width"], clip["height"], 1))
+    cropped = False
+    if clip["width"] * scale < MIN_READABLE_WIDTH_PX <= clip["width"]:
+        # A very tall page scaled to fit would be a sliver: keep it readable, cut it at the limit instead.
+        scale = min(1.0, limit / clip["width"])
+        clip["height"] = limit / scale
+        cropped = True
     shot: dict[str, Any] = {"format": params.format, "clip": {**clip, "scale": scale}, "captureBeyondViewport": True}
     if params.format == "jpeg":
         shot["quality"] = params.quality
@@ -194,17 +209,38 @@ async def browser_screenshot(ctx: ToolContext, tab: Tab, params: ScreenshotParam
         try:
             # CDP rather than page.screenshot: its clip scale shrinks a large page without an image library.
             result = await cdp.send("Page.captureScreenshot", shot)
-        except PlaywrightError:
-            raise
         finally:
             await cdp.detach()
     data = base64.b64decode(result["data"])
-    width, height = round(clip["width"] * scale), round(clip["height"] * scale)
+    width, height = image_size(data)
     response.image(data, f"image/{params.format}")
-    response.data({"width": width, "height": height, "scaled": scale < 1, "bytes": len(data), "tabId": tab.id})
-    note = f", scaled to {scale:.2f} to fit {limit} px" if scale < 1 else ""
-    response.text(f"Screenshot of {what}: {width}x{height} {params.format}{note}")
-    response.code(f"await page.screenshot(full_page={params.full_page})")
+    response.data(
+        {"width": width, "height": height, "scaled": scale < 1, "cropped": cropped, "bytes": len(data), "tabId": tab.id}
+    )
+    notes = [f"scaled to {scale:.2f} to fit {limit} px"] if scale < 1 else []
+    if cropped:
+        notes.append(f"cut after the first {round(clip['height'])} px of the page")
+    response.text(f"Screenshot of {what}: {width}x{height} {params.format}" + "".join(f", {n}" for n in notes))
+    kind = f"type={params.format!r}"
+    if target_code is not None:
+        response.code(f"await {target_code}.screenshot({kind})")
+    else:
+        response.code(f"await page.screenshot(full_page={params.full_page}, {kind})")
+
+
+def image_size(data: bytes) -> tuple[int, int]:
+    """Width and height from a PNG or JPEG header (0, 0 if neither)."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    index = 2
+    while index + 9 < len(data) and data[index] == 0xFF:
+        marker, length = data[index + 1], int.from_bytes(data[index + 2 : index + 4], "big")
+        if marker in (0xC0, 0xC1, 0xC2):  # start of frame: height, then width
+            return int.from_bytes(data[index + 7 : index + 9], "big"), int.from_bytes(
+                data[index + 5 : index + 7], "big"
+            )
+        index += 2 + length
+    return 0, 0
 
 
 TOOLS: list[Tool[Any]] = [browser_wait, browser_get, browser_is, browser_screenshot]

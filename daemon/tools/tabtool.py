@@ -83,6 +83,7 @@ async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Respon
         data["changes"] = changes
     response.merge_data(data)
     if mode == "none":
+        tab.unseen_actions += 1
         return
     options = SnapshotOptions(
         interactive=mode == "interactive",

@@ -24,24 +24,36 @@ import argparse
 import json
 import os
 import platform
-import select
 import shutil
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from tests.conftest import BROWSERD, BrowserdHome, SiteHandler, _Server, make_home, pid_alive, wait_for  # noqa: E402
+from tests.bench.common import (  # noqa: E402
+    BenchError,
+    Budget,
+    RawShim,
+    fmt_mib,
+    fmt_ms,
+    mib,
+    sample,
+    serve_site,
+    status_json,
+    stop_site,
+    summary,
+    verdict,
+    vm_rss_kib,
+)
+from tests.conftest import BrowserdHome, make_home, pid_alive, wait_for  # noqa: E402
 
-PROTOCOL_VERSION = "2025-11-25"
 INIT_TARGET_MS = 150.0
 SHIM_RSS_TARGET_MIB = 30.0
 TOOL_GROUPS: list[tuple[str, list[str]]] = [
@@ -55,194 +67,6 @@ SHIM_IMPORTS = (
     "import browserd.shim.cli, browserd.shim.mcp_server\ntry:\n    import uvloop\nexcept ImportError:\n    pass"
 )
 MAX_RUNS = 200  # whatever --runs says
-MAX_FAILURES = 3  # per measurement: stop taking samples after this many failed runs
-
-
-class BenchError(Exception):
-    pass
-
-
-# -- a raw JSON-RPC client over a `browserd mcp` process ----------------------------------------------
-
-
-class RawShim:
-    """`browserd mcp` with stdin/stdout pipes; requests are one JSON line each way."""
-
-    def __init__(self, home: BrowserdHome, args: list[str] | None = None) -> None:
-        self._stderr: IO[bytes] = open(home.root / "shim.err", "ab")  # noqa: SIM115 - closed in close()
-        self.started = time.perf_counter()
-        self.proc = subprocess.Popen(
-            [BROWSERD, "mcp", *(args or [])],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._stderr,
-            env=home.env,
-        )
-        self._buffer = b""
-        self._next_id = 0
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
-
-    def _send(self, message: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = params
-        self._send(message)
-
-    def request(self, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """Send a request and return its `result`; notifications on the way are skipped."""
-        self._next_id += 1
-        request_id = self._next_id
-        self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        deadline = time.monotonic() + timeout
-        while True:
-            message = json.loads(self._read_line(deadline))
-            if message.get("id") != request_id or "method" in message:
-                continue
-            if "error" in message:
-                raise BenchError(f"{method}: JSON-RPC error {message['error']}")
-            result: dict[str, Any] = message["result"]
-            return result
-
-    def _read_line(self, deadline: float) -> bytes:
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        while b"\n" not in self._buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise BenchError("timed out waiting for the shim's answer")
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
-                continue
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                raise BenchError(f"the shim closed its stdout (exit code {self.proc.poll()})")
-            self._buffer += chunk
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        return line
-
-    def initialize(self, timeout: float = 15) -> dict[str, Any]:
-        return self.request(
-            "initialize",
-            {
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "browserd-bench", "version": "0"},
-            },
-            timeout,
-        )
-
-    def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 60) -> dict[str, Any]:
-        result = self.request("tools/call", {"name": name, "arguments": arguments}, timeout)
-        if result.get("isError"):
-            text = " ".join(block.get("text", "") for block in result.get("content", []))
-            raise BenchError(f"{name} failed: {text[:300]}")
-        return result
-
-    def close(self, timeout: float = 10) -> None:
-        """Close stdin (the client goes away) and wait for the shim to exit; kill it if it does not."""
-        try:
-            if self.proc.stdin is not None:
-                self.proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-        self._stderr.close()
-
-    def __enter__(self) -> RawShim:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-# -- helpers -------------------------------------------------------------------------------------------
-
-
-def percentile(values: list[float], q: float) -> float:
-    if len(values) == 1:
-        return values[0]
-    return statistics.quantiles(values, n=100, method="inclusive")[round(q) - 1]
-
-
-def summary(values: list[float]) -> dict[str, Any]:
-    if not values:
-        return {"n": 0}
-    return {
-        "n": len(values),
-        "median": round(statistics.median(values), 1),
-        "p95": round(percentile(values, 95), 1),
-        "min": round(min(values), 1),
-        "max": round(max(values), 1),
-    }
-
-
-def vm_rss_kib(pid: int) -> int | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
-def mib(kib: float | None) -> float | None:
-    return None if kib is None else round(kib / 1024, 1)
-
-
-def status_json(home: BrowserdHome) -> dict[str, Any] | None:
-    done = home.browserd("status", "--json", timeout=30)
-    if done.returncode != 0:
-        return None
-    data: dict[str, Any] = json.loads(done.stdout)
-    return data
-
-
-class Budget:
-    """A wall-clock cap for the whole script: once spent, measurements stop taking new samples."""
-
-    def __init__(self, seconds: float) -> None:
-        self.deadline = time.monotonic() + seconds
-        self.exhausted = False
-
-    def left(self) -> bool:
-        if time.monotonic() >= self.deadline:
-            self.exhausted = True
-        return not self.exhausted
-
-
-def sample(
-    label: str, runs: int, measure: Callable[[], float], budget: Budget, before: Callable[[], None] | None = None
-) -> tuple[list[float], list[str]]:
-    times: list[float] = []
-    failures: list[str] = []
-    for _ in range(runs):
-        if not budget.left() or len(failures) >= MAX_FAILURES:
-            break
-        if before is not None:
-            before()
-        try:
-            times.append(measure())
-        except (BenchError, OSError, subprocess.TimeoutExpired) as exc:
-            failures.append(str(exc))
-            print(f"  ! {label}: {exc}", file=sys.stderr)
-        print(".", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
-    return times, failures
 
 
 # -- the measurements ----------------------------------------------------------------------------------
@@ -301,14 +125,14 @@ def memory(home: BrowserdHome, url: str) -> dict[str, Any]:
                     daemon_pid = status["pid"]
                     browser_pid = status["browser"]["pid"]
                     daemon_kib = vm_rss_kib(status["pid"])
-                    browser_kib = status["memory"]["browserRssKiB"]
+                    browser_kib = status["memory"]["browserPssKiB"]
     return {
         "shimRssMiB": mib(statistics.median(shim_kib)) if shim_kib else None,
         "shimRssSamplesMiB": [mib(k) for k in shim_kib],
         "shimRssAfterSnapshotMiB": mib(shim_after_calls_kib),
         "daemonRssMiB": mib(daemon_kib),
         "daemonPid": daemon_pid,
-        "chromiumTreeRssMiB": mib(browser_kib),
+        "chromiumTreePssMiB": mib(browser_kib),
         "chromiumPid": browser_pid,
     }
 
@@ -351,20 +175,6 @@ def import_cost(code: str, repeats: int = 3) -> dict[str, Any]:
 # -- output --------------------------------------------------------------------------------------------
 
 
-def fmt_ms(value: Any) -> str:
-    return "-" if value is None else f"{value:.0f} ms"
-
-
-def fmt_mib(value: Any) -> str:
-    return "-" if value is None else f"{value:.1f} MiB"
-
-
-def verdict(value: float | None, target: float) -> str:
-    if value is None:
-        return "no figure"
-    return "met" if value < target else "MISSED"
-
-
 def print_report(figures: dict[str, Any]) -> None:
     rows: list[tuple[str, str, str, str, str]] = []
 
@@ -399,7 +209,7 @@ def print_report(figures: dict[str, Any]) -> None:
     )
     print(f"{'shim after browser_open + browser_snapshot':<44}{fmt_mib(mem.get('shimRssAfterSnapshotMiB')):>10}")
     print(f"{'daemon (browser warm, one tab open)':<44}{fmt_mib(mem.get('daemonRssMiB')):>10}")
-    print(f"{'Chromium process tree (status --json)':<44}{fmt_mib(mem.get('chromiumTreeRssMiB')):>10}")
+    print(f"{'Chromium process tree PSS (status --json)':<44}{fmt_mib(mem.get('chromiumTreePssMiB')):>10}")
 
     print()
     print(f"{'tools/list (JSON of the tools array)':<44}{'chars':>10}{'tools':>10}  names")
@@ -436,9 +246,8 @@ def main() -> int:
     budget = Budget(args.budget_s)
 
     home = make_home(idle_exit_s=60)
-    server = _Server(("127.0.0.1", 0), SiteHandler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
+    server, site = serve_site()
+    url = f"{site}/index.html"
 
     timings: dict[str, list[float]] = {}
     failures: dict[str, list[str]] = {}
@@ -507,8 +316,7 @@ def main() -> int:
         section("import costs (python -c, median of 3)", measure_imports)
     finally:
         home.stop_daemon()  # the daemon of this isolated home only, by the pid in its lock file
-        server.shutdown()
-        server.server_close()
+        stop_site(server)
 
     errors = (home.root / "shim.err").read_text(errors="replace").strip() if (home.root / "shim.err").exists() else ""
     shutil.rmtree(home.root, ignore_errors=True)

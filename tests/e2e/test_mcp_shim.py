@@ -160,8 +160,10 @@ async def test_two_shims_get_two_isolated_sessions(home: BrowserdHome, site: str
 
         status = json.loads(home.browserd("status", "--json").stdout)
         sessions = {s["sessionId"]: s for s in status["sessions"]}
-        assert set(sessions) == {one.structured_content["session"]["sessionId"],
-                                 two.structured_content["session"]["sessionId"]}
+        assert set(sessions) == {
+            one.structured_content["session"]["sessionId"],
+            two.structured_content["session"]["sessionId"],
+        }
         first_tabs = sessions[one.structured_content["session"]["sessionId"]]["tabs"]
         assert [tab["url"] for tab in first_tabs] == [f"{site}/index.html"]
         assert sessions[two.structured_content["session"]["sessionId"]]["tabs"] == []
@@ -240,6 +242,7 @@ async def test_browser_crash_gives_page_crashed_then_the_next_call_works(home: B
 
         results: list[Any] = []
         async with anyio.create_task_group() as group:
+
             async def slow_call() -> None:
                 results.append(await client.call_tool("browser_open", {"url": f"{site}/slow?ms=5000"}))
 
