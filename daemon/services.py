@@ -6,6 +6,7 @@ import os
 import time
 from dataclasses import dataclass, field
 
+from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.executor import TaskExecutor
 from browserd.daemon.sessions.manager import SessionManager
@@ -18,19 +19,18 @@ class Services:
     runtime: BrowserRuntime
     executor: TaskExecutor
     sessions: SessionManager
+    profiles: Profiles
     started_at: float = field(default_factory=time.time)
     pid: int = field(default_factory=os.getpid)
 
     @classmethod
     def build(cls, config: Config) -> Services:
         runtime = BrowserRuntime(config.browser)
+        profiles = Profiles(config.profiles)
         return cls(
             config=config,
             runtime=runtime,
             executor=TaskExecutor(runtime, config.browser.workers, config.browser.queue_size),
-            sessions=SessionManager(runtime, config.browser),
+            sessions=SessionManager(runtime, config.browser, profiles),
+            profiles=profiles,
         )
-
-    async def aclose(self) -> None:
-        await self.sessions.close_all()
-        await self.runtime.aclose()

@@ -98,12 +98,18 @@ class ScrapeConfig(msgspec.Struct, forbid_unknown_fields=True):
     # are read as legacy aliases of their [browser] keys, which win when both are set (TC-18).
     worker_pool_size_per_process: Positive | None = None
     request_queue_capacity: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    snapshot_refresh_interval_ms: Positive | None = None
+    snapshot_refresh_debounce_ms: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    snapshot_publish_lock_timeout_ms: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
-# Legacy [scrape] key -> its [browser] key.
+# Legacy [scrape] key -> the (section, key) that holds it now.
 LEGACY_SCRAPE_KEYS = {
-    "worker_pool_size_per_process": "workers",
-    "request_queue_capacity": "queue_size",
+    "worker_pool_size_per_process": ("browser", "workers"),
+    "request_queue_capacity": ("browser", "queue_size"),
+    "snapshot_refresh_interval_ms": ("profiles", "refresh_interval_ms"),
+    "snapshot_refresh_debounce_ms": ("profiles", "refresh_debounce_ms"),
+    "snapshot_publish_lock_timeout_ms": ("profiles", "publish_lock_timeout_ms"),
 }
 
 
@@ -174,16 +180,16 @@ def _env_list(value: str) -> Any:
 
 
 def _apply_legacy_scrape_keys(merged: dict[str, dict[str, Any]]) -> None:
-    """[browser] wins over the legacy [scrape] copy of a runtime key; the copy fills in when [browser] is silent."""
+    """A key's own table wins over its legacy [scrape] copy; the copy fills in when the table is silent."""
     scrape = merged.get("scrape", {})
-    browser = merged.setdefault("browser", {})
-    for legacy, key in LEGACY_SCRAPE_KEYS.items():
+    for legacy, (section, key) in LEGACY_SCRAPE_KEYS.items():
         if legacy in scrape:
-            if key in browser:
-                log.warning("[scrape] %s is ignored: [browser] %s is set", legacy, key)
+            table = merged.setdefault(section, {})
+            if key in table:
+                log.warning("[scrape] %s is ignored: [%s] %s is set", legacy, section, key)
             else:
-                log.warning("[scrape] %s is deprecated; set [browser] %s", legacy, key)
-                browser[key] = scrape[legacy]
+                log.warning("[scrape] %s is deprecated; set [%s] %s", legacy, section, key)
+                table[key] = scrape[legacy]
 
 
 def load(path: Path | None = None, environ: dict[str, str] | None = None) -> Config:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +37,7 @@ class ScrapeResult:
     links: list[Link] = field(default_factory=list)
 
 
-def context_options(request: ScrapeRequest, storage_state: dict[str, Any] | None) -> dict[str, Any]:
+def context_options(request: ScrapeRequest, storage_state: Mapping[str, Any] | None) -> dict[str, Any]:
     options: dict[str, Any] = {}
     if storage_state is not None:
         options["storage_state"] = storage_state
@@ -48,7 +49,7 @@ def context_options(request: ScrapeRequest, storage_state: dict[str, Any] | None
 
 
 async def load_page(
-    services: Services, request: ScrapeRequest, storage_state: dict[str, Any] | None, export_state: bool
+    services: Services, request: ScrapeRequest, storage_state: Mapping[str, Any] | None, export_state: bool
 ) -> LoadedPage:
     config = services.config.scrape
     load = PageLoad(

@@ -129,17 +129,21 @@ class Daemon:
 
     async def run(self, sock: socket.socket) -> None:
         listener = await SocketListener.from_socket(sock)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self._watch_signals, tg.cancel_scope)
-            tg.start_soon(listener.serve, self._handle, tg)
-            if self.config.browser.prewarm:
-                tg.start_soon(self._prewarm)
-            with anyio.CancelScope() as waiting:
-                tg.start_soon(self._cancel_when_set, waiting)
-                await self.idle.wait_until_idle_expired()
-                log.info("idle for %s s; exiting", self.idle.idle_exit_s)
-            tg.cancel_scope.cancel()
-        await self.services.aclose()
+        services = self.services
+        # Profiles outlive the sessions: the windows' last publishes are flushed before the browser goes (D-16).
+        async with services.profiles:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._watch_signals, tg.cancel_scope)
+                tg.start_soon(listener.serve, self._handle, tg)
+                if self.config.browser.prewarm:
+                    tg.start_soon(self._prewarm)
+                with anyio.CancelScope() as waiting:
+                    tg.start_soon(self._cancel_when_set, waiting)
+                    await self.idle.wait_until_idle_expired()
+                    log.info("idle for %s s; exiting", self.idle.idle_exit_s)
+                tg.cancel_scope.cancel()
+            await services.sessions.close_all()
+        await services.runtime.aclose()
         log.info("daemon stopped")
 
     async def _cancel_when_set(self, scope: anyio.CancelScope) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 
+from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.sessions.session import Session
 from browserd.protocol.config import BrowserConfig
@@ -15,16 +16,17 @@ def new_session_id() -> str:
 
 
 class SessionManager:
-    def __init__(self, runtime: BrowserRuntime, config: BrowserConfig) -> None:
+    def __init__(self, runtime: BrowserRuntime, config: BrowserConfig, profiles: Profiles) -> None:
         self._runtime = runtime
         self._config = config
+        self._profiles = profiles
         self.sessions: dict[str, Session] = {}
 
     def create(self, client_name: str, trust_level: TrustLevel) -> Session:
         session_id = new_session_id()
         while session_id in self.sessions:
             session_id = new_session_id()
-        session = Session(session_id, client_name, trust_level, self._runtime, self._config)
+        session = Session(session_id, client_name, trust_level, self._runtime, self._config, self._profiles)
         self.sessions[session_id] = session
         return session
 

@@ -5,14 +5,18 @@ from __future__ import annotations
 import itertools
 import logging
 from dataclasses import dataclass, field
+from typing import Any
 
 import anyio
+from playwright.async_api import BrowserContext
 
 from browserd.daemon.errors import BrowserdError, PageCrashed, SessionNotFound
+from browserd.daemon.profiles.publisher import StateSource
+from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.sessions.snapshot import CLICK_TRACKER_JS
 from browserd.daemon.sessions.tab import Tab
-from browserd.daemon.sessions.window import Viewport, Window, WindowOptions
+from browserd.daemon.sessions.window import ProfileLink, Viewport, Window, WindowOptions
 from browserd.protocol.config import BrowserConfig
 from browserd.protocol.messages import TrustLevel
 
@@ -36,6 +40,7 @@ class Session:
     trust_level: TrustLevel
     runtime: BrowserRuntime
     config: BrowserConfig
+    profiles: Profiles
     windows: dict[str, Window] = field(default_factory=dict)
     active_window_id: str | None = None
     # Set when the browser died under this session; the next call that needs a tab says so once.
@@ -65,13 +70,43 @@ class Session:
         options = options or WindowOptions()
         browser = await self.runtime.browser()
         default = Viewport(self.config.viewport_width, self.config.viewport_height)
-        context = await browser.new_context(**options.context_options(default, browser.version))  # type: ignore[arg-type]
+        context_options = options.context_options(default, browser.version)
+        snapshot = None
+        if options.profile_id is not None:
+            snapshot = await self.profiles.load(options.profile_id)
+            context_options["storage_state"] = snapshot.storage_state()
+        context = await browser.new_context(**context_options)
         await context.add_init_script(CLICK_TRACKER_JS)
         context.set_default_timeout(self.config.action_timeout_ms)
         context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
         window = Window(f"win_{next(self._window_numbers)}", context, options, self._next_tab_id)
+        if snapshot is not None:
+            window.profile = self._link(snapshot.meta.profile_id, snapshot.version, context, options.publish)
         window.watch()
         self.windows[window.id] = window
+        self.active_window_id = window.id
+        return window
+
+    def _link(self, profile_id: str, version: int, context: BrowserContext, publish: bool) -> ProfileLink:
+        if not publish:
+            return ProfileLink(profile_id, version)
+        include_indexed_db = self.profiles.config.include_indexed_db
+
+        async def export() -> Any:
+            return await context.storage_state(indexed_db=include_indexed_db)
+
+        source = StateSource(export, version, name=f"{self.id}/{profile_id}")
+        return ProfileLink(profile_id, version, self.profiles.publisher(profile_id), source)
+
+    async def window_for_profile(self, profile_id: str, publish: bool) -> Window:
+        """The session's window on this profile (the active one first), else a new one; it becomes active."""
+        pid = self.profiles.profile_id(profile_id)
+        await self._forget_dead_windows()
+        candidates = [w for w in self.windows.values() if w.profile is not None and w.profile.profile_id == pid]
+        active = next((w for w in candidates if w.id == self.active_window_id), None)
+        window = active or (
+            candidates[-1] if candidates else await self.new_window(WindowOptions(profile_id=pid, publish=publish))
+        )
         self.active_window_id = window.id
         return window
 

@@ -5,17 +5,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import anyio
 import msgspec
 from playwright.async_api import BrowserContext, Page
 
+from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
 from browserd.daemon.sessions.tab import Tab
 
 log = logging.getLogger(__name__)
 
 
+CLOSE_PUBLISH_TIMEOUT_S = 10
 MOBILE_VIEWPORT = (390, 844)
 MOBILE_USER_AGENT = (
     "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{version} "
@@ -45,10 +47,17 @@ class WindowOptions(msgspec.Struct, forbid_unknown_fields=True, rename="camel", 
     geolocation: Geolocation | None = None
     permissions: list[str] | None = None
     extra_headers: dict[str, str] | None = None
+    profile_id: (
+        Annotated[
+            str, msgspec.Meta(pattern=r"^[a-zA-Z0-9._-]{1,64}$", description="Start from this login profile's cookies.")
+        ]
+        | None
+    ) = None
+    publish: Annotated[bool, msgspec.Meta(description="Write the profile's cookies back (default true).")] = True
 
-    def context_options(self, default_viewport: Viewport, browser_version: str) -> dict[str, object]:
+    def context_options(self, default_viewport: Viewport, browser_version: str) -> dict[str, Any]:
         viewport = self.viewport or (Viewport(*MOBILE_VIEWPORT) if self.mobile else default_viewport)
-        options: dict[str, object] = {"viewport": {"width": viewport.width, "height": viewport.height}}
+        options: dict[str, Any] = {"viewport": {"width": viewport.width, "height": viewport.height}}
         if self.user_agent or self.mobile:
             # A phone must say so too: servers choose their mobile pages by the user agent.
             options["user_agent"] = self.user_agent or MOBILE_USER_AGENT.format(version=browser_version)
@@ -70,12 +79,39 @@ class WindowOptions(msgspec.Struct, forbid_unknown_fields=True, rename="camel", 
 
 
 @dataclass
+class ProfileLink:
+    """A window started from a login profile, and how it writes the profile back (D-16)."""
+
+    profile_id: str
+    version: int  # the profile version the window started from
+    publisher: ProfilePublisher | None = None  # None: opened with publish=false
+    source: StateSource | None = None
+
+    def request_publish(self) -> None:
+        if self.publisher is not None and self.source is not None and not self.source.stale:
+            self.publisher.request(self.source)
+
+    def status(self) -> dict[str, Any]:
+        source = self.source
+        result = source.last_result if source is not None else None
+        return {
+            "profileId": self.profile_id,
+            "publish": self.publisher is not None,
+            "baseVersion": source.base_version if source is not None else self.version,
+            # A newer login was published elsewhere: this window keeps its state but stops writing (TC-14).
+            "stale": bool(source is not None and source.stale),
+            "lastPublish": result.status if result is not None else None,
+        }
+
+
+@dataclass
 class Window:
     id: str
     context: BrowserContext
     options: WindowOptions
     # Gives each tab a session-wide id (tab_N), never reused.
     next_tab_id: Callable[[], str]
+    profile: ProfileLink | None = None
     tabs: dict[str, Tab] = field(default_factory=dict)
     active_tab_id: str | None = None
     # Tabs the page opened itself (target=_blank, window.open) wait here for the next action's report.
@@ -118,6 +154,11 @@ class Window:
 
     async def close(self) -> None:
         with anyio.CancelScope(shield=True):
+            profile = self.profile
+            if profile is not None and profile.publisher is not None and profile.source is not None:
+                # Publish on close while the context can still export its state.
+                with anyio.move_on_after(CLOSE_PUBLISH_TIMEOUT_S):
+                    await profile.publisher.publish(profile.source, debounce=False)
             try:
                 await self.context.close()
             except Exception:  # the browser may already be gone; the context died with it

@@ -33,6 +33,14 @@ class OpenParams(ActionParams, kw_only=True):
     wait_until: WaitUntil = "load"
     timeout: TimeoutMs | None = None
     new_tab: Annotated[bool, msgspec.Meta(description="Open in a new tab of the active window.")] = False
+    profile_id: (
+        Annotated[
+            str,
+            msgspec.Meta(pattern=r"^[a-zA-Z0-9._-]{1,64}$", description="Open in a window logged in as this profile."),
+        ]
+        | None
+    ) = None
+    publish: Annotated[bool, msgspec.Meta(description="With profileId: write its cookies back (default true).")] = True
     snapshot: SnapshotMode = "full"
 
 
@@ -104,6 +112,10 @@ async def _timed_out(tab: Tab, url: str, exc: NavigationTimeout) -> NavigationTi
 
 async def _open_target(ctx: ToolContext, params: OpenParams) -> Tab:
     check_url(params.url, ctx.session)
+    if params.profile_id is not None:
+        window = await ctx.session.window_for_profile(params.profile_id, params.publish)
+        active = window.tabs.get(window.active_tab_id or "")
+        return active if active is not None and not params.new_tab else await window.new_tab()
     if params.new_tab:
         return await (await ctx.session.window()).new_tab()
     return await ctx.session.tab(params.tab_id, create=True)

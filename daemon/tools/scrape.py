@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 import msgspec
 
 from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.profiles.publisher import StateSource
 from browserd.daemon.scrape.mapping import MapRequest, MapTask, SitemapMode
 from browserd.daemon.scrape.service import ScrapeRequest, load_page, render
 from browserd.daemon.scrape.task import Format
@@ -65,30 +66,44 @@ def check_http_url(url: str) -> None:
 )
 async def scrape(ctx: ToolContext, params: ScrapeParams, response: Response) -> None:
     check_http_url(params.url)
+    profiles = ctx.services.profiles
     request = ScrapeRequest(
         url=params.url,
         format=params.format,
         only_main_content=params.only_main_content is not False,
         wait_for_ms=params.wait_for,
-        profile_id=params.profile_id or "master",
+        profile_id=profiles.profile_id(params.profile_id),
         include_tags=params.include_tags,
         exclude_tags=params.exclude_tags,
         timeout_ms=params.timeout,
         mobile=params.mobile,
         headers=params.headers,
     )
+    snapshot = await profiles.load(request.profile_id)
     await ctx.progress(0, 2, f"loading {params.url}")
-    page = await load_page(ctx.services, request, None, export_state=False)
+    state = snapshot.storage_state()
+    page = await load_page(ctx.services, request, state, export_state=True)
+    if page.storage_state is not None and page.storage_state != state:
+        # Cookies the page set go back to the profile after the answer, debounced and CAS-checked (S0-50..S0-53).
+        profiles.publisher(request.profile_id).request(exported(page.storage_state, snapshot.version))
     await ctx.progress(1, 2, "extracting")
-    result = await render(request, page)
+    try:
+        result = await render(request, page)
+    except ValueError as exc:  # an include/exclude selector the extractor does not understand
+        raise InvalidParameter(str(exc), field="includeTags" if params.include_tags else "excludeTags") from exc
     data: dict[str, Any] = {
         "url": page.final_url,
         "statusCode": page.status,
         "format": request.format,
         "profileId": request.profile_id,
+        "profileVersion": snapshot.version,
         "title": page.title,
         **result.metadata,
     }
+    hint = login_hint(ctx, request.profile_id, snapshot.version, page.status, page.final_url)
+    if hint:
+        data["loginHint"] = hint
+        response.text(f"Note: this page looks like it needs a login that profile {request.profile_id} lacks; {hint}")
     if page.timed_out:
         data["warning"] = "the page did not finish loading in time; this is what had loaded"
     if request.format in ("screenshot", "fullscreenshot"):
@@ -101,6 +116,24 @@ async def scrape(ctx: ToolContext, params: ScrapeParams, response: Response) -> 
     else:
         response.text(result.markdown)
     response.data(data)
+
+
+def exported(state: dict[str, Any], base_version: int) -> StateSource:
+    async def export() -> dict[str, Any]:
+        return state
+
+    return StateSource(export, base_version, name="scrape")
+
+
+def login_hint(ctx: ToolContext, profile_id: str, version: int, status: int | None, final_url: str) -> str | None:
+    """D-24: a profile that never logged in, refused (401/403) or sent to a login page."""
+    if version != 0:
+        return None
+    path = urlsplit(final_url).path.lower()
+    on_login_page = any(pattern in path for pattern in ctx.services.config.scrape.login_url_patterns)
+    if status in (401, 403) or on_login_page:
+        return f"run: browserd login --profile {profile_id}"
+    return None
 
 
 @tool(

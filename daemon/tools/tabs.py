@@ -107,12 +107,15 @@ def _activate(session: Session, tab: Tab) -> None:
 
 
 def _window_row(session: Session, window: Window) -> dict[str, Any]:
-    return {
+    row: dict[str, Any] = {
         "windowId": window.id,
         "active": window.id == session.active_window_id,
         "tabs": [t.id for t in window.open_tabs()],
         "options": msgspec.to_builtins(window.options),
     }
+    if window.profile is not None:
+        row["profile"] = window.profile.status()
+    return row
 
 
 @tool(

@@ -59,6 +59,8 @@ def tab_tool(
                 await handler(ctx, tab, args, response)
                 if isinstance(args, ActionParams):
                     await report_changes(ctx, tab, args.snapshot, response)
+            if tab.window.profile is not None:
+                tab.window.profile.request_publish()  # debounced: a burst of calls publishes once (D-16)
 
         return Tool(name, group, description, params, run, read_only)
 
