@@ -241,3 +241,38 @@ def scrape(
         sys.stdout.buffer.write(body if body.endswith(b"\n") else body + b"\n")
     if as_json:
         click.echo(json.dumps(payload.data, indent=2), err=True)
+
+
+@main.command()
+@click.option("--profile", "profile", default="master", show_default=True, help="The login profile to fill.")
+@click.option("--url", "url", default=None, help="Page to open first (the site's login page).")
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Give up after this many seconds (default: config profiles.login_timeout_ms, 0 = never).",
+)
+@click.option("--headless", is_flag=True, help="No window (for scripted logins and tests).")
+def login(profile: str, url: str | None, timeout_s: float | None, headless: bool) -> None:
+    """Log in to a site in a real browser window; the login is saved to the profile for every scrape."""
+    import os
+
+    import anyio
+
+    from browserd.daemon.errors import BrowserdError
+    from browserd.daemon.profiles.login import LoginRequest, run_login
+
+    config = _load_config()
+    if not headless and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        raise click.ClickException(
+            "no display for the browser window: run it on a desktop, under xvfb-run, or with --headless"
+        )
+    timeout = timeout_s if timeout_s is not None else config.profiles.login_timeout_ms / 1000
+    request = LoginRequest(profile, url, timeout, headless)
+    try:
+        code = anyio.run(run_login, config, request, lambda text: click.echo(text, err=True))
+    except BrowserdError as exc:
+        click.echo(f"browserd login: [{exc.code}] {exc.message}\n{exc.recover_hint}", err=True)
+        sys.exit(2)
+    sys.exit(code)

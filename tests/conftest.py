@@ -37,7 +37,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
 
     /slow?ms=N answers after N ms; /hang never answers; /status?code=N answers with that status;
     /headers echoes the request headers as JSON; /set-cookie?name=value sets a cookie and
-    /cookies shows the Cookie header the browser sent.
+    /cookies shows the Cookie header the browser sent; /members answers 200 only to a session cookie.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -60,6 +60,21 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         if url.path == "/set-cookie":
             cookies = tuple(f"{name}={value}; Path=/" for name, value in query.items())
             self._send(200, b"<!doctype html><title>Cookie set</title><h1>Cookie set</h1>", cookies=cookies)
+            return
+        if url.path == "/members":
+            # Members only: a session cookie (from /set-cookie?session=NAME, as a login would set it).
+            cookies = dict(
+                part.strip().split("=", 1) for part in self.headers.get("Cookie", "").split(";") if "=" in part
+            )
+            name = cookies.get("session")
+            if name:
+                self._send(
+                    200,
+                    f"<!doctype html><title>Members</title><main><h1>Members area</h1>"
+                    f"<p>Welcome back, {name}.</p></main>".encode(),
+                )
+            else:
+                self._send(401, b"<!doctype html><title>Log in</title><main><h1>Please log in</h1></main>")
             return
         if url.path == "/cookies":
             cookie = self.headers.get("Cookie", "")
