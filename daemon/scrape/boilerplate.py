@@ -4,7 +4,8 @@ share and "read more" teasers, tag and category lines, and "related" sections.
 The rules look at one block (paragraph, heading, list) at a time: a short block whose words are a
 call to action or a site notice goes; a heading that announces a related/comments/newsletter section
 goes with the blocks under it. Long blocks are never dropped, so an article that merely talks about
-newsletters keeps its text.
+newsletters keeps its text. Whatever the language, the blocks ending the article that are nothing but
+links (teasers for other stories, tag lists) go too.
 """
 
 from __future__ import annotations
@@ -53,10 +54,43 @@ def _drop(element: lxml.html.HtmlElement) -> None:
         element.drop_tree()
 
 
+# A block with at least this share of its text inside links is a link block (a teaser, a menu).
+_LINK_BLOCK_DENSITY = 0.8
+# Short link-free lines at the end of an article do not stop the search for trailing link blocks.
+_SHORT_LINE_CHARS = 80
+
+
+def _is_link_block(block: lxml.html.HtmlElement, text: str) -> bool:
+    linked = sum(len(" ".join(a.text_content().split())) for a in block.iter("a"))
+    return bool(text) and linked >= _LINK_BLOCK_DENSITY * len(text)
+
+
+def _drop_trailing_links(body: lxml.html.HtmlElement) -> None:
+    """The blocks that end the article but are only links (other stories, tag lists, promotions), in any
+    language, and headings left with nothing under them. Short link-free lines among them (a copyright
+    line, a sign-off) stay but do not stop the search; the first real block of text does."""
+    blocks = [b for b in body if isinstance(b.tag, str)]
+    kept_below = False  # a short line below stays, so a heading above it is not left empty
+    for block in reversed(blocks[1:]):
+        text = _text(block)
+        if not text:
+            continue
+        if not _is_link_block(block, text):
+            if block.tag in _HEADINGS and not kept_below:
+                _drop(block)  # a heading with nothing left under it
+                continue
+            if len(text) <= _SHORT_LINE_CHARS and block.find(".//a") is None:
+                kept_below = True
+                continue
+            break
+        _drop(block)
+
+
 def drop_boilerplate(root: lxml.html.HtmlElement) -> None:
     body = root.find("body")
     if body is None:
         return
+    _drop_trailing_links(body)
     section_level = 0  # > 0 while inside a section opened by a boilerplate heading of that level
     for block in list(body):
         tag = block.tag if isinstance(block.tag, str) else ""

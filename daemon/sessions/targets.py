@@ -10,6 +10,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator
 
 from browserd.daemon.errors import ElementNotFound, InvalidParameter, RefNotFound
@@ -52,7 +53,12 @@ async def locate(tab: Tab, target: str) -> Target:
     described = f"ref {ref} ({info.role}{' ' + json.dumps(info.name) if info.name else ''})"
     selector = info.selector or f"aria-ref={ref}"
     locator = tab.page.locator(selector)
-    if await locator.count() == 0:
+    try:
+        count = await locator.count()
+    except PlaywrightError as exc:
+        # The frame the ref lived in is gone (an iframe removed, the page replaced): the ref is stale.
+        raise RefNotFound(f"{described} belongs to a frame that is no longer on the page", ref=ref) from exc
+    if count == 0:
         raise ElementNotFound(
             f"{described} is no longer on the page",
             hint="The page changed since the snapshot: call browser_snapshot for fresh refs.",

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import re
 
+import lxml.html  # type: ignore[import-untyped]
 import pytest
 
+from browserd.daemon.scrape import restore
+from browserd.daemon.scrape.boilerplate import drop_boilerplate
 from browserd.daemon.scrape.extract import Link, extract, extract_links, page_metadata
 
 URL = "https://news.example.org/2024/05/story.html"
@@ -166,3 +169,55 @@ def test_metadata_falls_back_to_open_graph_and_is_empty_when_absent() -> None:
     page = '<html><head><meta property="og:title" content="OG title"><meta property="og:locale" content="fr_FR"></head>'
     meta = page_metadata(page, URL)
     assert (meta.title, meta.language, meta.description, meta.canonical_url) == ("OG title", "fr-FR", "", None)
+
+
+def _story(n: int, prefix: str) -> str:
+    return (
+        f"<p>{prefix} paragraph {n} tells in plain words what the harbour master saw that morning "
+        "and why the town council met again in the evening to decide what to do next.</p>"
+    )
+
+
+def test_an_article_split_over_identical_containers_comes_back_whole() -> None:
+    first = "".join(_story(n, "Early") for n in range(1, 6))
+    later = "".join(_story(n, "Later") for n in range(1, 4))
+    page = f"""<html><body><nav><a href="/">Home</a></nav><main><article><h1>Harbour</h1>
+    <div class="chunks"><div class="grid"><div class="body article__body">{first}</div></div>
+    <aside class="ad"><p>Advertisement</p></aside>
+    <div class="grid"><div class="body article__body">{later}</div></div></div>
+    </article></main><footer><p>Footer text</p></footer></body></html>"""
+    markdown = extract(page, URL).markdown
+    assert "Early paragraph 1 tells" in markdown, markdown
+    assert "Later paragraph 3 tells" in markdown, markdown
+    assert markdown.index("Early paragraph 5") < markdown.index("Later paragraph 1"), markdown
+
+
+def test_trailing_link_blocks_are_dropped_whatever_their_language() -> None:
+    body = "".join(_story(n, "Story") for n in range(1, 4))
+    teasers = '<p><a href="/a">Outra notícia sobre o porto</a></p><p><a href="/b">Mais uma sobre barcos</a></p>'
+    root = lxml.html.document_fromstring(f"<html><body>{body}<h3>Você pode gostar</h3>{teasers}</body></html>")
+    drop_boilerplate(root)
+    text = root.text_content()
+    assert "Story paragraph 3 tells" in text
+    assert "Outra notícia" not in text and "Mais uma" not in text and "Você pode gostar" not in text, text
+    root = lxml.html.document_fromstring(f"<html><body>{body}{teasers}<p>© Jornal 2024</p></body></html>")
+    drop_boilerplate(root)
+    text = root.text_content()
+    assert "© Jornal 2024" in text and "Outra notícia" not in text, text  # a short line does not stop the search
+
+
+def test_embedded_tweets_inside_the_article_are_put_back_in_place() -> None:
+    before = "".join(_story(n, "Before") for n in range(1, 3))
+    after = "".join(_story(n, "After") for n in range(1, 3))
+    tweet = (
+        '<blockquote class="twitter-tweet"><p>The quay is closed until further notice, says the harbour master.</p>'
+        '— Harbour (@harbour) <a href="https://twitter.com/harbour/status/1">May 1, 2024</a></blockquote>'
+    )
+    page = lxml.html.document_fromstring(
+        f"<html><body><aside>{tweet.replace('quay', 'pier')}</aside>{before}{tweet}{after}</body></html>"
+    )
+    extracted = lxml.html.document_fromstring(f"<html><body>{before}{after}</body></html>")
+    restore.recover_embeds(extracted, page, restore.block_index(page))
+    text = " ".join(extracted.text_content().split())
+    assert "The pier is closed" not in text  # outside the article's span
+    assert text.index("Before paragraph 2") < text.index("The quay is closed") < text.index("After paragraph 1"), text

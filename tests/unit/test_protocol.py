@@ -343,7 +343,7 @@ def test_every_tag_in_the_union_has_a_strategy() -> None:
                 "payload": {
                     "success": False,
                     "content": [{"type": "image", "data": b"\x89PNG", "mimeType": "image/png"}],
-                    "error": {"error": "boom", "errorCode": "E", "recoverHint": "retry"},
+                    "error": {"error": "boom", "errorCode": "E", "recoverHint": "retry", "details": {}},
                 },
             },
         ),
