@@ -87,6 +87,15 @@ class ProfileLink:
     publisher: ProfilePublisher | None = None  # None: opened with publish=false
     source: StateSource | None = None
 
+    stale_reported: bool = False
+
+    def take_stale_notice(self) -> bool:
+        """True once, after a publish of this window was refused because a newer version exists (TC-14)."""
+        if self.source is not None and self.source.stale and not self.stale_reported:
+            self.stale_reported = True
+            return True
+        return False
+
     def request_publish(self) -> None:
         if self.publisher is not None and self.source is not None and not self.source.stale:
             self.publisher.request(self.source)

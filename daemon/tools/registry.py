@@ -45,10 +45,26 @@ def _inline_refs(node: Any, defs: dict[str, Any]) -> Any:
     return node
 
 
+def _optional(node: Any) -> Any:
+    """`X | None = None` as plain X: leaving a property out already means None, and clients pay per token."""
+    if isinstance(node, list):
+        return [_optional(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _optional(value) for key, value in node.items()}
+    choices = node.get("anyOf")
+    if isinstance(choices, list) and node.get("default", 0) is None:
+        kept = [choice for choice in choices if choice != {"type": "null"}]
+        if len(kept) == 1:
+            rest = {key: value for key, value in node.items() if key not in ("anyOf", "default")}
+            return {**kept[0], **rest}
+    return node
+
+
 def input_schema(params: type[msgspec.Struct]) -> dict[str, Any]:
     schema = msgspec.json.schema(params)
     defs = schema.pop("$defs", {})
-    body = _inline_refs(schema, defs)
+    body = _optional(_inline_refs(schema, defs))
     body.pop("description", None)  # the tool's own description says it once
     body.setdefault("properties", {})
     return dict(body)
@@ -69,7 +85,7 @@ class Tool(Generic[P]):
             description=self.description,
             input_schema=input_schema(self.params),
             group=self.group,
-            annotations={"readOnlyHint": self.read_only},
+            annotations={"readOnlyHint": True} if self.read_only else None,
         )
 
     def parse(self, arguments: dict[str, Any]) -> P:

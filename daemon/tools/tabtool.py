@@ -18,12 +18,12 @@ from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool
 from browserd.daemon.tools.response import Response
 
-TabId = Annotated[str, msgspec.Meta(description="Tab to use (tab_N); default: the active tab.")]
-TargetText = Annotated[str, msgspec.Meta(description="A ref from browser_snapshot (e5, f1e2) or a CSS selector.")]
-TimeoutMs = Annotated[int, msgspec.Meta(ge=1, le=300_000, description="Milliseconds before giving up.")]
+TabId = Annotated[str, msgspec.Meta(description="Default: the active tab.")]
+TargetText = Annotated[str, msgspec.Meta(description="Ref (e5) or CSS selector.")]
+TimeoutMs = Annotated[int, msgspec.Meta(ge=1, le=300_000, description="ms")]
 SnapshotMode = Annotated[
     Literal["none", "delta", "full", "interactive"],
-    msgspec.Meta(description="Page snapshot in the answer: changes only (delta), full, interactive, or none."),
+    msgspec.Meta(description="Snapshot in the answer; delta: changed lines only."),
 ]
 
 
@@ -59,8 +59,15 @@ def tab_tool(
                 await handler(ctx, tab, args, response)
                 if isinstance(args, ActionParams):
                     await report_changes(ctx, tab, args.snapshot, response)
-            if tab.window.profile is not None:
-                tab.window.profile.request_publish()  # debounced: a burst of calls publishes once (D-16)
+            profile = tab.window.profile
+            if profile is not None:
+                profile.request_publish()  # debounced: a burst of calls publishes once (D-16)
+                if profile.take_stale_notice():
+                    response.text(
+                        f"Note: profile {profile.profile_id} has a newer login than this window started from, so "
+                        "this window's cookies are no longer written back (the newer login is kept). Open a new "
+                        "window on the profile to use it."
+                    )
 
         return Tool(name, group, description, params, run, read_only)
 
