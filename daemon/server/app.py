@@ -88,6 +88,8 @@ class Daemon:
 
     def request_stop(self, reason: str) -> None:
         log.info("stopping: %s", reason)
+        # A Ctrl-C reaches Playwright's driver too; its dying pipe is not news at shutdown.
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)
         self._stop.set()
 
     async def status(self) -> dict[str, Any]:
