@@ -17,9 +17,9 @@ _NEVER_CONTENT = (
     "button", "input", "select", "textarea", "dialog",
 )  # fmt: skip
 # Page chrome: navigation, and the banners and pop-ups laid over a page.
-_CHROME_XPATH = (
-    "//nav | //*[@role='navigation' or @role='banner' and not(.//h1) or @role='search' or @aria-modal='true']"
-    " | //*[@hidden] | //*[@aria-hidden='true']"
+_NAVIGATION_XPATH = "//nav | //*[@role='navigation' or @role='banner' and not(.//h1) or @role='search']"
+_HIDDEN_XPATH = (
+    "//*[@hidden] | //*[@aria-hidden='true']"
     " | //*[contains(translate(@style, 'DISPLAYNOE: ', 'displaynoe'), 'display:none')]"
 )
 _BANNER_WORDS = re.compile(r"cookie|consent|gdpr|cmp-|onetrust|didomi|newsletter-popup|modal-backdrop", re.I)
@@ -62,10 +62,15 @@ def remove_non_content(tree: lxml.html.HtmlElement) -> None:
         _drop(element)
 
 
-def remove_chrome(tree: lxml.html.HtmlElement) -> None:
-    """Navigation, hidden elements and cookie/consent banners, for whole-page output."""
-    for element in tree.xpath(_CHROME_XPATH):
-        if element.tag not in ("html", "body"):
+def remove_chrome(tree: lxml.html.HtmlElement, *, navigation: bool = True, hidden: bool = True) -> None:
+    """Cookie/consent banners and modal overlays always; navigation and hidden elements when asked."""
+    paths = ["//*[@aria-modal='true']"]
+    if navigation:
+        paths.append(_NAVIGATION_XPATH)
+    if hidden:
+        paths.append(_HIDDEN_XPATH)
+    for element in tree.xpath(" | ".join(paths)):
+        if element.tag not in ("html", "body") and element.getparent() is not None:
             _drop(element)
     for element in tree.xpath("//body//*[@id or @class]"):
         if element.getparent() is None:

@@ -25,6 +25,12 @@ from .restore import block_index, recover_chunks, recover_embeds, restore_struct
 __all__ = ["Extraction", "Link", "PageMetadata", "extract", "extract_links", "page_metadata"]
 
 
+# Below this many words a page is short enough that the whole of it, less its chrome, beats an article
+# extractor tuned for long text (which flattens headings and lists on short pages).
+SMALL_PAGE_WORDS = 150
+SMALL_PAGE_SHARE = 0.6
+
+
 @dataclass(frozen=True)
 class Extraction:
     markdown: str
@@ -33,8 +39,9 @@ class Extraction:
     main_content_found: bool  # False when only_main_content fell back to the whole page (TC-04)
 
 
-def _whole_page(tree: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
-    cleaner.remove_chrome(tree)
+def _whole_page(tree: lxml.html.HtmlElement, *, navigation: bool, hidden: bool) -> lxml.html.HtmlElement:
+    """The page's body less its chrome: banners always, navigation and hidden parts as asked."""
+    cleaner.remove_chrome(tree, navigation=navigation, hidden=hidden)
     root = lxml.html.document_fromstring("<html><body></body></html>")
     root.replace(root.find("body"), body_of(tree))
     return root
@@ -64,16 +71,30 @@ def extract(
     base = base_url(tree, url)
     tree = cleaner.apply_tag_filters(tree, include_tags, exclude_tags)
     cleaner.remove_non_content(tree)
-    if only_main_content:
-        root = maincontent.main_content(tree)
-        if root is not None:
-            index = block_index(tree)
-            recover_chunks(root, tree, index)
-            recover_embeds(root, tree, index)
-            boilerplate.drop_boilerplate(root)
-            restore_structure(root, tree, index)
-            markdown, out_html = _render(root, base)
-            if markdown.strip():
-                return Extraction(markdown, out_html, metadata, main_content_found=True)
-    markdown, out_html = _render(_whole_page(tree), base)
+    if not only_main_content or include_tags:
+        # The whole page, or the parts the caller picked: nothing more is for the extractor to judge.
+        markdown, out_html = _render(_whole_page(tree, navigation=False, hidden=False), base)
+        return Extraction(markdown, out_html, metadata, main_content_found=False)
+    root = maincontent.main_content(tree)
+    if root is not None and _small_page(tree, root):
+        # Hidden parts stay, as the extractor would keep them: a collapsed tree's files are content.
+        markdown, out_html = _render(_whole_page(tree, navigation=True, hidden=False), base)
+        return Extraction(markdown, out_html, metadata, main_content_found=True)
+    if root is not None:
+        index = block_index(tree)
+        recover_chunks(root, tree, index)
+        recover_embeds(root, tree, index)
+        boilerplate.drop_boilerplate(root)
+        restore_structure(root, tree, index)
+        markdown, out_html = _render(root, base)
+        if markdown.strip():
+            return Extraction(markdown, out_html, metadata, main_content_found=True)
+    markdown, out_html = _render(_whole_page(tree, navigation=True, hidden=True), base)
     return Extraction(markdown, out_html, metadata, main_content_found=False)
+
+
+def _small_page(tree: lxml.html.HtmlElement, root: lxml.html.HtmlElement) -> bool:
+    """A short page that is nearly all main content reads best whole, with its headings and lists kept."""
+    page_words = len(body_of(tree).text_content().split())
+    main_words = len(root.text_content().split())
+    return page_words <= SMALL_PAGE_WORDS and main_words >= SMALL_PAGE_SHARE * page_words

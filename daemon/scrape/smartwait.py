@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-
 import anyio
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
@@ -11,17 +9,18 @@ from playwright.async_api import Page
 from browserd.daemon.sessions.settle import settle
 
 
-async def smart_wait(page: Page, max_ms: int, quiet_ms: int) -> None:
-    """Network idle (after load) and a quiet DOM, side by side; what is reached within `max_ms` will do."""
+async def smart_wait(page: Page, max_ms: int, quiet_ms: int) -> bool:
+    """Network idle (after load), then a quiet DOM, within `max_ms`; False when the page never got there.
+
+    In that order on purpose: content that scripts add once their requests are done shows up as DOM
+    changes after the network went quiet, and the quiet window then waits for them.
+    """
     if max_ms <= 0:
-        return
-
-    async def network_idle() -> None:
-        # A page that never finishes loading is read as it is.
-        with contextlib.suppress(PlaywrightError):
+        return True
+    with anyio.move_on_after(max_ms / 1000) as deadline:
+        try:
             await page.wait_for_load_state("networkidle", timeout=max_ms)
-
-    with anyio.move_on_after(max_ms / 1000):
-        async with anyio.create_task_group() as waits:
-            waits.start_soon(network_idle)
-            waits.start_soon(settle, page, quiet_ms, max_ms)
+        except PlaywrightError:
+            return False  # still loading at the cap: read what is there
+        await settle(page, quiet_ms, max_ms)
+    return not deadline.cancelled_caught

@@ -63,15 +63,16 @@ class ScrapePageTask:
                 raise
             timed_out = True  # something loaded: scrape what is there rather than nothing
         # waitFor and smartWait are exclusive (S0-69): an explicit wait means exactly that wait.
+        settled = True
         if load.wait_for_ms > 0:
             await anyio.sleep(load.wait_for_ms / 1000)
         else:
-            await smart_wait(page, load.smart_wait_max_ms, load.smart_wait_quiet_ms)
+            settled = await smart_wait(page, load.smart_wait_max_ms, load.smart_wait_quiet_ms)
         result = LoadedPage(
             final_url=page.url,
             status=reply.status if reply is not None else None,
             title=await page.title(),
-            timed_out=timed_out,
+            timed_out=timed_out or not settled,
             headers=await reply.all_headers() if reply is not None else {},
         )
         try:

@@ -10,6 +10,7 @@ import msgspec
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from browserd.daemon.errors import ExecutionError, InvalidParameter
+from browserd.daemon.runtime.images import image_size
 from browserd.daemon.sessions.page_errors import action_errors, page_errors
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.targets import locate
@@ -226,21 +227,6 @@ async def browser_screenshot(ctx: ToolContext, tab: Tab, params: ScreenshotParam
         response.code(f"await {target_code}.screenshot({kind})")
     else:
         response.code(f"await page.screenshot(full_page={params.full_page}, {kind})")
-
-
-def image_size(data: bytes) -> tuple[int, int]:
-    """Width and height from a PNG or JPEG header (0, 0 if neither)."""
-    if data[:8] == b"\x89PNG\r\n\x1a\n":
-        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-    index = 2
-    while index + 9 < len(data) and data[index] == 0xFF:
-        marker, length = data[index + 1], int.from_bytes(data[index + 2 : index + 4], "big")
-        if marker in (0xC0, 0xC1, 0xC2):  # start of frame: height, then width
-            return int.from_bytes(data[index + 7 : index + 9], "big"), int.from_bytes(
-                data[index + 5 : index + 7], "big"
-            )
-        index += 2 + length
-    return 0, 0
 
 
 TOOLS: list[Tool[Any]] = [browser_wait, browser_get, browser_is, browser_screenshot]

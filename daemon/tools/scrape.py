@@ -10,6 +10,7 @@ import msgspec
 
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.profiles.publisher import StateSource
+from browserd.daemon.runtime.images import image_size
 from browserd.daemon.scrape.mapping import MapRequest, MapTask, SitemapMode
 from browserd.daemon.scrape.service import ScrapeRequest, load_page, render
 from browserd.daemon.scrape.task import Format
@@ -105,14 +106,16 @@ async def scrape(ctx: ToolContext, params: ScrapeParams, response: Response) -> 
         data["loginHint"] = hint
         response.text(f"Note: this page looks like it needs a login that profile {request.profile_id} lacks; {hint}")
     if page.timed_out:
-        data["warning"] = "the page did not finish loading in time; this is what had loaded"
+        data["warning"] = "the page was still loading when it was read; this is what had loaded"
     if request.format in ("screenshot", "fullscreenshot"):
+        data["width"], data["height"] = image_size(page.screenshot)
         response.image(page.screenshot, "image/png")
     elif request.format == "links":
         data["links"] = [{"url": link.url, "text": link.text} for link in result.links]
         response.text("\n".join(f"- [{link.text or link.url}]({link.url})" for link in result.links) or "(no links)")
     elif request.format == "html":
-        response.text(result.html)
+        # The page as the browser rendered it, unless only its main content was asked for (D-23).
+        response.text(result.html if request.only_main_content else page.html)
     else:
         response.text(result.markdown)
     response.data(data)

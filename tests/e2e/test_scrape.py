@@ -155,10 +155,6 @@ async def test_tc01_every_result_carries_the_page_metadata(daemon_home: Browserd
         assert shot["title"] == "Scrolling"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: screenshot results carry url and title but not the image's width and height (D-23)",
-)
 async def test_screenshot_results_give_the_image_size(daemon_home: BrowserdHome, site: str) -> None:
     """D-23: `screenshot` and `fullscreenshot` = PNG as ImageContent plus {url, width, height}."""
     async with mcp_client(daemon_home, args=SCRAPE_TOOLS) as client:
@@ -167,11 +163,6 @@ async def test_screenshot_results_give_the_image_size(daemon_home: BrowserdHome,
         assert (full.structured_content.get("width"), full.structured_content.get("height")) == (width, height)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: with onlyMainContent (default) the <h1> of form.html and of a bare error page comes out as "
-    "plain text (form.html: heading and every label run together on one line), not as a markdown heading",
-)
 async def test_markdown_keeps_the_heading_of_pages_without_an_article(daemon_home: BrowserdHome, site: str) -> None:
     """Issue 5 item 2 (headings and lists kept), S0-72: the page's <h1> is a markdown heading even when
     the page is mostly form controls (form.html) or a bare error page (<title> and <h1> only)."""
@@ -222,11 +213,6 @@ async def test_tc03_smart_wait_reads_a_page_that_never_finishes_loading(home: Br
         assert result.structured_content["title"] == "Never loads"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a page whose load never finished (smartWait gave up at its cap) is answered without any "
-    "warning; `warning` is only set when even DOMContentLoaded timed out",
-)
 async def test_tc03_a_page_that_never_finished_loading_comes_with_a_warning(home: BrowserdHome, site: str) -> None:
     """TC-03, D-21: a partial page is still an answer, but the agent is told it is partial (the tool's own
     warning text: "the page did not finish loading in time; this is what had loaded")."""
@@ -237,12 +223,6 @@ async def test_tc03_a_page_that_never_finished_loading_comes_with_a_warning(home
         assert result.structured_content.get("warning"), result.structured_content
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: smartWait runs network idle and DOM quiet side by side (daemon/scrape/smartwait.py), so both "
-    "are satisfied ~500 ms after load, before late.html's 800 ms content; D-21 orders them (network idle, "
-    "then 500 ms of DOM quiet), which always sees it. Under CPU load it sometimes does: results vary",
-)
 async def test_tc03_smart_wait_gives_a_stable_result_with_late_content(daemon_home: BrowserdHome, site: str) -> None:
     """TC-03, S0-69, D-21: without waitFor, smartWait (load, network idle, then DOM quiet) waits for
     late.html's paragraph, added 800 ms after load, every time."""
@@ -276,11 +256,6 @@ async def test_tc04_empty_main_content_falls_back_to_the_whole_page(daemon_home:
         assert "# Folder tree" in text_of(whole)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: onlyMainContent=false still removes <nav> (cleaner.remove_chrome on the whole-page path): the "
-    "markdown of index.html loses its 18 page links and format=html is not the page's HTML (D-23)",
-)
 async def test_only_main_content_false_keeps_the_navigation(daemon_home: BrowserdHome, site: str) -> None:
     """S0-70, D-23: only onlyMainContent=true removes nav, header, footer and aside; with false the
     markdown keeps index.html's navigation links and `html` is the page's HTML (`page.content()`)."""
@@ -342,11 +317,6 @@ async def test_include_and_exclude_tags_pick_the_parts_of_the_page(daemon_home: 
         assert "Scrolling" not in only, "includeTags leaves the heading outside #inner out"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: includeTags=['nav'] on index.html yields the 18 link texts as one plain line: "
-    "the links and the list are lost",
-)
 async def test_include_tags_keep_the_links_and_list_of_the_part(daemon_home: BrowserdHome, site: str) -> None:
     """Issue 5 item 2 (links absolute, lists kept): the part includeTags keeps is rendered like any
     content, its list items as a list and its links as markdown links."""

@@ -70,14 +70,15 @@ def test_links_resolve_against_the_page_url() -> None:
     assert "[harbour plan](https://harbour.example.com/plan)" in markdown
 
 
-def test_whole_page_keeps_content_images_absolute_and_drops_tracking_pixels() -> None:
+def test_whole_page_keeps_navigation_and_images_absolute_and_drops_banners_and_tracking_pixels() -> None:
+    """S0-70: onlyMainContent=false is the whole page, navigation included; banners and pixels still go."""
     result = extract(PAGE, URL, only_main_content=False)
     assert not result.main_content_found
     assert "![The harbour](https://news.example.org/img/harbour.jpg)" in result.markdown
     assert "pixel.gif" not in result.markdown
     assert "Footer: About us" in result.markdown  # whole page: the footer is content too
     assert "Accept all cookies" not in result.markdown and "SCRIPT-TEXT" not in result.markdown
-    assert "Sport" not in result.markdown  # navigation chrome goes even then
+    assert "Sport" in result.markdown  # the page's navigation is part of the whole page
     assert "<footer>" in result.html
 
 
