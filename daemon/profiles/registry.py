@@ -9,7 +9,7 @@ import anyio
 import anyio.abc
 
 from browserd.daemon.profiles.ids import validate_profile_id
-from browserd.daemon.profiles.publisher import ProfilePublisher
+from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
 from browserd.daemon.profiles.store import ProfileStore, Snapshot
 from browserd.protocol.config import ProfilesConfig
 
@@ -59,6 +59,20 @@ class Profiles:
             publisher.start(self._task_group)
             self._publishers[store.profile_id] = publisher
         return publisher
+
+    def publish_periodically(self, profile_id: str, source: StateSource) -> anyio.CancelScope:
+        """Publish `source` every refresh_interval_ms (D-16) until the returned scope is cancelled."""
+        if self._task_group is None:
+            raise RuntimeError("Profiles publishes only inside `async with profiles:`")
+        publisher = self.publisher(profile_id)
+        scope = anyio.CancelScope()
+
+        async def run() -> None:
+            with scope:
+                await publisher.publish_every(source, self.config.refresh_interval_ms)
+
+        self._task_group.start_soon(run, name=f"periodic publish {source.name}")
+        return scope
 
     async def __aenter__(self) -> Self:
         self._task_group = anyio.create_task_group()

@@ -22,7 +22,12 @@ _HIDDEN_XPATH = (
     "//*[@hidden] | //*[@aria-hidden='true']"
     " | //*[contains(translate(@style, 'DISPLAYNOE: ', 'displaynoe'), 'display:none')]"
 )
-_BANNER_WORDS = re.compile(r"cookie|consent|gdpr|cmp-|onetrust|didomi|newsletter-popup|modal-backdrop", re.I)
+# A banner's id or class, not any mention of cookies: a page about cookies keeps its content.
+_BANNER_WORDS = re.compile(
+    r"cookie[-_]?(banner|bar|consent|notice|popup|law|message|wall|policy-banner)|consent|gdpr|\bcmp-|onetrust|didomi"
+    r"|newsletter-popup|modal-backdrop",
+    re.I,
+)
 
 
 def _drop(element: lxml.html.HtmlElement) -> None:

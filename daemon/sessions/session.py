@@ -96,7 +96,10 @@ class Session:
             return await context.storage_state(indexed_db=include_indexed_db)
 
         source = StateSource(export, version, name=f"{self.id}/{profile_id}")
-        return ProfileLink(profile_id, version, self.profiles.publisher(profile_id), source)
+        link = ProfileLink(profile_id, version, self.profiles.publisher(profile_id), source)
+        # A window can stay open for hours: cookies a page refreshes on its own are published too.
+        link.periodic = self.profiles.publish_periodically(profile_id, source)
+        return link
 
     async def window_for_profile(self, profile_id: str, publish: bool) -> Window:
         """The session's window on this profile (the active one first), else a new one; it becomes active."""

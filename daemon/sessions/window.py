@@ -86,6 +86,7 @@ class ProfileLink:
     version: int  # the profile version the window started from
     publisher: ProfilePublisher | None = None  # None: opened with publish=false
     source: StateSource | None = None
+    periodic: anyio.CancelScope | None = None  # the every-30-s publish, stopped when the window closes
 
     stale_reported: bool = False
 
@@ -164,6 +165,8 @@ class Window:
     async def close(self) -> None:
         with anyio.CancelScope(shield=True):
             profile = self.profile
+            if profile is not None and profile.periodic is not None:
+                profile.periodic.cancel()
             if profile is not None and profile.publisher is not None and profile.source is not None:
                 # Publish on close while the context can still export its state.
                 with anyio.move_on_after(CLOSE_PUBLISH_TIMEOUT_S):
