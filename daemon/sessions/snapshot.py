@@ -190,6 +190,9 @@ def _interactive(nodes: list[Node], repeated: set[tuple[str, str]], item: str) -
             # Only what can be acted on: link targets (/url) and plain text below it cost tokens for
             # nothing here; the full snapshot and browser_get have them.
             text = _without_text(node)
+            if node.role in INTERACTIVE_ROLES:
+                # A pointer cursor says "clickable"; for a link or button that goes without saying.
+                text = text.replace(" [cursor=pointer]", "")
             if item and (node.role, node.name) in repeated:
                 text += f" [in={json.dumps(item)}]"
             kept.append(Node(text, node.role, node.name, node.ref, node.attrs, children))
