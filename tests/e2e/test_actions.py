@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import BrowserdHome, mcp_client
+from tests.e2e.results import text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -26,10 +27,6 @@ JPEG_MAGIC = b"\xff\xd8\xff"
 
 
 # --- reading answers as an agent does -------------------------------------------------------------
-
-
-def text_of(result: Any) -> str:
-    return "\n".join(block.text for block in result.content if block.type == "text")
 
 
 def code_of(result: Any) -> str:

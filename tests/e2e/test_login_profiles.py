@@ -30,6 +30,7 @@ import anyio
 import pytest
 
 from tests.conftest import BROWSERD, BrowserdHome, isolated_env, mcp_client, short_temp_dir, wait_for
+from tests.e2e.results import ok, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -173,15 +174,6 @@ def run_cli(home: BrowserdHome, *args: str, timeout: float = 120) -> subprocess.
 
 
 # MCP answers
-
-
-def text_of(result: Any) -> str:
-    return "\n".join(block.text for block in result.content if block.type == "text")
-
-
-def ok(result: Any) -> Any:
-    assert not result.is_error, f"expected success, got:\n{text_of(result)}"
-    return result
 
 
 def invalid_profile_id(result: Any) -> None:

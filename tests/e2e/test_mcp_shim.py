@@ -18,14 +18,11 @@ import jsonschema
 import pytest
 
 from tests.conftest import BrowserdHome, mcp_client, pid_alive, wait_for
+from tests.e2e.results import text_of
 
 pytestmark = pytest.mark.anyio
 
 MODES = ["legacy", "auto", "2026-07-28"]
-
-
-def text_of(result: Any) -> str:
-    return "\n".join(block.text for block in result.content if block.type == "text")
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import BrowserdHome, mcp_client
+from tests.e2e.results import failed, ok, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -25,23 +26,6 @@ INTERACTIVE_ROLES = {
 SNAPSHOT_BLOCK = re.compile(r"```yaml\n(.*?)\n?```", re.S)
 REF = re.compile(r"\[ref=((?:f\d+)?e\d+|c\d+)\]")
 ROLE = re.compile(r"^\s*- ([a-z]+)")
-
-
-def text_of(result: Any) -> str:
-    return "\n".join(block.text for block in result.content if block.type == "text")
-
-
-def ok(result: Any) -> Any:
-    assert not result.is_error, f"expected success, got:\n{text_of(result)}"
-    return result
-
-
-def failed(result: Any, code: str) -> dict[str, Any]:
-    assert result.is_error, f"expected {code}, got success:\n{text_of(result)}"
-    error: dict[str, Any] = result.structured_content
-    assert error["errorCode"] == code, f"expected {code}, got:\n{text_of(result)}"
-    assert error["recoverHint"], "every error names a next step"
-    return error
 
 
 def snapshot_of(result: Any) -> str:

@@ -23,6 +23,7 @@ import anyio
 import pytest
 
 from tests.conftest import BrowserdHome, make_home, mcp_client
+from tests.e2e.results import failed, ok, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -47,23 +48,6 @@ def daemon_home() -> Iterator[BrowserdHome]:
     finally:
         home.stop_daemon()
         shutil.rmtree(home.root, ignore_errors=True)
-
-
-def text_of(result: Any) -> str:
-    return "\n".join(block.text for block in result.content if block.type == "text")
-
-
-def ok(result: Any) -> Any:
-    assert not result.is_error, f"expected success, got:\n{text_of(result)}"
-    return result
-
-
-def failed(result: Any, code: str) -> dict[str, Any]:
-    assert result.is_error, f"expected {code}, got success:\n{text_of(result)}"
-    error: dict[str, Any] = result.structured_content
-    assert error["errorCode"] == code, f"expected {code}, got:\n{text_of(result)}"
-    assert error["recoverHint"], "every error names a next step"
-    return error
 
 
 def field_of(error: dict[str, Any]) -> str | None:

@@ -26,6 +26,7 @@ import anyio
 import pytest
 
 from tests.conftest import BrowserdHome, mcp_client
+from tests.e2e.results import text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -80,10 +81,6 @@ def probe() -> Iterator[str]:
 
 
 # --- helpers ---------------------------------------------------------------------------------------------
-
-
-def text_of(result: Any) -> str:
-    return "\n".join(block.text for block in result.content if block.type == "text")
 
 
 async def call(client: Any, tool: str, args: dict[str, Any], **kwargs: Any) -> Any:
