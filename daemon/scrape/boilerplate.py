@@ -112,3 +112,8 @@ def drop_boilerplate(root: lxml.html.HtmlElement) -> None:
             continue
         if tag in _BLOCKS and text and len(text.split()) <= _SHORT_WORDS and _NOTICE.search(text):
             _drop(block)
+
+
+def is_notice(text: str) -> bool:
+    """A heading or short line that opens a non-article section or is a call to action."""
+    return bool(_SECTION.match(text)) or (len(text.split()) <= _SHORT_WORDS and bool(_NOTICE.search(text)))

@@ -4,9 +4,9 @@
 
 parse -> includeTags/excludeTags -> main content (trafilatura, maincontent.py) or the whole cleaned page
 (cleaner.py) -> the rest of an article split over identical containers and embedded posts put back
-(restore.py) -> boilerplate blocks dropped (boilerplate.py) -> links and headings restored (restore.py)
--> links and images absolute -> html2text and a tidy pass (markdown.py). No network, no browser: the caller
-hands over the rendered page.
+(restore.py) -> boilerplate blocks dropped (boilerplate.py) -> links and headings restored, and headings and
+lists dropped from between kept blocks put back (restore.py) -> links and images absolute -> html2text and a
+tidy pass (markdown.py). No network, no browser: the caller hands over the rendered page.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from .document import base_url, body_of, parse
 from .links import Link, extract_links
 from .markdown import to_markdown
 from .metadata import PageMetadata, metadata_of, page_metadata
-from .restore import block_index, recover_chunks, recover_embeds, restore_structure
+from .restore import block_index, recover_chunks, recover_embeds, restore_dropped, restore_structure
 
 __all__ = ["Extraction", "Link", "PageMetadata", "extract", "extract_links", "page_metadata"]
 
@@ -86,6 +86,7 @@ def extract(
         recover_embeds(root, tree, index)
         boilerplate.drop_boilerplate(root)
         restore_structure(root, tree, index)
+        restore_dropped(root, tree, index)
         markdown, out_html = _render(root, base)
         if markdown.strip():
             return Extraction(markdown, out_html, metadata, main_content_found=True)

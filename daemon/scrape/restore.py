@@ -15,6 +15,8 @@ from copy import deepcopy
 
 import lxml.html  # type: ignore[import-untyped]
 
+from .boilerplate import is_notice
+
 _SOURCE_BLOCKS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd", "td", "th", "figcaption", "blockquote")
 _TARGET_BLOCKS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "blockquote")
 _NOT_WORD = re.compile(r"[\W_]+")
@@ -215,3 +217,155 @@ def recover_embeds(
         copy.attrib.clear()
         before = [block for p, block in anchors if p < position]
         before[-1].addnext(copy)
+
+
+# Headings and lists the extraction dropped from inside the article ----------------------------------------
+
+_LISTS = frozenset(("ul", "ol"))
+_CONTAINERS = frozenset(("ul", "ol", "li", "blockquote", "table", "thead", "tbody", "tr", "td", "th", "dl"))
+# A put-back heading has at most this many words.
+_MAX_HEADING_WORDS = 25
+# ... into a gap between extracted blocks at most this many places apart.
+_MAX_GAP = 4
+
+
+def _outermost_block(block: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
+    """The extracted block itself or the list, quote or table it sits in: where a sibling can go."""
+    while (parent := block.getparent()) is not None and parent.tag in _CONTAINERS:
+        block = parent
+    return block
+
+
+def restore_dropped(
+    extracted: lxml.html.HtmlElement, page: lxml.html.HtmlElement, index: dict[str, lxml.html.HtmlElement]
+) -> None:
+    """Headings and lists of the page that the extraction dropped from between the blocks it kept.
+
+    The page's text blocks are walked in document order; a block is kept when the extraction has a block
+    with the same text (its next copy there, when a text comes more than once). Only gaps between two
+    kept blocks that are at most `_MAX_GAP` blocks apart in the extraction are filled, so nothing comes
+    back before the article, after it, or from far off (a form or a sidebar). In such a gap, a heading
+    missing from the extraction that comes right before a kept block of its own section introduces that
+    block and comes back just before it (precision mode drops headings that are all link, or that
+    hold a stray block). A list none of whose items is in the extraction, right after a kept block,
+    comes back too unless it is a gallery or links away from the article (see `_dropped_list`).
+    `index` is `block_index(page)`: only the part of the page around the kept blocks is walked.
+    """
+    body = extracted.find("body")
+    if body is None:
+        return
+    kept: dict[str, list[lxml.html.HtmlElement]] = {}
+    rank: dict[lxml.html.HtmlElement, int] = {}  # extracted block -> its place among the extracted blocks
+    for block in body.iter(_TARGET_BLOCKS):
+        if not _has_block_children(block):
+            key = _key(block)
+            if key:
+                kept.setdefault(key, []).append(block)
+                rank[block] = len(rank)
+    if not kept:
+        return
+    extracted_text = _squash(body.text_content())
+    kept_hrefs = {str(h) for h in body.xpath(".//a/@href")}
+    cursor = -1
+    sequence: list[tuple[lxml.html.HtmlElement, lxml.html.HtmlElement | None]] = []  # page block, kept twin
+    region = _article_region(page, [index[key] for key in kept if key in index])  # skips the rest of the page
+    for element in region.iter(*_SOURCE_BLOCKS, "ul", "ol"):
+        if element.tag in _LISTS:
+            sequence.append((element, None))
+            continue
+        key = _key(element)
+        if not key:
+            continue
+        # the same text can come more than once: the twin is its next copy in the extraction
+        twin = next((t for t in kept.get(key, ()) if rank[t] > cursor), None)
+        if twin is not None:
+            cursor = rank[twin]
+        sequence.append((element, twin))
+    kept_positions = [i for i, (_, twin) in enumerate(sequence) if twin is not None]
+    if len(kept_positions) < 2:
+        return
+    first, last = kept_positions[0], kept_positions[-1]
+    inserts: list[tuple[lxml.html.HtmlElement, lxml.html.HtmlElement]] = []  # (new block, before this one)
+    restored: lxml.html.HtmlElement | None = None  # the last page element put back, whose inside is done
+    previous_kept = sequence[first][1]
+    for position in range(first + 1, last):
+        element, twin = sequence[position]
+        if twin is not None:
+            previous_kept = twin
+            continue
+        if element.tag not in _HEADINGS and element.tag not in _LISTS:
+            continue
+        if restored is not None and _inside(element, restored):
+            continue
+        source, following = next(
+            (pair for pair in sequence[position + 1 : last + 1] if not _inside(pair[0], element)), (element, None)
+        )
+        if following is None or previous_kept is None or not 0 < rank[following] - rank[previous_kept] <= _MAX_GAP:
+            continue  # not a gap between two blocks that follow each other in the extraction
+        if element.tag in _HEADINGS:
+            new = _dropped_heading(element, source, extracted_text)
+        else:  # a list, right after a kept block
+            new = _dropped_list(element, extracted_text, kept_hrefs) if sequence[position - 1][1] is not None else None
+        if new is not None:
+            inserts.append((new, following))
+            restored = element
+    for new, before in inserts:
+        _outermost_block(before).addprevious(new)
+
+
+def _article_region(page: lxml.html.HtmlElement, sources: list[lxml.html.HtmlElement]) -> lxml.html.HtmlElement:
+    """The innermost page element holding all of `sources` (the page itself when there are none)."""
+    if not sources:
+        return page
+    common = [sources[0], *sources[0].iterancestors()]
+    for source in sources[1:]:
+        ancestors = {source, *source.iterancestors()}
+        while common and common[0] not in ancestors:
+            common.pop(0)
+    return common[0] if common else page
+
+
+def _inside(element: lxml.html.HtmlElement, ancestor: lxml.html.HtmlElement) -> bool:
+    return any(a is ancestor for a in element.iterancestors())
+
+
+def _dropped_heading(
+    heading: lxml.html.HtmlElement, introduced: lxml.html.HtmlElement, extracted_text: str
+) -> lxml.html.HtmlElement | None:
+    """A copy of a page heading missing from the extraction, if it heads the kept block `introduced`: a
+    short heading, not a call to action, in the same section as that block (not in a box of its own)."""
+    text = _key(heading)
+    squashed = _squash(text)
+    parent = heading.getparent()
+    if not squashed or squashed in extracted_text or len(text.split()) > _MAX_HEADING_WORDS or is_notice(text):
+        return None
+    if parent is None or not _inside(introduced, parent):
+        return None
+    copy = _inline_copy(heading)
+    copy.tag = heading.tag
+    copy.attrib.clear()
+    return copy
+
+
+def _dropped_list(
+    page_list: lxml.html.HtmlElement, extracted_text: str, kept_hrefs: set[str]
+) -> lxml.html.HtmlElement | None:
+    """A copy of a page list none of whose items is in the extraction, unless it is a gallery or a list of
+    links that lead away from the article (other stories): a list mostly of links stays out unless one of
+    them goes where the article's own text links."""
+    items = list(page_list.iterchildren("li"))
+    texts = [_squash(item.text_content()) for item in items]
+    if not items or not all(texts) or any(t in extracted_text for t in texts):
+        return None
+    if page_list.find(".//img") is not None or page_list.find(".//figure") is not None:
+        return None
+    hrefs = {str(h) for h in page_list.xpath(".//a/@href")}
+    if _link_density(page_list, _key(page_list)) > _MAX_LINK_DENSITY and not hrefs & kept_hrefs:
+        return None
+    new_list = lxml.html.Element(page_list.tag)
+    for item in items:
+        copy = _inline_copy(item)
+        copy.tag = "li"
+        copy.attrib.clear()
+        new_list.append(copy)
+    return new_list

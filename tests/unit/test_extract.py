@@ -222,3 +222,49 @@ def test_embedded_tweets_inside_the_article_are_put_back_in_place() -> None:
     text = " ".join(extracted.text_content().split())
     assert "The pier is closed" not in text  # outside the article's span
     assert text.index("Before paragraph 2") < text.index("The quay is closed") < text.index("After paragraph 1"), text
+
+
+def test_headings_dropped_between_kept_blocks_come_back_before_the_block_they_introduce() -> None:
+    intro = _story(1, "Intro")
+    section = _story(1, "Section")
+    page = lxml.html.document_fromstring(
+        "<html><body><aside><h3>Most popular</h3><p>Teaser.</p></aside><div class='post'>"
+        f'{intro}<h3><a href="https://shop.example/charger">Car Charger 72W</a></h3>{section}'
+        f"<div class='box'><h4>Subscribe to our newsletter</h4></div>{_story(2, 'Section')}"
+        "<div class='promo'><h4>Other story in a box</h4></div><div>" + _story(3, "Section") + "</div>"
+        "</div><h3>After the article</h3><p>Footer.</p></body></html>"
+    )
+    extracted = lxml.html.document_fromstring(
+        f"<html><body>{intro}{section}{_story(2, 'Section')}{_story(3, 'Section')}</body></html>"
+    )
+    restore.restore_dropped(extracted, page, restore.block_index(page))
+    html = lxml.html.tostring(extracted, encoding="unicode")
+    assert '<h3><a href="https://shop.example/charger">Car Charger 72W</a></h3><p>Section paragraph 1' in html, html
+    assert "Subscribe" not in html  # a call to action
+    assert "Other story in a box" not in html  # in a box of its own, not the next block's section
+    assert "Most popular" not in html and "After the article" not in html  # outside the article's span
+
+
+def test_lists_dropped_between_kept_blocks_come_back_unless_they_lead_away() -> None:
+    first = '<p>The controller is cheaper today, <a href="https://shop.example/pad">as the shop shows</a>.</p>'
+    buy = '<ul><li><a href="https://shop.example/pad">Get it on the shop for $39</a></li></ul>'
+    steps = "<ol><li>Unplug the charger first</li><li>Then press the reset button</li></ol>"
+    related = (
+        '<ul><li><a href="/other-1">Another story entirely</a></li><li><a href="/other-2">And one more</a></li></ul>'
+    )
+    gallery = '<ul><li><img src="a.jpg"> A picture caption here</li></ul>'
+    page = lxml.html.document_fromstring(
+        f"<html><body>{first}{buy}{_story(1, 'A')}{steps}{_story(2, 'A')}{related}{_story(3, 'A')}"
+        f"{gallery}{_story(4, 'A')}</body></html>"
+    )
+    extracted = lxml.html.document_fromstring(
+        f"<html><body>{first}{''.join(_story(n, 'A') for n in range(1, 5))}</body></html>"
+    )
+    restore.restore_dropped(extracted, page, restore.block_index(page))
+    html = lxml.html.tostring(extracted, encoding="unicode")
+    text = " ".join(extracted.text_content().split())
+    assert text.index("as the shop shows") < text.index("Get it on the shop") < text.index("A paragraph 1"), text
+    assert text.index("A paragraph 1") < text.index("Unplug the charger") < text.index("A paragraph 2"), text
+    assert "<ol><li>Unplug the charger first</li><li>Then press" in html, html
+    assert "Another story entirely" not in text  # links elsewhere
+    assert "A picture caption" not in text  # a gallery
