@@ -5,7 +5,7 @@ Everything CPU-bound (extraction, markdown) happens after the context is closed,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 import anyio
@@ -40,7 +40,6 @@ class LoadedPage:
     # What the context holds afterwards, for publishing a profile's login back (None: not asked).
     storage_state: dict[str, object] | None = None
     timed_out: bool = False
-    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -73,7 +72,6 @@ class ScrapePageTask:
             status=reply.status if reply is not None else None,
             title=await page.title(),
             timed_out=timed_out or not settled,
-            headers=await reply.all_headers() if reply is not None else {},
         )
         try:
             if load.format in ("screenshot", "fullscreenshot"):

@@ -47,7 +47,6 @@ class Tab:
     # What happened on the page since an action started: navigations, dialogs, downloads, new tabs.
     events: list[str] = field(default_factory=list)
     console_errors: deque[str] = field(default_factory=lambda: deque(maxlen=_MAX_CONSOLE_ERRORS))
-    dialog_policy: str = "accept"
 
     def watch(self) -> None:
         page = self.page
