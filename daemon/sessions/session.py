@@ -14,6 +14,7 @@ from browserd.daemon.errors import BrowserdError, PageCrashed, SessionNotFound
 from browserd.daemon.profiles.publisher import StateSource
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
+from browserd.daemon.sessions.records import Dialogs
 from browserd.daemon.sessions.snapshot import CLICK_TRACKER_JS
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import ProfileLink, Viewport, Window, WindowOptions
@@ -42,6 +43,7 @@ class Session:
     config: BrowserConfig
     profiles: Profiles
     windows: dict[str, Window] = field(default_factory=dict)
+    dialogs: Dialogs = field(default_factory=Dialogs)
     active_window_id: str | None = None
     # Set when the browser died under this session; the next call that needs a tab says so once.
     crashed: bool = False
@@ -79,7 +81,7 @@ class Session:
         await context.add_init_script(CLICK_TRACKER_JS)
         context.set_default_timeout(self.config.action_timeout_ms)
         context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
-        window = Window(f"win_{next(self._window_numbers)}", context, options, self._next_tab_id)
+        window = Window(f"win_{next(self._window_numbers)}", context, options, self._next_tab_id, self.dialogs)
         if snapshot is not None:
             window.profile = self._link(snapshot.meta.profile_id, snapshot.version, context, options.publish)
         window.watch()

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 import anyio
 from playwright.async_api import ConsoleMessage, Dialog, Download, Frame, Page
 
+from browserd.daemon.sessions.records import CONSOLE_BUFFER, ConsoleRecord, DialogRecord
+
 if TYPE_CHECKING:
     from browserd.daemon.sessions.window import Window
 
@@ -47,13 +49,14 @@ class Tab:
     # What happened on the page since an action started: navigations, dialogs, downloads, new tabs.
     events: list[str] = field(default_factory=list)
     console_errors: deque[str] = field(default_factory=lambda: deque(maxlen=_MAX_CONSOLE_ERRORS))
+    console: deque[ConsoleRecord] = field(default_factory=lambda: deque(maxlen=CONSOLE_BUFFER))
 
     def watch(self) -> None:
         page = self.page
         page.on("domcontentloaded", self._new_document)
         page.on("framenavigated", self._navigated)
         page.on("console", self._console)
-        page.on("pageerror", lambda error: self.console_errors.append(f"uncaught: {error}"))
+        page.on("pageerror", self._page_error)
         page.on("dialog", self._dialog)
         page.on("download", self._download)
 
@@ -69,13 +72,31 @@ class Tab:
             self.events.append(f"navigated to {frame.url}")
 
     def _console(self, message: ConsoleMessage) -> None:
+        self.console.append(ConsoleRecord(message.type, message.text, self.page.url))
         if message.type == "error":
             self.console_errors.append(message.text)
 
+    def _page_error(self, error: Exception) -> None:
+        self.console.append(ConsoleRecord("uncaught", str(error), self.page.url))
+        self.console_errors.append(f"uncaught: {error}")
+
     async def _dialog(self, dialog: Dialog) -> None:
-        # Accept by default (D-31): an unhandled dialog would block every later call on the page.
-        self.events.append(f"{dialog.type} dialog said {dialog.message!r}; accepted")
-        await dialog.accept()
+        # Answered at once by the session's policy (D-31): an open dialog would block every later call.
+        dialogs = self.window.dialogs
+        if dialogs.policy == "accept" or dialog.type == "beforeunload":
+            if dialog.type == "prompt":
+                # Prompts get the set text, else their own default value (D-31), never an empty answer.
+                await dialog.accept(dialogs.prompt_text if dialogs.prompt_text is not None else dialog.default_value)
+            else:
+                await dialog.accept()
+            action = "accepted" + (
+                f" with {dialogs.prompt_text!r}" if dialog.type == "prompt" and dialogs.prompt_text is not None else ""
+            )
+        else:
+            await dialog.dismiss()
+            action = "dismissed"
+        dialogs.history.append(DialogRecord(dialog.type, dialog.message, dialog.default_value, action, self.id))
+        self.events.append(f"{dialog.type} dialog said {dialog.message!r}; {action}")
 
     def _download(self, download: Download) -> None:
         self.events.append(f"download started: {download.suggested_filename} from {download.url}")

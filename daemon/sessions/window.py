@@ -12,6 +12,7 @@ import msgspec
 from playwright.async_api import BrowserContext, Page
 
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
+from browserd.daemon.sessions.records import Dialogs
 from browserd.daemon.sessions.tab import Tab
 
 log = logging.getLogger(__name__)
@@ -121,6 +122,8 @@ class Window:
     options: WindowOptions
     # Gives each tab a session-wide id (tab_N), never reused.
     next_tab_id: Callable[[], str]
+    # The session's dialog policy and history, shared by all its windows.
+    dialogs: Dialogs = field(default_factory=Dialogs)
     profile: ProfileLink | None = None
     tabs: dict[str, Tab] = field(default_factory=dict)
     active_tab_id: str | None = None
