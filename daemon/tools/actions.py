@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 import msgspec
+from playwright.async_api import Locator
 
 from browserd.daemon.errors import ElementNotInteractable, InvalidParameter
 from browserd.daemon.sessions.page_errors import action_errors
@@ -135,31 +137,44 @@ async def browser_click(ctx: ToolContext, tab: Tab, params: ClickParams, respons
     )
 
 
+async def _write(
+    tab: Tab, params: TargetParams, submit: bool, action: str, write: Callable[[Locator], Awaitable[None]]
+) -> Target:
+    """fill and type: the same checks, the optional Enter, the same report."""
+    target = await locate(tab, params.target)
+    await usable(target, action, editable=True)
+    with action_errors(action, target.described):
+        await write(target.locator)
+        if submit:
+            await target.locator.press(SUBMIT_KEY, timeout=params.timeout)
+    return target
+
+
+def _written(response: Response, what: str, target: Target, code: str, submit: bool) -> None:
+    _done(response, what, target, code)
+    if submit:
+        response.code(f"await {target.code}.press({SUBMIT_KEY!r})")
+
+
 @tab_tool("browser_fill", "pages", "Replace the value of an input or textarea.", FillParams)
 async def browser_fill(ctx: ToolContext, tab: Tab, params: FillParams, response: Response) -> None:
-    target = await locate(tab, params.target)
-    await usable(target, "fill", editable=True)
-    with action_errors("fill", target.described):
-        await target.locator.fill(params.value, timeout=params.timeout)
-        if params.submit:
-            await target.locator.press(SUBMIT_KEY, timeout=params.timeout)
-    _done(response, "Filled", target, f"fill({params.value!r})")
-    if params.submit:
-        response.code(f"await {target.code}.press({SUBMIT_KEY!r})")
+    async def write(locator: Locator) -> None:
+        await locator.fill(params.value, timeout=params.timeout)
+
+    target = await _write(tab, params, params.submit, "fill", write)
+    _written(response, "Filled", target, f"fill({params.value!r})", params.submit)
 
 
 @tab_tool("browser_type", "pages", "Type text into an element key by key (after what it holds).", TypeParams)
 async def browser_type(ctx: ToolContext, tab: Tab, params: TypeParams, response: Response) -> None:
-    target = await locate(tab, params.target)
     delay = SLOW_TYPING_DELAY_MS if params.slowly else 0
-    await usable(target, "type", editable=True)
-    with action_errors("type", target.described):
-        await target.locator.press_sequentially(params.text, delay=delay, timeout=params.timeout)
-        if params.submit:
-            await target.locator.press(SUBMIT_KEY, timeout=params.timeout)
-    _done(response, "Typed into", target, f"press_sequentially({params.text!r}{f', delay={delay}' if delay else ''})")
-    if params.submit:
-        response.code(f"await {target.code}.press({SUBMIT_KEY!r})")
+
+    async def write(locator: Locator) -> None:
+        await locator.press_sequentially(params.text, delay=delay, timeout=params.timeout)
+
+    target = await _write(tab, params, params.submit, "type", write)
+    slow = f", delay={delay}" if delay else ""
+    _written(response, "Typed into", target, f"press_sequentially({params.text!r}{slow})", params.submit)
 
 
 @tab_tool("browser_press", "pages", "Press a key or chord (Enter, Control+A), on an element or the page.", PressParams)
