@@ -83,6 +83,8 @@ class ActiveRun:
     template: Template[Any]
     inputs: Inputs
     ctx: RunContext
+    # The run made its session (no sessionId given), so it decides whether the session survives it.
+    own_session: bool
     done: anyio.Event = field(default_factory=anyio.Event)
     waiting: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     working: anyio.CancelScope = field(default_factory=anyio.CancelScope)
@@ -214,7 +216,7 @@ class RunManager:
         )
         steps = [StepRecord(run_id=record.run_id, index=i, name=name) for i, name in enumerate(template.plan(inputs))]
         ctx = RunContext(record, steps, self.services, session, self.store, self.artifacts)
-        run = ActiveRun(template, inputs, ctx)
+        run = ActiveRun(template, inputs, ctx, own_session=request.session_id is None)
         try:
             await self.store.create_run(record, steps)
         except BaseException:
@@ -360,6 +362,8 @@ class RunManager:
             elif step.status == "pending":
                 step.status = "skipped"
         record.status, record.error = status, error
+        if run.own_session and status != "succeeded":
+            record.session_kept = False  # a keep-session template is atomic: a failed login's session goes
         record.ended_at = record.updated_at = now_ms()
         record.total_steps = len(run.ctx.steps)
         record.done_steps = record.total_steps
