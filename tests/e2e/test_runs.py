@@ -323,7 +323,7 @@ async def test_large_content_becomes_an_artifact_read_back_in_chunks(home: Brows
         assert len(data) == item["contentBytes"] > 262_144
         assert max(sizes) == 262_144, "a limit above maxArtifactInlineBytes is clamped"
         markdown = data.decode()
-        assert markdown.startswith("# Big article") and "Paragraph 3000 of the big article" in markdown
+        assert markdown.startswith("Paragraph 1 of the big article") and "Paragraph 3000 of the big article" in markdown
 
 
 async def test_a_5_mb_artifact_is_read_back_byte_exact(home: BrowserdHome) -> None:
@@ -356,7 +356,7 @@ async def test_an_expired_artifact_says_expired_and_an_unknown_one_not_found(hom
     home.env.update(
         BROWSERD_RUNS_TTL_S="1",
         BROWSERD_RUNS_CLEANUP_INTERVAL_S="0.5",
-        BROWSERD_RUNS_MAX_ARTIFACT_INLINE_BYTES="2000",
+        BROWSERD_RUNS_MAX_ARTIFACT_INLINE_BYTES="200",
     )
     async with runs_client(home) as runs:
         run = await runs.start("batch_extract_pages", {"urls": [f"{site}/index.html"]}, mode="sync")
@@ -466,10 +466,12 @@ async def test_the_command_line_lists_follows_cancels_and_saves_artifacts(home: 
         target = home.root / "big.md"
         saved = await cli("runs", "artifact", artifact_id, "-o", str(target))
         assert saved.returncode == 0, saved.stderr
-        assert target.read_text().startswith("# Big article") and target.stat().st_size == got["artifacts"][0]["size"]
+        assert (
+            target.read_text().startswith("Paragraph 1 of the big article")
+            and target.stat().st_size == got["artifacts"][0]["size"]
+        )
         slow = await runs.start("batch_extract_pages", {"urls": [f"{site}/slow?ms=3000"]}, mode="async")
         canceled = await cli("runs", "cancel", slow["runId"], "--json")
         assert json.loads(canceled.stdout)["cancelRequested"] is True
         missing = await cli("runs", "get", "run_missing")
         assert missing.returncode != 0 and "RUN_NOT_FOUND" in missing.stderr
-
