@@ -48,7 +48,7 @@ class Runs:
             arguments["options"] = options
         return await self.call("run_task_template", arguments)
 
-    async def until(self, run_id: str, done: Callable[[dict[str, Any]], bool], timeout: float = 30) -> dict[str, Any]:
+    async def until(self, run_id: str, done: Callable[[dict[str, Any]], bool], timeout: float = 90) -> dict[str, Any]:
         with anyio.fail_after(timeout):
             while True:
                 run = await self.call("get_task_run", {"runId": run_id, "includeSteps": True})
@@ -56,7 +56,7 @@ class Runs:
                     return run
                 await anyio.sleep(0.2)
 
-    async def finished(self, run_id: str, timeout: float = 30) -> dict[str, Any]:
+    async def finished(self, run_id: str, timeout: float = 90) -> dict[str, Any]:
         return await self.until(run_id, lambda run: run["status"] in TERMINAL, timeout)
 
     async def artifact(self, artifact_id: str, limit: int | None = None) -> tuple[bytes, list[int]]:
@@ -97,7 +97,7 @@ def login_steps(site: str, password: str = "{{password}}") -> list[dict[str, Any
         {"action": "fill", "target": "#user", "value": "ann"},
         {"action": "fill", "target": "#password", "value": password},
         {"action": "click", "target": "button[type=submit]"},
-        {"action": "wait", "text": "Welcome back", "timeout": 5000},
+        {"action": "wait", "text": "Welcome back", "timeout": 20000},
     ]
 
 
@@ -260,7 +260,7 @@ async def test_a_run_past_its_timeout_fails_with_run_timeout_and_keeps_what_fini
     urls = [f"{site}/help.html", f"{site}/slow?ms=60000"]
     async with runs_client(home) as runs:
         started = await runs.start(
-            "batch_extract_pages", {"urls": urls, "concurrency": 1}, mode="async", timeoutMs=8000
+            "batch_extract_pages", {"urls": urls, "concurrency": 2}, mode="async", timeoutMs=20000
         )
         run = await runs.finished(started["runId"])
         assert run["status"] == "failed" and run["error"]["errorCode"] == "RUN_TIMEOUT"
@@ -292,7 +292,7 @@ async def test_a_sixth_concurrent_run_waits_queued_and_holds_idle_exit(home: Bro
     async with runs_client(home) as runs:
         pid = (await runs.call("get_runtime_profile", {}))["daemonPid"]
         started = [
-            await runs.start("batch_extract_pages", {"urls": [f"{site}/slow?ms=4000&n={n}"]}, mode="async")
+            await runs.start("batch_extract_pages", {"urls": [f"{site}/slow?ms=8000&n={n}"]}, mode="async")
             for n in range(6)
         ]
         await runs.until(started[4]["runId"], lambda run: run["status"] == "running")
@@ -307,7 +307,7 @@ async def test_a_sixth_concurrent_run_waits_queued_and_holds_idle_exit(home: Bro
     # The client is gone but five runs are still going: the daemon waits for them, then exits idle.
     await anyio.sleep(1.5)
     assert pid_alive(pid), "the daemon never exits idle while a run is active"
-    assert await anyio.to_thread.run_sync(lambda: wait_for(lambda: not pid_alive(pid), 30))
+    assert await anyio.to_thread.run_sync(lambda: wait_for(lambda: not pid_alive(pid), 60))
 
 
 async def test_large_content_becomes_an_artifact_read_back_in_chunks(home: BrowserdHome, site: str) -> None:
