@@ -103,6 +103,12 @@ class RunView:
     steps: list[StepRecord]
 
 
+def _first_leaf(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
 def new_run_id() -> str:
     return f"run_{secrets.token_hex(8)}"
 
@@ -285,13 +291,16 @@ class RunManager:
         with anyio.move_on_after(record.timeout_ms / 1000) as deadline, run.working:
             try:
                 await run.template.run(run.ctx, run.inputs)
-            except RunCancelRequested:
-                canceled = True
-            except BrowserdError as exc:
-                error = self._step_failure(run, exc)
-            except Exception as exc:  # a template bug fails its run, never the daemon
-                log.exception("run %s: template %s failed", record.run_id, record.template_id)
-                error = ExecutionError(f"internal error in {record.template_id}: {exc!r}").info()
+            except Exception as raised:
+                # A template's own task group wraps what its workers raise; the first one decides.
+                exc = _first_leaf(raised)
+                if isinstance(exc, RunCancelRequested):
+                    canceled = True
+                elif isinstance(exc, BrowserdError):
+                    error = self._step_failure(run, exc)
+                else:  # a template bug fails its run, never the daemon
+                    log.error("run %s: template %s failed", record.run_id, record.template_id, exc_info=raised)
+                    error = ExecutionError(f"internal error in {record.template_id}: {exc!r}").info()
         if deadline.cancelled_caught:
             timeout = RunTimeout(
                 f"the run ran past its timeout of {record.timeout_ms} ms; finished items are kept in result",

@@ -99,6 +99,16 @@ class Atomic(Scripted):
                     raise ExecutionError("planned failure")
 
 
+class Grouped(Atomic):
+    """The same in a task group of its own, which wraps what escapes in an exception group."""
+
+    template_id = "grouped"
+
+    async def run(self, ctx: RunContext, inputs: ScriptInputs) -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(Atomic.run, self, ctx, inputs)
+
+
 def config_for(root: Path, **runs: Any) -> Config:
     return Config(
         runs=RunsConfig(root=str(root / "runs"), **runs),
@@ -135,7 +145,7 @@ def running(root: Path, **runs: Any) -> Any:
     class _Running:
         async def __aenter__(self) -> Harness:
             services = Services.build(config_for(root, **runs))
-            services.runs.templates = TemplateRegistry([Scripted(), Strict(), Demanding(), Atomic()])
+            services.runs.templates = TemplateRegistry([Scripted(), Strict(), Demanding(), Atomic(), Grouped()])
             self._cm = services.runs.serving()
             manager = await self._cm.__aenter__()
             return Harness(manager, services.sessions.create("test", "local"))
@@ -178,9 +188,10 @@ async def test_a_template_without_partial_success_fails_on_any_failed_step(harne
     assert (await harness.run("strict", ["ok", "ok", "fail"])).status == "failed"
 
 
-async def test_an_error_escaping_the_template_fails_the_run_and_skips_the_rest(harness: Harness) -> None:
-    """S1-57, S1-61: STEP_EXECUTION_FAILED with failedStep and stepErrorCode."""
-    record = await harness.run("atomic", ["ok", "fail", "ok"])
+@pytest.mark.parametrize("template", ["atomic", "grouped"])
+async def test_an_error_escaping_the_template_fails_the_run_and_skips_the_rest(harness: Harness, template: str) -> None:
+    """S1-57, S1-61: STEP_EXECUTION_FAILED with failedStep and stepErrorCode, from a task group too."""
+    record = await harness.run(template, ["ok", "fail", "ok"])
     assert record.status == "failed" and record.error is not None
     assert record.error.error_code == "STEP_EXECUTION_FAILED"
     assert record.error.details["failedStep"] == "step 1"
