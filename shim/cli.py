@@ -101,7 +101,12 @@ def status(as_json: bool) -> None:
         )
         for tab in session["tabs"]:
             click.echo(f"    {tab['tabId']}  {tab['url']}")
-    click.echo(f"runs: {data['runs']['active']} active")
+    runs = data["runs"]
+    click.echo(f"runs: {runs['active']} active ({runs.get('queued', 0)} queued)")
+    for run in runs.get("runs", []):
+        click.echo(
+            f"  {run['runId']}  {run['templateId']}  {run['status']}  {run['doneSteps']}/{run['totalSteps']} steps"
+        )
 
 
 @main.command()
