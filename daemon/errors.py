@@ -112,3 +112,11 @@ class ElementNotInteractable(BrowserdError):
 class ProfileLocked(BrowserdError):
     code = "PROFILE_LOCKED"
     hint = "Another 'browserd login' holds this profile; finish or close it, then retry."
+
+
+class RobotsDisallowed(BrowserdError):
+    code = "URL_NOT_ALLOWED"
+    hint = "The site's robots.txt disallows this URL for crawlers; pass ignoreRobotsTxt: true only if you may."
+
+    def __init__(self, message: str, *, hint: str | None = None, **details: Any) -> None:
+        super().__init__(message, hint=hint, rule="robots-txt", **details)
