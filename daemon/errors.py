@@ -114,6 +114,51 @@ class ProfileLocked(BrowserdError):
     hint = "Another 'browserd login' holds this profile; finish or close it, then retry."
 
 
+class TemplateNotFound(BrowserdError):
+    code = "TEMPLATE_NOT_FOUND"
+    hint = "Call list_task_templates for the templates this daemon offers."
+
+
+class TemplateVersionUnsupported(BrowserdError):
+    code = "TEMPLATE_VERSION_UNSUPPORTED"
+    hint = "Pass one of the versions list_task_templates shows, or leave templateVersion out for the latest."
+
+
+class TrustLevelNotAllowed(BrowserdError):
+    code = "TRUST_LEVEL_NOT_ALLOWED"
+    hint = "Use a template whose trustLevelSupport includes this session's level, or connect with local trust."
+
+
+class RunNotFound(BrowserdError):
+    code = "RUN_NOT_FOUND"
+    hint = "Check the runId; list_task_runs shows the runs still kept."
+
+
+class RunTimeout(BrowserdError):
+    code = "RUN_TIMEOUT"
+    hint = "Raise options.timeoutMs (up to the template's maxTimeoutMs) or split the task into smaller runs."
+
+
+class RunCanceled(BrowserdError):
+    code = "RUN_CANCELED"
+    hint = "The run was canceled; start a new one with run_task_template if it is still wanted."
+
+
+class StepExecutionFailed(BrowserdError):
+    code = "STEP_EXECUTION_FAILED"
+    hint = "details.failedStep and details.stepErrorCode say which step failed and why; fix that and run again."
+
+
+class ArtifactNotFound(BrowserdError):
+    code = "ARTIFACT_NOT_FOUND"
+    hint = "Check the artifactId; get_task_run lists a run's artifacts."
+
+
+class ArtifactExpired(BrowserdError):
+    code = "ARTIFACT_EXPIRED"
+    hint = "Artifacts are kept for a limited time after their run ends; run the task again with run_task_template."
+
+
 class RobotsDisallowed(BrowserdError):
     code = "URL_NOT_ALLOWED"
     hint = "The site's robots.txt disallows this URL for crawlers; pass ignoreRobotsTxt: true only if you may."

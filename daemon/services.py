@@ -5,12 +5,16 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.executor import TaskExecutor
 from browserd.daemon.sessions.manager import SessionManager
 from browserd.protocol.config import Config
+
+if TYPE_CHECKING:
+    from browserd.daemon.runs.manager import RunManager
 
 
 @dataclass
@@ -22,6 +26,13 @@ class Services:
     profiles: Profiles
     started_at: float = field(default_factory=time.time)
     pid: int = field(default_factory=os.getpid)
+    # Built from the finished Services, since runs use every other service (task runs, reference/001).
+    runs: RunManager = field(init=False)
+
+    def __post_init__(self) -> None:
+        from browserd.daemon.runs.manager import RunManager
+
+        self.runs = RunManager(self)
 
     @classmethod
     def build(cls, config: Config) -> Services:

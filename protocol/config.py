@@ -80,9 +80,24 @@ class McpConfig(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class RunsConfig(msgspec.Struct, forbid_unknown_fields=True):
+    """Task runs (reference/001): limits, retention and where their records live (D-08, D-20, D-36..D-40)."""
+
     max_concurrent_runs: Positive = 5
     max_run_timeout_ms: Positive = 900_000
     max_artifact_inline_bytes: Positive = 262_144
+    # runs.db and the artifact files; records outlive the daemon so a result can be collected later.
+    root: str = msgspec.field(default_factory=lambda: str(paths.data_dir() / "runs"))
+    # Runs and their artifacts are kept this long after the run becomes terminal (S1-38).
+    ttl_s: NonNegative = 86_400.0
+    # An expired artifact leaves a tombstone this long, so ARTIFACT_EXPIRED differs from NOT_FOUND (D-40).
+    tombstone_s: NonNegative = 7 * 86_400.0
+    cleanup_interval_s: Annotated[float, msgspec.Meta(gt=0)] = 3_600.0
+    # Used when a template that supports partial success declares no threshold of its own (S1-43, D-37).
+    partial_success_threshold: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.5
+    # mode=auto runs batch_extract_pages in sync up to this many URLs, and only when the effective
+    # timeout is at most auto_sync_max_timeout_ms, so a client's request timeout is not hit (D-38).
+    auto_sync_max_urls: Annotated[int, msgspec.Meta(ge=0)] = 5
+    auto_sync_max_timeout_ms: Positive = 120_000
 
 
 class ScrapeConfig(msgspec.Struct, forbid_unknown_fields=True):

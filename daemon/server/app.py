@@ -112,7 +112,7 @@ class Daemon:
             "socket": str(self.socket_path),
             "uptimeS": round(time.time() - self.services.started_at, 1),
             "sessions": sessions,
-            "runs": {"active": 0},
+            "runs": await self._runs_status(),
             "browser": {
                 "running": runtime.is_running(),
                 "pid": browser_pid,
@@ -127,6 +127,21 @@ class Daemon:
             "idle": {"idleExitS": self.idle.idle_exit_s, "heldBy": dict(self.idle.holders)},
         }
 
+    async def _runs_status(self) -> dict[str, Any]:
+        runs = self.services.runs
+        active = [
+            {
+                "runId": run.record.run_id,
+                "templateId": run.record.template_id,
+                "status": run.record.status,
+                "doneSteps": run.record.done_steps,
+                "totalSteps": run.record.total_steps,
+                "sessionId": run.record.session_id,
+            }
+            for run in runs.active.values()
+        ]
+        return {**runs.active_count, "runs": active}
+
     # -- life cycle ----------------------------------------------------------------------------
 
     async def run(self, sock: socket.socket) -> None:
@@ -134,7 +149,8 @@ class Daemon:
         services = self.services
         # Profiles outlive the sessions: the windows' last publishes are flushed before the browser goes (D-16).
         async with services.profiles:
-            async with anyio.create_task_group() as tg:
+            # Runs end (failed, saying the daemon stopped) before the sessions they use are closed.
+            async with services.runs.serving(self.idle), anyio.create_task_group() as tg:
                 tg.start_soon(self._watch_signals, tg.cancel_scope)
                 tg.start_soon(listener.serve, self._handle, tg)
                 if self.config.browser.prewarm:

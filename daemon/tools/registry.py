@@ -61,6 +61,15 @@ def _optional(node: Any) -> Any:
     return node
 
 
+def output_schema(result: type[msgspec.Struct]) -> dict[str, Any]:
+    """MCP outputSchema of a result Struct; results leave out None fields (omit_defaults), as the schema says."""
+    schema = msgspec.json.schema(result)
+    defs = schema.pop("$defs", {})
+    body = _optional(_inline_refs(schema, defs))
+    body.pop("description", None)
+    return dict(body)
+
+
 def input_schema(params: type[msgspec.Struct]) -> dict[str, Any]:
     schema = msgspec.json.schema(params)
     defs = schema.pop("$defs", {})
@@ -78,6 +87,8 @@ class Tool(Generic[P]):
     params: type[P]
     handler: Handler[P]
     read_only: bool = False
+    # The Struct its structuredContent follows; announced as outputSchema in tools/list.
+    output: type[msgspec.Struct] | None = None
 
     def spec(self) -> ToolSpec:
         return ToolSpec(
@@ -85,6 +96,7 @@ class Tool(Generic[P]):
             description=self.description,
             input_schema=input_schema(self.params),
             group=self.group,
+            output_schema=output_schema(self.output) if self.output is not None else None,
             annotations={"readOnlyHint": True} if self.read_only else None,
         )
 
@@ -109,13 +121,19 @@ def _invalid_parameter(tool: str, message: str) -> InvalidParameter:
 
 
 def tool(
-    name: str, group: str, description: str, params: type[P], *, read_only: bool = False
+    name: str,
+    group: str,
+    description: str,
+    params: type[P],
+    *,
+    read_only: bool = False,
+    output: type[msgspec.Struct] | None = None,
 ) -> Callable[[Handler[P]], Tool[P]]:
     if group not in GROUPS:
         raise ValueError(f"unknown tool group {group}")
 
     def register(handler: Handler[P]) -> Tool[P]:
-        return Tool(name, group, description, params, handler, read_only)
+        return Tool(name, group, description, params, handler, read_only, output)
 
     return register
 

@@ -1,0 +1,450 @@
+"""The RunManager: a run's life from `queued` to a terminal state that never changes (reference/001 §6).
+
+It owns a task group (opened in Daemon.run), so every run has an owner and ends when the daemon
+does; at most maxConcurrentRuns run at once and the rest wait `queued`; each run has a deadline
+(the effective timeout, counted from `running`, D-36) and holds the daemon's idle exit while it is
+queued or running. A run gets its own session unless the caller named one; that session is closed
+at the end unless the caller named it or the template keeps it.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import anyio
+import msgspec
+from anyio.abc import TaskGroup
+
+from browserd.daemon.errors import (
+    BrowserdError,
+    ExecutionError,
+    NotAllowed,
+    RunCanceled,
+    RunNotFound,
+    RunTimeout,
+    SessionNotFound,
+    StepExecutionFailed,
+    TrustLevelNotAllowed,
+)
+from browserd.daemon.runs.artifacts import ArtifactStore
+from browserd.daemon.runs.context import RunCancelRequested, RunContext
+from browserd.daemon.runs.records import (
+    TERMINAL,
+    ArtifactRecord,
+    RunMode,
+    RunRecord,
+    RunStatus,
+    StepRecord,
+    now_ms,
+)
+from browserd.daemon.runs.store import RunStore
+from browserd.daemon.runs.templates.base import Inputs, Template
+from browserd.daemon.runs.templates.registry import TemplateRegistry, builtin_templates
+from browserd.protocol.messages import ErrorInfo
+
+if TYPE_CHECKING:
+    from browserd.daemon.services import Services
+    from browserd.daemon.sessions.session import Session
+
+log = logging.getLogger(__name__)
+
+
+class IdleHold(Protocol):
+    def acquire(self, reason: str) -> None: ...
+    def release(self, reason: str) -> None: ...
+
+
+class _NoIdle:
+    def acquire(self, reason: str) -> None:
+        pass
+
+    def release(self, reason: str) -> None:
+        pass
+
+
+@dataclass
+class StartRequest:
+    template_id: str
+    template_version: str | None
+    inputs: dict[str, Any]
+    session_id: str | None = None
+    timeout_ms: int | None = None
+    mode: RunMode = "auto"
+
+
+@dataclass
+class ActiveRun:
+    template: Template[Any]
+    inputs: Inputs
+    ctx: RunContext
+    done: anyio.Event = field(default_factory=anyio.Event)
+    waiting: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    working: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+
+    @property
+    def record(self) -> RunRecord:
+        return self.ctx.record
+
+
+@dataclass
+class RunView:
+    """A run as get_task_run shows it: the record, its artifacts, and (when terminal) its result."""
+
+    record: RunRecord
+    artifacts: list[ArtifactRecord]
+    steps: list[StepRecord]
+
+
+def new_run_id() -> str:
+    return f"run_{secrets.token_hex(8)}"
+
+
+class RunManager:
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.config = services.config.runs
+        self.store = RunStore(Path(self.config.root))
+        self.artifacts = ArtifactStore(self.store, self.config.max_artifact_inline_bytes)
+        self.templates = TemplateRegistry(builtin_templates())
+        self.active: dict[str, ActiveRun] = {}
+        self._slots = anyio.Semaphore(self.config.max_concurrent_runs)
+        self._group: TaskGroup | None = None
+        self._idle: IdleHold = _NoIdle()
+
+    # -- life cycle --------------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def serving(self, idle: IdleHold | None = None) -> AsyncIterator[RunManager]:
+        """Open the store, settle what a dead daemon left running, and own the runs until exit."""
+        self._idle = idle or _NoIdle()
+        await self.store.open()
+        await self.recover()
+        try:
+            async with anyio.create_task_group() as group:
+                self._group = group
+                group.start_soon(self._clean_periodically)
+                try:
+                    yield self
+                finally:
+                    group.cancel_scope.cancel()
+        finally:
+            self._group = None
+            self.store.close()
+
+    async def recover(self) -> None:
+        """Runs left queued or running by a daemon that died: failed, saying so, with what they kept."""
+        for record in await self.store.interrupted_runs():
+            steps = await self.store.steps(record.run_id)
+            error = ExecutionError(
+                "the daemon stopped while this run was running; it was marked failed when the daemon started again",
+                hint="Run the task again with run_task_template; items it had finished are in result.",
+                reason="daemon_restarted",
+                runId=record.run_id,
+            ).info()
+            for step in steps:
+                if step.status == "running":
+                    step.status, step.error, step.ended_at = "failed", error, now_ms()
+                elif step.status == "pending":
+                    step.status = "skipped"
+            record.status, record.error = "failed", error
+            record.ended_at = record.updated_at = now_ms()
+            record.done_steps, record.total_steps = len(steps), len(steps)
+            record.result = await self._result(record, steps, {})
+            await self.store.finish_run(record, steps, self._expiry())
+            log.warning("run %s was interrupted by a daemon exit; marked failed", record.run_id)
+
+    def _expiry(self) -> int:
+        return now_ms() + int(self.config.ttl_s * 1000)
+
+    async def _clean_periodically(self) -> None:
+        while True:
+            try:
+                await self.cleanup()
+            except Exception:  # a failed sweep must not end the daemon; the next one tries again
+                log.exception("run cleanup failed")
+            await anyio.sleep(self.config.cleanup_interval_s)
+
+    async def cleanup(self) -> None:
+        expired = await self.store.cleanup(now_ms(), int(self.config.tombstone_s * 1000))
+        if expired:
+            await self.artifacts.delete_files(expired)
+            log.info("deleted %d expired artifact(s)", len(expired))
+
+    # -- starting a run ----------------------------------------------------------------------------
+
+    async def start(self, request: StartRequest, caller: Session) -> ActiveRun:
+        if self._group is None:
+            raise ExecutionError("the run manager is not running", hint="Restart the daemon: browserd stop.")
+        template = self.templates.get(request.template_id, request.template_version)
+        if caller.trust_level not in template.trust_level_support:
+            raise TrustLevelNotAllowed(
+                f"{template.template_id} does not run in a {caller.trust_level} session "
+                f"(it supports {', '.join(template.trust_level_support)})",
+                templateId=template.template_id,
+                trustLevel=caller.trust_level,
+            )
+        inputs = template.parse(request.inputs)
+        template.check(inputs, self.config)
+        session, kept = self._session_for(request.session_id, caller, template)
+        timeout_ms = min(request.timeout_ms or template.max_timeout_ms, template.max_timeout_ms)
+        timeout_ms = min(timeout_ms, self.config.max_run_timeout_ms)
+        mode = (
+            template.default_mode(inputs, self.config, request.timeout_ms) if request.mode == "auto" else request.mode
+        )
+        created = now_ms()
+        record = RunRecord(
+            run_id=new_run_id(),
+            template_id=template.template_id,
+            template_version=template.version,
+            status="queued",
+            session_id=session.id,
+            session_kept=kept,
+            trust_level=caller.trust_level,
+            mode=mode,
+            timeout_ms=timeout_ms,
+            inputs=template.stored_inputs(inputs),
+            created_at=created,
+            updated_at=created,
+        )
+        steps = [StepRecord(run_id=record.run_id, index=i, name=name) for i, name in enumerate(template.plan(inputs))]
+        ctx = RunContext(record, steps, self.services, session, self.store, self.artifacts)
+        run = ActiveRun(template, inputs, ctx)
+        try:
+            await self.store.create_run(record, steps)
+        except BaseException:
+            if not kept:
+                await self.services.sessions.close(session.id)
+            raise
+        self.active[record.run_id] = run
+        self._idle.acquire("run")
+        self._group.start_soon(self._execute, run)
+        log.info("run %s of %s queued (%s, timeout %s ms)", record.run_id, template.template_id, mode, timeout_ms)
+        return run
+
+    def _session_for(self, session_id: str | None, caller: Session, template: Template[Any]) -> tuple[Session, bool]:
+        if session_id is None:
+            session = self.services.sessions.create(f"run:{template.template_id}", caller.trust_level)
+            return session, template.keep_session
+        found = self.services.sessions.sessions.get(session_id)
+        if found is None:
+            raise SessionNotFound(
+                f"no session {session_id}",
+                hint=f"Leave sessionId out for a session of the run's own, or pass this connection's ({caller.id}).",
+                sessionId=session_id,
+            )
+        # D-11: a remote connection reaches only its own session.
+        if caller.trust_level == "remote" and found.id != caller.id:
+            raise NotAllowed(
+                f"a remote session cannot run in session {session_id}",
+                hint=f"Pass this connection's own sessionId ({caller.id}) or leave sessionId out.",
+            )
+        return found, True
+
+    # -- running it --------------------------------------------------------------------------------
+
+    async def _execute(self, run: ActiveRun) -> None:
+        record = run.record
+        try:
+            with run.waiting:
+                await self._slots.acquire()
+            if run.waiting.cancelled_caught:
+                await self._finish(run, "canceled", RunCanceled("canceled while queued").info())
+                return
+            try:
+                await self._work(run)
+            finally:
+                self._slots.release()
+        finally:
+            with anyio.CancelScope(shield=True):
+                if not record.terminal:
+                    # The daemon is shutting down under this run.
+                    error = ExecutionError(
+                        "the daemon stopped while this run was running",
+                        hint="Run the task again with run_task_template.",
+                        reason="daemon_stopped",
+                    ).info()
+                    await self._finish(run, "failed", error)
+                await self._release(run)
+
+    async def _work(self, run: ActiveRun) -> None:
+        record = run.record
+        record.status, record.started_at = "running", now_ms()
+        record.updated_at = record.started_at
+        await self.store.save_run(record)
+        await run.ctx.progress(f"run {record.run_id} running")
+        error: ErrorInfo | None = None
+        canceled = False
+        with anyio.move_on_after(record.timeout_ms / 1000) as deadline, run.working:
+            try:
+                await run.template.run(run.ctx, run.inputs)
+            except RunCancelRequested:
+                canceled = True
+            except BrowserdError as exc:
+                error = self._step_failure(run, exc)
+            except Exception as exc:  # a template bug fails its run, never the daemon
+                log.exception("run %s: template %s failed", record.run_id, record.template_id)
+                error = ExecutionError(f"internal error in {record.template_id}: {exc!r}").info()
+        if deadline.cancelled_caught:
+            timeout = RunTimeout(
+                f"the run ran past its timeout of {record.timeout_ms} ms; finished items are kept in result",
+                runId=record.run_id,
+                timeoutMs=record.timeout_ms,
+            )
+            await self._finish(run, "failed", timeout.info())
+            return
+        if run.working.cancelled_caught or (record.cancel_requested and (canceled or self._unfinished(run))):
+            await self._finish(run, "canceled", RunCanceled(f"run {record.run_id} was canceled").info())
+            return
+        if error is not None:
+            await self._finish(run, "failed", error)
+            return
+        status, failure = self._outcome(run)
+        await self._finish(run, status, failure)
+
+    @staticmethod
+    def _unfinished(run: ActiveRun) -> bool:
+        return any(step.status in ("pending", "running") for step in run.ctx.steps)
+
+    def _step_failure(self, run: ActiveRun, exc: BrowserdError) -> ErrorInfo:
+        step = run.ctx.last_failed_step
+        details: dict[str, Any] = {"runId": run.record.run_id, "stepErrorCode": exc.code, "stepError": exc.message}
+        if step is not None:
+            details["failedStep"] = step.name
+        where = f"step `{step.name}`" if step is not None else run.record.template_id
+        return StepExecutionFailed(f"{where} failed: {exc.message}", **details).info()
+
+    def _outcome(self, run: ActiveRun) -> tuple[RunStatus, ErrorInfo | None]:
+        """succeeded, partial_success or failed, from the steps and items (S1-47, S1-48, D-37)."""
+        ctx, template = run.ctx, run.template
+        failed_steps = [step for step in ctx.steps if step.status == "failed"]
+        failed_items = ctx.items_total - ctx.items_succeeded
+        if not failed_steps and failed_items == 0:
+            return "succeeded", None
+        first = failed_steps[0] if failed_steps else None
+        details: dict[str, Any] = {"runId": run.record.run_id}
+        if first is not None:
+            details["failedStep"] = first.name
+            if first.error is not None:
+                details["stepErrorCode"] = first.error.error_code
+                details["stepError"] = first.error.error
+        if ctx.items_total:
+            succeeded, counted = ctx.items_succeeded, ctx.items_total
+        else:
+            executed = [step for step in ctx.steps if step.status in ("succeeded", "failed")]
+            succeeded, counted = sum(step.status == "succeeded" for step in executed), len(executed)
+        threshold = template.partial_success_threshold
+        if threshold is None:
+            threshold = self.config.partial_success_threshold
+        failure = StepExecutionFailed(
+            f"{counted - succeeded} of {counted} failed"
+            + (f"; first: `{first.name}`: {first.error.error}" if first and first.error else ""),
+            **details,
+        ).info()
+        if template.supports_partial_success and succeeded > 0 and succeeded / counted >= threshold:
+            return "partial_success", failure
+        return "failed", failure
+
+    async def _finish(self, run: ActiveRun, status: RunStatus, error: ErrorInfo | None) -> None:
+        record = run.record
+        if record.terminal:
+            return
+        for step in run.ctx.steps:
+            if step.status == "running":
+                step.status, step.ended_at, step.error = "failed", now_ms(), error
+            elif step.status == "pending":
+                step.status = "skipped"
+        record.status, record.error = status, error
+        record.ended_at = record.updated_at = now_ms()
+        record.total_steps = len(run.ctx.steps)
+        record.done_steps = record.total_steps
+        record.result = await self._result(record, run.ctx.steps, run.ctx.output)
+        await self.store.finish_run(record, run.ctx.steps, self._expiry())
+        log.info("run %s %s", record.run_id, status)
+        await run.ctx.progress(f"run {record.run_id} {status}")
+
+    async def _result(self, record: RunRecord, steps: list[StepRecord], output: dict[str, Any]) -> dict[str, Any]:
+        """summary + items + the template's output; over the inline limit, the whole as an artifact (D-40)."""
+        items = await self.store.items(record.run_id)
+        if items:
+            succeeded = sum(item.get("success", True) is not False for item in items)
+            summary = {"total": len(items), "succeeded": succeeded, "failed": len(items) - succeeded}
+        else:
+            succeeded = sum(step.status == "succeeded" for step in steps)
+            summary = {"total": len(steps), "succeeded": succeeded, "failed": len(steps) - succeeded}
+        result: dict[str, Any] = {"summary": summary, "items": items, **output}
+        encoded = msgspec.json.encode(result)
+        limit = self.config.max_artifact_inline_bytes
+        if len(encoded) <= limit:
+            return result
+        artifact = await self.artifacts.save(record.run_id, encoded, "application/json", "result.json")
+        kept: list[dict[str, Any]] = []
+        budget = limit // 2
+        for item in items:
+            budget -= len(msgspec.json.encode(item))
+            if budget < 0:
+                break
+            kept.append(item)
+        return {
+            "summary": summary,
+            "items": kept,
+            "truncated": True,
+            "resultArtifactId": artifact.artifact_id,
+            **output,
+        }
+
+    async def _release(self, run: ActiveRun) -> None:
+        record = run.record
+        try:
+            if not record.session_kept:
+                await self.services.sessions.close(record.session_id)
+        except Exception:
+            log.exception("closing the session of run %s failed", record.run_id)
+        self.active.pop(record.run_id, None)
+        self._idle.release("run")
+        run.done.set()
+
+    # -- reading and canceling ---------------------------------------------------------------------
+
+    async def get(self, run_id: str) -> RunView:
+        active = self.active.get(run_id)
+        record = active.record if active is not None else await self.store.get_run(run_id)
+        if record is None:
+            raise RunNotFound(f"no run {run_id}", runId=run_id)
+        artifacts = await self.store.artifacts(run_id)
+        steps = list(active.ctx.steps) if active is not None else await self.store.steps(run_id)
+        return RunView(record, artifacts, steps)
+
+    async def list(self, status: str | None, template_id: str | None, limit: int, offset: int) -> list[RunRecord]:
+        records = await self.store.list_runs(status, template_id, limit, offset)
+        # Active runs are fresher in memory than on disk.
+        return [self.active[r.run_id].record if r.run_id in self.active else r for r in records]
+
+    async def cancel(self, run_id: str, force: bool = False) -> tuple[bool, RunStatus]:
+        """Cooperative: the running step finishes and the pending ones are skipped (S1-30, D-36, D-39)."""
+        active = self.active.get(run_id)
+        if active is None:
+            record = await self.store.get_run(run_id)
+            if record is None:
+                raise RunNotFound(f"no run {run_id}", runId=run_id)
+            return False, record.status
+        record = active.record
+        if record.status in TERMINAL:
+            return False, record.status
+        record.cancel_requested = True
+        record.updated_at = now_ms()
+        if record.status == "queued":
+            active.waiting.cancel()
+        elif force:
+            active.working.cancel()
+        return True, record.status
+
+    @property
+    def active_count(self) -> dict[str, int]:
+        running = sum(run.record.status == "running" for run in self.active.values())
+        return {"active": len(self.active), "running": running, "queued": len(self.active) - running}

@@ -1,0 +1,1 @@
+"""Task templates: the interface (base.py), the registry, and one module per template."""

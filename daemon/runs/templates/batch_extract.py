@@ -1,0 +1,170 @@
+"""`batch_extract_pages` 1.0.0: many pages through the scrape pipeline, a few at a time (S1-13, D-41).
+
+One step per URL. Up to `concurrency` pages load at once in a sliding window (a new one starts as
+soon as one ends, S1-76); each goes through the scrape service and its TaskExecutor, so the worker
+limit and BUSY apply as for `scrape`. A page whose content is larger than maxArtifactInlineBytes is
+stored as an artifact and its item names it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
+
+import anyio
+import lxml.html  # type: ignore[import-untyped]
+import msgspec
+
+from browserd.daemon.errors import BrowserdError, ExecutionError, InvalidParameter
+from browserd.daemon.runs.context import RunContext
+from browserd.daemon.runs.templates.base import Inputs, Template
+from browserd.daemon.scrape.extract import extract_links
+from browserd.daemon.scrape.service import ScrapeRequest, load_page, render
+from browserd.protocol.config import RunsConfig
+
+MAX_URLS = 1000
+MAX_CONCURRENCY = 5
+
+BatchFormat = Literal["markdown", "text", "html"]
+
+
+class BatchInputs(Inputs, kw_only=True):
+    urls: Annotated[list[str], msgspec.Meta(min_length=1, max_length=MAX_URLS, description="http(s) URLs.")]
+    concurrency: Annotated[int, msgspec.Meta(ge=1, le=MAX_CONCURRENCY, description="Pages loading at once.")] = 3
+    format: BatchFormat = "markdown"
+    only_main_content: Annotated[bool, msgspec.Meta(description="Drop navigation, footers, ads.")] = True
+    profile_id: (
+        Annotated[str, msgspec.Meta(pattern=r"^[a-zA-Z0-9._-]{1,64}$", description="Login profile to use.")] | None
+    ) = None
+    page_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=300_000, description="Load timeout per page.")] | None = None
+
+
+class PageItem(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
+    url: str
+    success: bool
+    final_url: str | None = None
+    status: int | None = None
+    title: str | None = None
+    markdown: str | None = None
+    text: str | None = None
+    html: str | None = None
+    links_count: int | None = None
+    # The content was larger than maxArtifactInlineBytes: it is in this artifact instead.
+    content_artifact_id: str | None = None
+    content_bytes: int | None = None
+    error: str | None = None
+    error_code: str | None = None
+
+
+class Summary(msgspec.Struct, rename="camel"):
+    total: int
+    succeeded: int
+    failed: int
+
+
+class BatchResult(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
+    summary: Summary
+    items: list[PageItem]
+    # The result was too large to inline: `items` is cut and the whole result is this artifact (D-40).
+    truncated: bool = False
+    result_artifact_id: str | None = None
+
+
+_WHITESPACE = re.compile(r"[ \t\r\f\v]+")
+
+
+def plain_text(html: str) -> str:
+    if not html.strip():
+        return ""
+    text = lxml.html.fromstring(html).text_content()
+    lines = (_WHITESPACE.sub(" ", line).strip() for line in text.splitlines())
+    return "\n".join(line for line in lines if line)
+
+
+class BatchExtractPages(Template[BatchInputs]):
+    template_id = "batch_extract_pages"
+    version = "1.0.0"
+    name = "Batch page extraction"
+    description = "Load many pages and extract each one's title and markdown, text or html."
+    inputs = BatchInputs
+    outputs = BatchResult
+    limits = {"maxUrls": MAX_URLS, "maxConcurrency": MAX_CONCURRENCY}  # noqa: RUF012
+    supports_partial_success = True
+
+    def check(self, inputs: BatchInputs, config: RunsConfig) -> None:
+        for index, url in enumerate(inputs.urls):
+            parts = urlsplit(url)
+            if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+                raise InvalidParameter(
+                    f"`{url}` is not an http(s) URL",
+                    hint="Pass absolute URLs such as https://example.com/.",
+                    field=f"inputs.urls[{index}]",
+                )
+
+    def default_mode(self, inputs: BatchInputs, config: RunsConfig, timeout_ms: int | None) -> Literal["sync", "async"]:
+        # A few pages finish well within a client's request timeout, unless the caller expects a long run.
+        few = len(inputs.urls) <= config.auto_sync_max_urls
+        return "sync" if few and (timeout_ms or 0) <= config.auto_sync_max_timeout_ms else "async"
+
+    def plan(self, inputs: BatchInputs) -> list[str]:
+        return [f"extract {url}" for url in inputs.urls]
+
+    async def run(self, ctx: RunContext, inputs: BatchInputs) -> None:
+        state = None
+        if inputs.profile_id is not None:
+            state = (await ctx.services.profiles.load(inputs.profile_id)).storage_state()
+        queue = iter(range(len(inputs.urls)))
+
+        async def worker() -> None:
+            for index in queue:  # shared by the workers: each takes the next URL when it is free
+                if ctx.cancel_requested:
+                    return
+                await self._page(ctx, inputs, index, state)
+
+        async with anyio.create_task_group() as workers:
+            for _ in range(min(inputs.concurrency, len(inputs.urls))):
+                workers.start_soon(worker)
+
+    async def _page(self, ctx: RunContext, inputs: BatchInputs, index: int, state: Any) -> None:
+        url = inputs.urls[index]
+        item = PageItem(url=url, success=False)
+        try:
+            async with ctx.step(index):
+                await self._extract(ctx, inputs, url, state, item)
+        except BrowserdError as exc:
+            item.success, item.error, item.error_code = False, exc.message, exc.code
+        else:
+            item.success = True
+        await ctx.add_item(msgspec.to_builtins(item), index)
+
+    async def _extract(self, ctx: RunContext, inputs: BatchInputs, url: str, state: Any, item: PageItem) -> None:
+        request = ScrapeRequest(
+            url=url,
+            format="markdown",
+            only_main_content=inputs.only_main_content,
+            profile_id=inputs.profile_id or "",
+            timeout_ms=inputs.page_timeout_ms,
+        )
+        page = await load_page(ctx.services, request, state, export_state=False)
+        item.final_url, item.status, item.title = page.final_url, page.status, page.title
+        if page.status is not None and page.status >= 400:
+            raise ExecutionError(f"{url} answered HTTP {page.status}", hint="Check the URL.", status=page.status)
+        result = await render(request, page)
+
+        def finish() -> tuple[int, str]:
+            links = len(extract_links(page.html, page.final_url))
+            if inputs.format == "markdown":
+                return links, result.markdown
+            if inputs.format == "text":
+                return links, plain_text(result.html)
+            return links, result.html if inputs.only_main_content else page.html
+
+        item.links_count, content = await anyio.to_thread.run_sync(finish)
+        encoded = content.encode()
+        if len(encoded) > ctx.services.config.runs.max_artifact_inline_bytes:
+            mime = {"markdown": "text/markdown", "text": "text/plain", "html": "text/html"}[inputs.format]
+            artifact = await ctx.add_artifact(encoded, mime, f"{inputs.format} of {url}")
+            item.content_artifact_id, item.content_bytes = artifact.artifact_id, len(encoded)
+        else:
+            setattr(item, inputs.format, content)
