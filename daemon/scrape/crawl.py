@@ -41,7 +41,7 @@ from anyio.abc import ObjectSendStream
 from playwright.async_api import BrowserContext
 from playwright.async_api import Error as PlaywrightError
 
-from browserd.daemon.errors import BrowserdError, Busy, InvalidParameter, RobotsDisallowed
+from browserd.daemon.errors import BrowserdError, Busy, ExecutionError, InvalidParameter, RobotsDisallowed
 from browserd.daemon.scrape.extract import extract, extract_links
 from browserd.daemon.scrape.links import absolute_http_url
 from browserd.daemon.scrape.mapping import site_of
@@ -49,7 +49,7 @@ from browserd.daemon.scrape.robots import Robots, read_robots
 from browserd.daemon.scrape.service import ScrapeRequest, load_page
 from browserd.daemon.services import Services
 
-StopReason = Literal["done", "limit", "stopped", "timeout"]
+StopReason = Literal["running", "done", "limit", "stopped", "timeout"]
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # Links to files a browser would download or show as media rather than render as a page.
 SKIPPED_EXTENSIONS = frozenset({
@@ -89,12 +89,19 @@ class CrawlPage:
     markdown: str = ""
     links_count: int = 0
     canonical_url: str | None = None
-    error: str | None = None
-    error_code: str | None = None
+    failure: BrowserdError | None = None
 
     @property
     def ok(self) -> bool:
-        return self.error is None
+        return self.failure is None
+
+    @property
+    def error(self) -> str | None:
+        return None if self.failure is None else self.failure.message
+
+    @property
+    def error_code(self) -> str | None:
+        return None if self.failure is None else self.failure.code
 
 
 @dataclass
@@ -105,7 +112,7 @@ class CrawlSummary:
     duplicates: int = 0
     skipped_by_robots: int = 0
     discovered: int = 1  # URLs queued, the start URL included
-    stop_reason: StopReason = "done"
+    stop_reason: StopReason = "running"
     crawl_delay_s: float | None = None
 
 
@@ -265,8 +272,9 @@ class Crawler:
                         await anyio.sleep(delay_s)
                     continue
                 if in_flight == 0:
-                    if frontier:  # only the limit leaves URLs unvisited
-                        summary.stop_reason = "limit"
+                    if summary.stop_reason != "stopped":
+                        # Only the limit leaves URLs unvisited.
+                        summary.stop_reason = "limit" if frontier else "done"
                     return
                 loaded = await receive.receive()
                 in_flight -= 1
@@ -306,9 +314,9 @@ class Crawler:
             try:
                 links = await self._load(page)
             except BrowserdError as exc:
-                page.error, page.error_code = exc.message, exc.code
+                page.failure = exc
             except PlaywrightError as exc:  # the browser went away under this page, or refused it
-                page.error, page.error_code = str(exc).splitlines()[0], "EXECUTION_ERROR"
+                page.failure = ExecutionError(str(exc).splitlines()[0], url=url)
             await send.send(_Loaded(page, links))
 
     async def _load(self, page: CrawlPage) -> list[str]:
@@ -319,7 +327,9 @@ class Crawler:
         loaded = await self._busy_retry(lambda: load_page(self.services, request, None, export_state=False))
         page.final_url, page.status, page.title = loaded.final_url, loaded.status, loaded.title
         if loaded.status is not None and loaded.status >= 400:
-            page.error, page.error_code = f"HTTP {loaded.status}", "HTTP_ERROR"
+            page.failure = ExecutionError(
+                f"{page.url} answered HTTP {loaded.status}", hint="Check the URL.", status=loaded.status
+            )
         html, final_url, only_main = loaded.html, loaded.final_url, self.request.only_main_content
 
         def work() -> tuple[str, str | None, list[str]]:
@@ -330,7 +340,7 @@ class Crawler:
         page.markdown, canonical, links = await anyio.to_thread.run_sync(work)
         page.links_count = len(links)
         page.canonical_url = absolute_http_url(canonical, final_url) if canonical else None
-        return [] if page.error else links
+        return [] if page.failure else links
 
     async def _busy_retry(self, start: Callable[[], Awaitable[T]]) -> T:
         """The executor's queue is full now and then when several crawls and scrapes share it: wait a little."""

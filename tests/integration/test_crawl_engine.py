@@ -78,7 +78,7 @@ async def test_crawl_follows_same_site_links_once_and_skips_what_it_should(servi
     assert summary.pages == 10 and summary.succeeded == 9 and summary.failed == 1
     assert summary.duplicates == 1 and summary.skipped_by_robots == 1 and summary.stop_reason == "done"
     missing = next(page for page in pages if page.url.endswith("/missing.html"))
-    assert missing.status == 404 and missing.error_code == "HTTP_ERROR"
+    assert missing.status == 404 and missing.error_code == "EXECUTION_ERROR"
     home = next(page for page in pages if page.url.endswith("/crawl/index.html"))
     assert home.depth == 0 and home.title == "Crawl home" and home.links_count >= 10
     assert "# Crawl home" in home.markdown

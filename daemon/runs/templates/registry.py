@@ -7,6 +7,8 @@ from typing import Any
 from browserd.daemon.errors import TemplateNotFound, TemplateVersionUnsupported
 from browserd.daemon.runs.templates.base import Template
 from browserd.daemon.runs.templates.batch_extract import BatchExtractPages
+from browserd.daemon.runs.templates.crawl import Crawl
+from browserd.daemon.runs.templates.multi_tab_compare import MultiTabCompare
 
 
 def _version_key(version: str) -> tuple[int, ...]:
@@ -50,4 +52,4 @@ class TemplateRegistry:
 
 def builtin_templates() -> list[Template[Any]]:
     """Add a new template here (daemon/runs/templates/base.py says how to write one)."""
-    return [BatchExtractPages()]
+    return [BatchExtractPages(), Crawl(), MultiTabCompare()]
