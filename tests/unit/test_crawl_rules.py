@@ -1,11 +1,16 @@
-"""The pure parts of the crawl (issue 6 item 4): robots.txt rules, URL keys for de-duplication, scope."""
+"""The pure parts of the crawl (issue 6 item 4): robots.txt rules, URL keys for de-duplication, scope, limits."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.runs.templates.crawl import CrawlInputs, crawl_request
 from browserd.daemon.scrape.crawl import CrawlRequest, Scope, url_key
 from browserd.daemon.scrape.robots import parse_robots
+from browserd.protocol.config import load
 
 ROBOTS = """
 # comment
@@ -80,3 +85,13 @@ def test_scope_same_site_subdomains_external_and_files() -> None:
     filtered = Scope(CrawlRequest("https://site.test/", include_paths=["^/blog/"], exclude_paths=["draft"]))
     assert filtered.follows("https://site.test/blog/post") and not filtered.follows("https://site.test/blog/draft-1")
     assert not filtered.follows("https://site.test/about")
+
+
+def test_crawl_limits_come_from_the_config_section() -> None:
+    config = load(Path("/nonexistent.toml"), {"BROWSERD_CRAWL_MAX_LIMIT": "50", "BROWSERD_CRAWL_DEFAULT_LIMIT": "7"})
+    assert config.crawl.max_limit == 50 and config.crawl.default_limit == 7
+    inputs = CrawlInputs(url="https://site.test/")
+    assert crawl_request(inputs, config.crawl).limit == 7
+    with pytest.raises(InvalidParameter) as caught:
+        crawl_request(CrawlInputs(url="https://site.test/", limit=51), config.crawl)
+    assert caught.value.details["field"] == "limit"
