@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import anyio
-from playwright.async_api import BrowserContext, Page
+from playwright.async_api import BrowserContext
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
@@ -51,43 +51,38 @@ class ScrapePageTask:
 
     async def run(self, context: BrowserContext) -> LoadedPage:
         page = await context.new_page()
-        result = await capture(page, self.load)
+        load = self.load
+        timed_out = False
+        reply = None
+        try:
+            with navigation_errors(load.url):
+                reply = await page.goto(load.url, wait_until="domcontentloaded", timeout=load.timeout_ms)
+        except NavigationTimeout:
+            if page.url in ("", "about:blank"):
+                raise
+            timed_out = True  # something loaded: scrape what is there rather than nothing
+        # waitFor and smartWait are exclusive (S0-69): an explicit wait means exactly that wait.
+        settled = True
+        if load.wait_for_ms > 0:
+            await anyio.sleep(load.wait_for_ms / 1000)
+        else:
+            settled = await smart_wait(page, load.smart_wait_max_ms, load.smart_wait_quiet_ms)
+        result = LoadedPage(
+            final_url=page.url,
+            status=reply.status if reply is not None else None,
+            title=await page.title(),
+            timed_out=timed_out or not settled,
+        )
+        try:
+            if load.format in ("screenshot", "fullscreenshot"):
+                result.screenshot = await page.screenshot(full_page=load.format == "fullscreenshot", type="png")
+            else:
+                result.html = await page.content()
+        except PlaywrightTimeout as exc:
+            raise NavigationTimeout(f"capturing {load.url} timed out", url=load.url) from exc
         if self.export_state:
             try:
                 result.storage_state = dict(await context.storage_state())
             except PlaywrightError:
                 result.storage_state = None
         return result
-
-
-async def capture(page: Page, load: PageLoad) -> LoadedPage:
-    """Navigate `page` (a fresh one, or a session's tab) to `load.url`, wait as asked, capture the format."""
-    timed_out = False
-    reply = None
-    try:
-        with navigation_errors(load.url):
-            reply = await page.goto(load.url, wait_until="domcontentloaded", timeout=load.timeout_ms)
-    except NavigationTimeout:
-        if page.url in ("", "about:blank"):
-            raise
-        timed_out = True  # something loaded: scrape what is there rather than nothing
-    # waitFor and smartWait are exclusive (S0-69): an explicit wait means exactly that wait.
-    settled = True
-    if load.wait_for_ms > 0:
-        await anyio.sleep(load.wait_for_ms / 1000)
-    else:
-        settled = await smart_wait(page, load.smart_wait_max_ms, load.smart_wait_quiet_ms)
-    result = LoadedPage(
-        final_url=page.url,
-        status=reply.status if reply is not None else None,
-        title=await page.title(),
-        timed_out=timed_out or not settled,
-    )
-    try:
-        if load.format in ("screenshot", "fullscreenshot"):
-            result.screenshot = await page.screenshot(full_page=load.format == "fullscreenshot", type="png")
-        else:
-            result.html = await page.content()
-    except PlaywrightTimeout as exc:
-        raise NavigationTimeout(f"capturing {load.url} timed out", url=load.url) from exc
-    return result

@@ -24,7 +24,8 @@ from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.templates.base import Inputs, Template
 from browserd.daemon.runs.templates.batch_extract import Summary
 from browserd.daemon.scrape.extract import extract, extract_links
-from browserd.daemon.scrape.task import PageLoad, capture
+from browserd.daemon.scrape.smartwait import smart_wait
+from browserd.daemon.sessions.page_errors import navigation_errors
 from browserd.daemon.sessions.tab import Tab
 from browserd.protocol.config import RunsConfig
 
@@ -195,26 +196,20 @@ class MultiTabCompare(Template[CompareInputs]):
 
     async def _load(self, ctx: RunContext, inputs: CompareInputs, tab: Tab, page: ComparedPage) -> None:
         config = ctx.services.config.scrape
-        load = PageLoad(
-            url=page.url,
-            format="markdown",
-            wait_for_ms=0,
-            timeout_ms=inputs.page_timeout_ms or config.timeout_ms,
-            smart_wait_max_ms=config.smart_wait_max_ms,
-            smart_wait_quiet_ms=config.smart_wait_quiet_ms,
-        )
+        timeout_ms = inputs.page_timeout_ms or config.timeout_ms
         try:
             async with tab.lock:
-                loaded = await capture(tab.page, load)
+                with navigation_errors(page.url):
+                    reply = await tab.page.goto(page.url, wait_until="domcontentloaded", timeout=timeout_ms)
+                await smart_wait(tab.page, config.smart_wait_max_ms, config.smart_wait_quiet_ms)
+                page.final_url, page.title, html = tab.page.url, await tab.page.title(), await tab.page.content()
         except PlaywrightError as exc:  # the tab was closed or crashed under the load
             raise ExecutionError(str(exc).splitlines()[0], url=page.url, tabId=tab.id) from exc
-        page.final_url, page.status, page.title = loaded.final_url, loaded.status, loaded.title
-        if loaded.status is not None and loaded.status >= 400:
-            raise ExecutionError(
-                f"{page.url} answered HTTP {loaded.status}", hint="Check the URL.", status=loaded.status
-            )
+        page.status = reply.status if reply is not None else None
+        if page.status is not None and page.status >= 400:
+            raise ExecutionError(f"{page.url} answered HTTP {page.status}", hint="Check the URL.", status=page.status)
         markdown, page.word_count, page.links_count, page.headings = await anyio.to_thread.run_sync(
-            read_page, loaded.html, loaded.final_url, inputs.only_main_content
+            read_page, html, page.final_url, inputs.only_main_content
         )
-        artifact = await ctx.add_artifact(markdown.encode(), "text/markdown", f"markdown of {loaded.final_url}")
+        artifact = await ctx.add_artifact(markdown.encode(), "text/markdown", f"markdown of {page.final_url}")
         page.markdown_artifact_id = artifact.artifact_id
