@@ -7,7 +7,8 @@ timeout. The site's pages and links are described in tests/site/README.md.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import threading
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from browserd.daemon.errors import InvalidParameter, RobotsDisallowed
 from browserd.daemon.scrape.crawl import Crawler, CrawlPage, CrawlRequest, CrawlSummary
 from browserd.daemon.services import Services
 from browserd.protocol.config import Config, ProfilesConfig
+from tests.conftest import SiteHandler, _Server
 
 pytestmark = pytest.mark.anyio
 
@@ -147,3 +149,27 @@ async def test_generated_site_is_crawled_whole(services: Services, site: str) ->
     pages, summary = await crawl(services, site, url=f"{site}/gen/15/0.html", concurrency=3)
     assert paths(pages, site) == {f"/gen/15/{i}.html" for i in range(15)}
     assert summary.failed == 0 and summary.duplicates == 0
+
+
+class _SlowRobotsHandler(SiteHandler):
+    """tests/site, but with a robots.txt that asks for a pause between pages."""
+
+    def do_GET(self) -> None:
+        if self.path == "/robots.txt":
+            self._send(200, b"User-agent: *\nCrawl-delay: 0.2\n", "text/plain")
+            return
+        super().do_GET()
+
+
+@pytest.fixture
+def slow_robots_site() -> Iterator[str]:
+    server = _Server(("127.0.0.1", 0), _SlowRobotsHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+async def test_crawl_delay_is_read_and_the_crawl_still_completes(services: Services, slow_robots_site: str) -> None:
+    pages, summary = await crawl(services, slow_robots_site, url=f"{slow_robots_site}/gen/4/0.html", concurrency=5)
+    assert summary.crawl_delay_s == 0.2 and len(pages) == 4 and summary.failed == 0
