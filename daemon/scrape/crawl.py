@@ -29,6 +29,7 @@ delivered with its error and does not stop the crawl.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
@@ -49,6 +50,7 @@ from browserd.daemon.scrape.robots import Robots, read_robots
 from browserd.daemon.scrape.service import ScrapeRequest, load_page
 from browserd.daemon.services import Services
 
+log = logging.getLogger(__name__)
 StopReason = Literal["running", "done", "limit", "stopped", "timeout"]
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # Links to files a browser would download or show as media rather than render as a page.
@@ -317,6 +319,9 @@ class Crawler:
                 page.failure = exc
             except PlaywrightError as exc:  # the browser went away under this page, or refused it
                 page.failure = ExecutionError(str(exc).splitlines()[0], url=url)
+            except Exception as exc:  # one odd page (say, HTML the extractor chokes on) must not end the crawl
+                log.warning("crawl: %s failed", url, exc_info=True)
+                page.failure = ExecutionError(f"reading {url} failed: {exc!r}", url=url)
             await send.send(_Loaded(page, links))
 
     async def _load(self, page: CrawlPage) -> list[str]:
