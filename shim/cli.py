@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from browserd.protocol import __version__, paths
+from browserd.shim.runs_cli import runs
 
 if TYPE_CHECKING:
     from browserd.protocol.config import Config
@@ -276,3 +277,6 @@ def login(profile: str, url: str | None, timeout_s: float | None, headless: bool
         click.echo(f"browserd login: [{exc.code}] {exc.message}\n{exc.recover_hint}", err=True)
         sys.exit(2)
     sys.exit(code)
+
+
+main.add_command(runs)

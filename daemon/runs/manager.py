@@ -83,6 +83,8 @@ class ActiveRun:
     template: Template[Any]
     inputs: Inputs
     ctx: RunContext
+    # The run made its session (no sessionId given), so it decides whether the session survives it.
+    own_session: bool
     done: anyio.Event = field(default_factory=anyio.Event)
     waiting: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     working: anyio.CancelScope = field(default_factory=anyio.CancelScope)
@@ -99,6 +101,12 @@ class RunView:
     record: RunRecord
     artifacts: list[ArtifactRecord]
     steps: list[StepRecord]
+
+
+def _first_leaf(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
 
 
 def new_run_id() -> str:
@@ -214,7 +222,7 @@ class RunManager:
         )
         steps = [StepRecord(run_id=record.run_id, index=i, name=name) for i, name in enumerate(template.plan(inputs))]
         ctx = RunContext(record, steps, self.services, session, self.store, self.artifacts)
-        run = ActiveRun(template, inputs, ctx)
+        run = ActiveRun(template, inputs, ctx, own_session=request.session_id is None)
         try:
             await self.store.create_run(record, steps)
         except BaseException:
@@ -283,13 +291,16 @@ class RunManager:
         with anyio.move_on_after(record.timeout_ms / 1000) as deadline, run.working:
             try:
                 await run.template.run(run.ctx, run.inputs)
-            except RunCancelRequested:
-                canceled = True
-            except BrowserdError as exc:
-                error = self._step_failure(run, exc)
-            except Exception as exc:  # a template bug fails its run, never the daemon
-                log.exception("run %s: template %s failed", record.run_id, record.template_id)
-                error = ExecutionError(f"internal error in {record.template_id}: {exc!r}").info()
+            except Exception as raised:
+                # A template's own task group wraps what its workers raise; the first one decides.
+                exc = _first_leaf(raised)
+                if isinstance(exc, RunCancelRequested):
+                    canceled = True
+                elif isinstance(exc, BrowserdError):
+                    error = self._step_failure(run, exc)
+                else:  # a template bug fails its run, never the daemon
+                    log.error("run %s: template %s failed", record.run_id, record.template_id, exc_info=raised)
+                    error = ExecutionError(f"internal error in {record.template_id}: {exc!r}").info()
         if deadline.cancelled_caught:
             timeout = RunTimeout(
                 f"the run ran past its timeout of {record.timeout_ms} ms; finished items are kept in result",
@@ -360,6 +371,8 @@ class RunManager:
             elif step.status == "pending":
                 step.status = "skipped"
         record.status, record.error = status, error
+        if run.own_session and status != "succeeded":
+            record.session_kept = False  # a keep-session template is atomic: a failed login's session goes
         record.ended_at = record.updated_at = now_ms()
         record.total_steps = len(run.ctx.steps)
         record.done_steps = record.total_steps

@@ -7,6 +7,8 @@ import sys
 from importlib import metadata
 from typing import Any
 
+import msgspec
+
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import NoParams, Tool, tool
 from browserd.daemon.tools.response import Response
@@ -24,12 +26,35 @@ def package_version(name: str) -> str:
         return "unknown"
 
 
+class RuntimeLimits(msgspec.Struct, rename="camel", kw_only=True):
+    max_concurrent_runs: int
+    max_run_timeout_ms: int
+    max_artifact_inline_bytes: int
+    browser_workers: int
+    browser_queue_size: int
+
+
+class RuntimeProfile(msgspec.Struct, rename="camel", kw_only=True):
+    """The answer's schema (outputSchema); reference/001 §2 names runtimeVersion and limits."""
+
+    runtime_version: str
+    daemon_version: str
+    daemon_pid: int
+    protocol_version: str
+    limits: RuntimeLimits
+    browser: dict[str, Any]
+    versions: dict[str, str]
+    session: dict[str, str]
+    platform: str
+
+
 @tool(
     "get_runtime_profile",
     "core",
     "Versions, limits and the browser this daemon drives.",
     NoParams,
     read_only=True,
+    output=RuntimeProfile,
 )
 async def get_runtime_profile(ctx: ToolContext, params: NoParams, response: Response) -> None:
     services = ctx.services

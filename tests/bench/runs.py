@@ -1,11 +1,13 @@
 """Task-run benchmark for issue 6: how fast do batch_extract_pages and crawl go, and at what memory?
 
-    .venv/bin/python tests/bench/runs.py [--pages 200] [--concurrency 1,2,5] [--crawl-pages 500] [--workers N]
+    .venv/bin/python tests/bench/runs.py [--pages 200] [--source gen|site] [--concurrency 1,2,5]
+                                         [--crawl-pages 500] [--workers N]
 
 Prints figures, never asserts them (DESIGN.md §6):
 
-1. batch_extract_pages over --pages distinct pages (the generated site, /gen/<n>/<i>.html of
-   tests/conftest.py: five paragraphs and four links each) at each --concurrency, run async and
+1. batch_extract_pages over --pages distinct URLs at each --concurrency: `gen` (default) the
+   generated site, /gen/<n>/<i>.html of tests/conftest.py (five paragraphs and four links each);
+   `site` the light tests/site pages repeated (`?n=` makes each URL distinct). Each run is async and
    followed with get_task_run: pages/s = succeeded pages / the run's own elapsedMs (start to end in
    the daemon), plus the client's wall time from run_task_template to the terminal status.
 2. crawl of the generated --crawl-pages site from page 0 (limit = that many pages, the default
@@ -44,6 +46,8 @@ TERMINAL = ("succeeded", "failed", "partial_success", "canceled")
 POLL_S = 0.5
 SAMPLE_S = 0.2
 RUN_TIMEOUT_MS = 900_000
+# Light pages of tests/site that load without waiting on anything (--source site).
+SITE_PAGES = ("index.html", "help.html", "form.html", "tree.html", "spa.html", "states.html", "keys.html", "hover.html")
 
 
 class MemoryPeak:
@@ -123,6 +127,7 @@ def measure(shim: RawShim, pid: int, tool: str, arguments: dict[str, Any]) -> di
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--pages", type=int, default=200, help="URLs of each batch_extract_pages run")
+    parser.add_argument("--source", choices=("gen", "site"), default="gen", help="the pages batch_extract_pages reads")
     parser.add_argument("--concurrency", default="1,2,5", help="batch_extract_pages concurrencies")
     parser.add_argument("--crawl-pages", type=int, default=500, help="size of the generated site crawled")
     parser.add_argument("--workers", type=int, default=None, help="[browser] workers of the daemon")
@@ -147,7 +152,10 @@ def main() -> int:
             profile = shim.call_tool("get_runtime_profile", {}, timeout=15).get("structuredContent") or {}
             figures["workers"] = profile.get("limits", {}).get("browserWorkers")
             shim.call_tool("scrape", {"url": f"{site}/gen/2/0.html"}, timeout=60)  # untimed warm-up
-            urls = [f"{site}/gen/{args.pages}/{i}.html" for i in range(args.pages)]
+            if args.source == "gen":
+                urls = [f"{site}/gen/{args.pages}/{i}.html" for i in range(args.pages)]
+            else:
+                urls = [f"{site}/{SITE_PAGES[i % len(SITE_PAGES)]}?n={i}" for i in range(args.pages)]
             for concurrency in concurrencies:
                 print(f"batch_extract_pages, {args.pages} pages, concurrency {concurrency}", file=sys.stderr)
                 arguments = {
@@ -171,6 +179,7 @@ def main() -> int:
         home.stop_daemon()
         stop_site(server)
         shutil.rmtree(home.root, ignore_errors=True)
+    figures["source"] = args.source
     report(figures, args.pages, args.crawl_pages)
     print(json.dumps(figures))
     return 1 if "problem" in figures else 0
@@ -180,7 +189,8 @@ def report(figures: dict[str, Any], pages: int, crawl_pages: int) -> None:
     print(f"\nTask runs (workers {figures.get('workers')}, load average at start {figures['load_at_start']})")
     header = f"{'run':<34}{'status':>16}{'ok/pages':>10}{'elapsed':>10}{'pages/s':>9}{'peak RSS':>11}{'peak PSS':>11}"
     print(header)
-    rows = [(f"batch_extract_pages c={c} ({pages} URLs)", f) for c, f in figures["batch"].items()]
+    source = figures["source"]
+    rows = [(f"batch_extract_pages c={c} ({pages} {source})", f) for c, f in figures["batch"].items()]
     if figures.get("crawl"):
         rows.append((f"crawl /gen/{crawl_pages} (limit {crawl_pages})", figures["crawl"]))
     for label, f in rows:
