@@ -186,17 +186,23 @@ async def test_multi_tab_compare_sync_puts_the_pages_side_by_side(daemon_home: B
         assert "status" in comparison["same"] and "title" in comparison["different"]
         assert "## Details" in comparison["headingsOnlyIn"][tab_ids[2]]
         assert comparison["table"].startswith("| field |")
-        markdown = await artifact_text(client, items[2]["markdownArtifactId"])
+        markdown = await artifact_text(client, items[2]["contentArtifactId"])
         assert "# Page B" in markdown
 
 
-async def test_multi_tab_compare_async_with_a_failing_page_is_partial(daemon_home: BrowserdHome, site: str) -> None:
+async def test_multi_tab_compare_async_with_a_failing_page_is_partial_and_snapshots(
+    daemon_home: BrowserdHome, site: str
+) -> None:
     urls = [f"{site}/crawl/a.html", f"{site}/crawl/c.html", f"{site}/crawl/missing.html"]
     async with mcp_client(daemon_home, args=TOOLS) as client:
         started = ok(
             await client.call_tool(
                 "run_task_template",
-                {"templateId": "multi_tab_compare", "inputs": {"urls": urls}, "options": {"mode": "async"}},
+                {
+                    "templateId": "multi_tab_compare",
+                    "inputs": {"urls": urls, "extract": "snapshot"},
+                    "options": {"mode": "async"},
+                },
             )
         ).structured_content
         run = await follow(client, started["runId"])
@@ -206,6 +212,8 @@ async def test_multi_tab_compare_async_with_a_failing_page_is_partial(daemon_hom
         assert items[2]["status"] == 404 and items[2]["errorCode"] == "EXECUTION_ERROR"
         comparison = run["result"]["comparison"]
         assert comparison["tabIds"] == [items[0]["tabId"], items[1]["tabId"]]
+        snapshot = await artifact_text(client, items[0]["contentArtifactId"])
+        assert 'heading "Page A"' in snapshot and "[ref=" in snapshot
         error = failed(
             await client.call_tool(
                 "run_task_template", {"templateId": "multi_tab_compare", "inputs": {"urls": [urls[0]]}}

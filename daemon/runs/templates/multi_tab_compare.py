@@ -6,7 +6,7 @@ and the comparison name (and that browser tools can address afterwards when the 
 caller's session). Then every tab loads and is read at once, each under its own tab lock: a step
 per URL, and a last step that compares title, status, word count, links count and headings across
 the pages that loaded. A page that fails is an item with its error; the others are still compared
-(partial_success). Each page's markdown is an artifact.
+(partial_success). Each page's markdown (or text, or the tab's AI snapshot: `extract`) is an artifact.
 """
 
 from __future__ import annotations
@@ -22,21 +22,28 @@ from playwright.async_api import Error as PlaywrightError
 from browserd.daemon.errors import BrowserdError, ExecutionError, InvalidParameter
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.templates.base import Inputs, Template
-from browserd.daemon.runs.templates.batch_extract import Summary
+from browserd.daemon.runs.templates.batch_extract import Summary, plain_text
 from browserd.daemon.scrape.extract import extract, extract_links
 from browserd.daemon.scrape.smartwait import smart_wait
 from browserd.daemon.sessions.page_errors import navigation_errors
+from browserd.daemon.sessions.snapshot import capture
 from browserd.daemon.sessions.tab import Tab
 from browserd.protocol.config import RunsConfig
 
-MAX_URLS = 10
+MAX_URLS = 20  # D-41
 HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+ExtractKind = Literal["markdown", "text", "snapshot"]
+MIME_TYPES = {"markdown": "text/markdown", "text": "text/plain", "snapshot": "text/plain"}
 # The fields compared, in the order of the table.
 FIELDS = ("title", "status", "wordCount", "linksCount", "headings")
 
 
 class CompareInputs(Inputs, kw_only=True):
     urls: Annotated[list[str], msgspec.Meta(min_length=2, max_length=MAX_URLS, description="http(s) URLs.")]
+    extract: Annotated[
+        ExtractKind,
+        msgspec.Meta(description="What each page's artifact holds: markdown, plain text, or the tab's AI snapshot."),
+    ] = "markdown"
     only_main_content: Annotated[bool, msgspec.Meta(description="Compare the main content only.")] = True
     page_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=300_000, description="Load timeout per page.")] | None = None
 
@@ -51,7 +58,8 @@ class ComparedPage(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=T
     word_count: int | None = None
     links_count: int | None = None
     headings: list[str] | None = None
-    markdown_artifact_id: str | None = None
+    # The page's markdown, text or snapshot (inputs.extract): get_artifact with this id.
+    content_artifact_id: str | None = None
     error: str | None = None
     error_code: str | None = None
 
@@ -124,18 +132,19 @@ def table(pages: list[ComparedPage], rows: list[FieldComparison]) -> str:
     return "\n".join([header, rule, *lines])
 
 
-def read_page(html: str, url: str, only_main_content: bool) -> tuple[str, int, int, list[str]]:
-    """Markdown, word count, links count and headings (`## text`) of a loaded page."""
+def read_page(html: str, url: str, only_main_content: bool, kind: ExtractKind) -> tuple[str, int, int, list[str]]:
+    """Markdown or text (as `kind` asks), word count, links count and headings (`## text`) of a loaded page."""
     extraction = extract(html, url, only_main_content=only_main_content)
     root = lxml.html.fromstring(extraction.html) if extraction.html.strip() else None
     words = len(root.text_content().split()) if root is not None else 0
+    content = plain_text(extraction.html) if kind == "text" else extraction.markdown
     headings = []
     if root is not None:
         for element in root.iter(*HEADING_TAGS):
             text = " ".join(element.text_content().split())
             if text:
                 headings.append("#" * int(element.tag[1]) + " " + text)
-    return extraction.markdown, words, len(extract_links(html, url)), headings
+    return content, words, len(extract_links(html, url)), headings
 
 
 class MultiTabCompare(Template[CompareInputs]):
@@ -203,13 +212,16 @@ class MultiTabCompare(Template[CompareInputs]):
                     reply = await tab.page.goto(page.url, wait_until="domcontentloaded", timeout=timeout_ms)
                 await smart_wait(tab.page, config.smart_wait_max_ms, config.smart_wait_quiet_ms)
                 page.final_url, page.title, html = tab.page.url, await tab.page.title(), await tab.page.content()
+                snapshot = (await capture(tab.page)).text if inputs.extract == "snapshot" else ""
         except PlaywrightError as exc:  # the tab was closed or crashed under the load
             raise ExecutionError(str(exc).splitlines()[0], url=page.url, tabId=tab.id) from exc
         page.status = reply.status if reply is not None else None
         if page.status is not None and page.status >= 400:
             raise ExecutionError(f"{page.url} answered HTTP {page.status}", hint="Check the URL.", status=page.status)
-        markdown, page.word_count, page.links_count, page.headings = await anyio.to_thread.run_sync(
-            read_page, html, page.final_url, inputs.only_main_content
+        content, page.word_count, page.links_count, page.headings = await anyio.to_thread.run_sync(
+            read_page, html, page.final_url, inputs.only_main_content, inputs.extract
         )
-        artifact = await ctx.add_artifact(markdown.encode(), "text/markdown", f"markdown of {page.final_url}")
-        page.markdown_artifact_id = artifact.artifact_id
+        name = f"{inputs.extract} of {page.final_url} ({page.tab_id})"
+        data = (snapshot or content).encode()
+        artifact = await ctx.add_artifact(data, MIME_TYPES[inputs.extract], name)
+        page.content_artifact_id = artifact.artifact_id
