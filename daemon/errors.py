@@ -157,3 +157,11 @@ class ArtifactNotFound(BrowserdError):
 class ArtifactExpired(BrowserdError):
     code = "ARTIFACT_EXPIRED"
     hint = "Artifacts are kept for a limited time after their run ends; run the task again with run_task_template."
+
+
+class RobotsDisallowed(BrowserdError):
+    code = "URL_NOT_ALLOWED"
+    hint = "The site's robots.txt disallows this URL for crawlers; pass ignoreRobotsTxt: true only if you may."
+
+    def __init__(self, message: str, *, hint: str | None = None, **details: Any) -> None:
+        super().__init__(message, hint=hint, rule="robots-txt", **details)

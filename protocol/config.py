@@ -118,6 +118,19 @@ class ScrapeConfig(msgspec.Struct, forbid_unknown_fields=True):
     snapshot_publish_lock_timeout_ms: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
+class CrawlConfig(msgspec.Struct, forbid_unknown_fields=True):
+    """The `crawl` tool and template: defaults of its parameters and the largest values allowed."""
+
+    default_limit: Positive = 100
+    max_limit: Positive = 10_000
+    default_max_depth: Annotated[int, msgspec.Meta(ge=0)] = 10
+    # Pages loading at once per crawl; every page also goes through [browser] workers, shared by all.
+    default_concurrency: Positive = 3
+    max_concurrency: Positive = 5
+    # A robots.txt Crawl-delay above this is clamped, so a site cannot stall a crawl for minutes per page.
+    max_crawl_delay_s: NonNegative = 10.0
+
+
 # Legacy [scrape] key -> the (section, key) that holds it now.
 LEGACY_SCRAPE_KEYS = {
     "worker_pool_size_per_process": ("browser", "workers"),
@@ -152,6 +165,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True):
     mcp: McpConfig = msgspec.field(default_factory=McpConfig)
     runs: RunsConfig = msgspec.field(default_factory=RunsConfig)
     scrape: ScrapeConfig = msgspec.field(default_factory=ScrapeConfig)
+    crawl: CrawlConfig = msgspec.field(default_factory=CrawlConfig)
     profiles: ProfilesConfig = msgspec.field(default_factory=ProfilesConfig)
 
 

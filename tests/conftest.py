@@ -37,7 +37,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
 
     /slow?ms=N answers after N ms; /hang never answers; /status?code=N answers with that status;
     /headers echoes the request headers as JSON; /set-cookie?name=value sets a cookie and
-    /cookies shows the Cookie header the browser sent; /members answers 200 only to a session cookie.
+    /cookies shows the Cookie header the browser sent; /members answers 200 only to a session cookie;
+    /gen/<n>/<i>.html is page i of a generated n-page site (generated_page).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -80,6 +81,13 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             cookie = self.headers.get("Cookie", "")
             self._send(200, f"<!doctype html><title>Cookies</title><p id=cookies>{cookie}</p>".encode())
             return
+        if url.path.startswith("/gen/"):
+            page = generated_page(url.path)
+            if page is None:
+                self._send(404, b"<!doctype html><title>Not found</title><h1>Not found</h1>")
+            else:
+                self._send(200, page.encode())
+            return
         if url.path == "/slow":
             delay_ms = int(urllib.parse.parse_qs(url.query).get("ms", ["3000"])[0])
             time.sleep(delay_ms / 1000)
@@ -103,6 +111,30 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # keep test output readable
         pass
+
+
+def generated_page(path: str) -> str | None:
+    """Page i of an n-site for crawl tests and benchmarks (`/gen/<n>/<i>.html`, 0 <= i < n), or None.
+
+    Deterministic: page i links to pages 2i+1 and 2i+2 (a binary tree, so every page is within
+    log2(n) links of page 0), to i+1, and back to page 0; a few paragraphs make extraction real work.
+    """
+    parts = path.removeprefix("/gen/").removesuffix(".html").split("/")
+    if len(parts) != 2 or not all(part.isdigit() for part in parts):
+        return None
+    n, i = int(parts[0]), int(parts[1])
+    if not 0 <= i < n:
+        return None
+    targets = [t for t in (2 * i + 1, 2 * i + 2, i + 1, 0) if t < n and t != i]
+    links = "".join(f'<li><a href="{t}.html">Generated page {t}</a></li>' for t in targets)
+    text = "".join(
+        f"<p>Paragraph {p} of generated page {i}: a site of {n} pages, each reachable from page 0.</p>"
+        for p in range(1, 6)
+    )
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Generated page {i} of {n}</title>'
+        f"</head><body><nav><ul>{links}</ul></nav><main><h1>Generated page {i}</h1>{text}</main></body></html>"
+    )
 
 
 class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):

@@ -6,18 +6,17 @@ import re
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field
 from typing import Literal
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from playwright.async_api import APIRequestContext, BrowserContext
 from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.scrape.extract import extract_links
+from browserd.daemon.scrape.robots import fetch_text, read_robots
 from browserd.daemon.scrape.smartwait import smart_wait
 
 SitemapMode = Literal["include", "only", "skip"]
 MAX_SITEMAPS = 20  # sitemap files fetched per map call, indexes included
-MAX_SITEMAP_BYTES = 10 * 1024 * 1024
-FETCH_TIMEOUT_MS = 10_000
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -56,26 +55,6 @@ def same_site(url: str, site: str) -> bool:
     return host == site or host.endswith("." + site)
 
 
-async def _fetch_text(request: APIRequestContext, url: str) -> str | None:
-    try:
-        reply = await request.get(url, timeout=FETCH_TIMEOUT_MS, max_redirects=5)
-    except PlaywrightError:
-        return None
-    if not reply.ok:
-        return None
-    body = await reply.body()
-    return body[:MAX_SITEMAP_BYTES].decode("utf-8", errors="replace")
-
-
-def _sitemaps_in_robots(robots: str, origin: str) -> list[str]:
-    found = []
-    for line in robots.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip().lower() == "sitemap" and value.strip():
-            found.append(urljoin(origin, value.strip()))
-    return found
-
-
 def _parse_sitemap(text: str) -> tuple[list[str], list[str]]:
     """(page URLs, nested sitemap URLs) of a urlset or a sitemapindex; nothing for what does not parse."""
     try:
@@ -89,9 +68,8 @@ def _parse_sitemap(text: str) -> tuple[list[str], list[str]]:
 async def read_sitemaps(request: APIRequestContext, start_url: str) -> tuple[list[str], list[str]]:
     """Every page URL the site's sitemaps list, and the sitemap files read."""
     parts = urlsplit(start_url)
-    origin = f"{parts.scheme}://{parts.netloc}"
-    robots = await _fetch_text(request, f"{origin}/robots.txt")
-    pending = _sitemaps_in_robots(robots or "", origin) or [f"{origin}/sitemap.xml"]
+    robots = await read_robots(request, start_url)
+    pending = robots.sitemaps or [f"{parts.scheme}://{parts.netloc}/sitemap.xml"]
     seen: list[str] = []
     pages: list[str] = []
     while pending and len(seen) < MAX_SITEMAPS:
@@ -99,7 +77,7 @@ async def read_sitemaps(request: APIRequestContext, start_url: str) -> tuple[lis
         if sitemap in seen:
             continue
         seen.append(sitemap)
-        text = await _fetch_text(request, sitemap)
+        text = await fetch_text(request, sitemap)
         if text is None:
             continue
         found, nested = _parse_sitemap(text)

@@ -1,4 +1,4 @@
-"""Scrape tools: one page in one format (`scrape`), and a site's URLs (`map`)."""
+"""Scrape tools: one page in one format (`scrape`), a site's URLs (`map`), and a site's pages (`crawl`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import msgspec
 
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.profiles.publisher import StateSource
+from browserd.daemon.runs.records import RunMode
+from browserd.daemon.runs.templates.crawl import CrawlInputs, crawl_request
 from browserd.daemon.runtime.images import image_size
 from browserd.daemon.scrape.mapping import MapRequest, MapTask, SitemapMode
 from browserd.daemon.scrape.service import ScrapeRequest, load_page, render
@@ -17,6 +19,7 @@ from browserd.daemon.scrape.task import Format
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
+from browserd.daemon.tools.runs import RunOptions, RunTemplateParams, TaskRun, run_task_template
 
 MAX_WAIT_FOR_MS = 60_000
 
@@ -49,6 +52,15 @@ class MapParams(Params, kw_only=True):
     limit: Annotated[int, msgspec.Meta(ge=1, le=5000)] = 100
     sitemap: SitemapMode = "include"
     same_site: Annotated[bool, msgspec.Meta(description="Only URLs of the same site (subdomains too).")] = True
+
+
+class CrawlParams(CrawlInputs, kw_only=True):
+    """The crawl template's inputs, plus how to run it."""
+
+    mode: Annotated[RunMode, msgspec.Meta(description="async (default): answer with a runId at once; sync: wait.")] = (
+        "async"
+    )
+    timeout_ms: Annotated[int, msgspec.Meta(ge=1, description="Deadline of the whole crawl, in ms.")] | None = None
 
 
 def check_http_url(url: str) -> None:
@@ -166,4 +178,28 @@ async def map_site(ctx: ToolContext, params: MapParams, response: Response) -> N
     response.text(f"{shown} URL(s) found for {params.url}:\n" + "\n".join(lines))
 
 
-TOOLS: list[Tool[Any]] = [scrape, map_site]
+@tool(
+    "crawl",
+    "scrape",
+    "Crawl a site from `url`: same site by default, robots.txt obeyed, duplicates (canonical, trailing slash, "
+    "fragments) skipped; include/excludePaths are regexes on the path. Runs as a task run (template `crawl`): "
+    "async by default, answering with a runId; follow it with get_task_run and read each page's markdown "
+    "with get_artifact (tool group runs). mode sync waits for the result.",
+    CrawlParams,
+    output=TaskRun,
+)
+async def crawl(ctx: ToolContext, params: CrawlParams, response: Response) -> None:
+    check_http_url(params.url)
+    crawl_request(params, ctx.services.config.crawl)  # the configured limits, before a run is created
+    inputs = {
+        key: value
+        for key, value in msgspec.to_builtins(params).items()
+        if key not in ("mode", "timeoutMs") and value is not None
+    }
+    run = RunTemplateParams(
+        template_id="crawl", inputs=inputs, options=RunOptions(mode=params.mode, timeout_ms=params.timeout_ms)
+    )
+    await run_task_template.handler(ctx, run, response)
+
+
+TOOLS: list[Tool[Any]] = [scrape, map_site, crawl]

@@ -7,7 +7,9 @@ from typing import Any
 from browserd.daemon.errors import TemplateNotFound, TemplateVersionUnsupported
 from browserd.daemon.runs.templates.base import Template
 from browserd.daemon.runs.templates.batch_extract import BatchExtractPages
+from browserd.daemon.runs.templates.crawl import Crawl
 from browserd.daemon.runs.templates.login_session import LoginKeepSession
+from browserd.daemon.runs.templates.multi_tab_compare import MultiTabCompare
 
 
 def _version_key(version: str) -> tuple[int, ...]:
@@ -51,4 +53,4 @@ class TemplateRegistry:
 
 def builtin_templates() -> list[Template[Any]]:
     """Add a new template here (daemon/runs/templates/base.py says how to write one)."""
-    return [BatchExtractPages(), LoginKeepSession()]
+    return [BatchExtractPages(), LoginKeepSession(), Crawl(), MultiTabCompare()]

@@ -1,0 +1,211 @@
+"""`crawl` 1.0.0: a site's pages from a start URL, each page's markdown an artifact (issue 6 item 4).
+
+The crawl itself is daemon/scrape/crawl.py (scope, robots.txt, de-duplication, concurrency through the
+TaskExecutor). This template turns each delivered page into a step, an item and a markdown artifact,
+stops between pages once the run is canceled, and puts the crawl's own figures in `result.crawl`.
+Async unless the caller asks for sync: a crawl is long by nature.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
+
+import msgspec
+
+from browserd.daemon.errors import BrowserdError, InvalidParameter
+from browserd.daemon.runs.context import RunContext
+from browserd.daemon.runs.templates.base import Inputs, Template
+from browserd.daemon.runs.templates.batch_extract import Summary
+from browserd.daemon.scrape.crawl import Crawler, CrawlPage, CrawlRequest, StopReason, compile_patterns
+from browserd.protocol.config import CrawlConfig, RunsConfig
+
+# Bounds of the schema; the configured ones ([crawl] max_limit, max_concurrency) are checked at start.
+SCHEMA_MAX_LIMIT = 100_000
+SCHEMA_MAX_CONCURRENCY = 20
+
+
+class CrawlInputs(Inputs, kw_only=True):
+    url: Annotated[str, msgspec.Meta(description="http(s) start URL; its site is what is crawled.")]
+    limit: (
+        Annotated[int, msgspec.Meta(ge=1, le=SCHEMA_MAX_LIMIT, description="Most pages (default [crawl]).")] | None
+    ) = None
+    max_depth: Annotated[int, msgspec.Meta(ge=0, le=1000, description="Links from the start page (0: it only).")] | (
+        None
+    ) = None
+    include_paths: Annotated[
+        list[str], msgspec.Meta(description="Regexes searched in path+query; follow only matching links.")
+    ] = msgspec.field(default_factory=list)
+    exclude_paths: Annotated[
+        list[str], msgspec.Meta(description="Regexes searched in path+query; never follow matching links.")
+    ] = msgspec.field(default_factory=list)
+    allow_subdomains: Annotated[bool, msgspec.Meta(description="Also follow hosts under the start host.")] = False
+    allow_external_links: Annotated[bool, msgspec.Meta(description="Follow links to any host.")] = False
+    ignore_robots_txt: Annotated[bool, msgspec.Meta(description="Load pages robots.txt disallows.")] = False
+    sort_query: Annotated[bool, msgspec.Meta(description="?a=1&b=2 and ?b=2&a=1 are one page.")] = False
+    concurrency: (
+        Annotated[int, msgspec.Meta(ge=1, le=SCHEMA_MAX_CONCURRENCY, description="Pages loading at once.")] | None
+    ) = None
+    only_main_content: Annotated[bool, msgspec.Meta(description="Drop navigation, footers, ads.")] = True
+    page_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=300_000, description="Load timeout per page.")] | None = None
+
+
+class CrawlItem(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
+    url: str
+    success: bool
+    depth: int
+    final_url: str | None = None
+    status: int | None = None
+    title: str | None = None
+    canonical_url: str | None = None
+    links_count: int | None = None
+    # The page's markdown: get_artifact with this id.
+    markdown_artifact_id: str | None = None
+    markdown_bytes: int | None = None
+    error: str | None = None
+    error_code: str | None = None
+
+
+class CrawlInfo(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
+    start_url: str
+    stop_reason: StopReason
+    pages: int
+    duplicates: int
+    skipped_by_robots: int
+    discovered: int
+    limit: int
+    max_depth: int
+    crawl_delay_s: float | None = None
+
+
+class CrawlResult(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
+    summary: Summary
+    items: list[CrawlItem]
+    crawl: CrawlInfo
+    truncated: bool = False
+    result_artifact_id: str | None = None
+
+
+def crawl_request(inputs: CrawlInputs, config: CrawlConfig) -> CrawlRequest:
+    """The engine's request: defaults from [crawl], and INVALID_PARAMETER beyond its maxima or for a bad URL."""
+    parts = urlsplit(inputs.url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise InvalidParameter(
+            f"`{inputs.url}` is not an http(s) URL",
+            hint="Pass an absolute URL such as https://example.com/.",
+            field="url",
+        )
+    limit = inputs.limit or config.default_limit
+    if limit > config.max_limit:
+        raise InvalidParameter(
+            f"limit {limit} is above the maximum of {config.max_limit} pages",
+            hint=f"Pass limit <= {config.max_limit} (or raise [crawl] max_limit).",
+            field="limit",
+        )
+    concurrency = inputs.concurrency or config.default_concurrency
+    if concurrency > config.max_concurrency:
+        raise InvalidParameter(
+            f"concurrency {concurrency} is above the maximum of {config.max_concurrency}",
+            hint=f"Pass concurrency <= {config.max_concurrency}.",
+            field="concurrency",
+        )
+    compile_patterns(inputs.include_paths, "includePaths")
+    compile_patterns(inputs.exclude_paths, "excludePaths")
+    return CrawlRequest(
+        url=inputs.url,
+        limit=limit,
+        max_depth=config.default_max_depth if inputs.max_depth is None else inputs.max_depth,
+        include_paths=tuple(inputs.include_paths),
+        exclude_paths=tuple(inputs.exclude_paths),
+        allow_subdomains=inputs.allow_subdomains,
+        allow_external=inputs.allow_external_links,
+        ignore_robots=inputs.ignore_robots_txt,
+        sort_query=inputs.sort_query,
+        concurrency=concurrency,
+        only_main_content=inputs.only_main_content,
+        page_timeout_ms=inputs.page_timeout_ms,
+        max_crawl_delay_s=config.max_crawl_delay_s,
+    )
+
+
+class Crawl(Template[CrawlInputs]):
+    template_id = "crawl"
+    version = "1.0.0"
+    name = "Site crawl"
+    description = (
+        "Crawl a site from a start URL (same site, robots.txt, canonical de-duplication); each page's "
+        "markdown is an artifact."
+    )
+    inputs = CrawlInputs
+    outputs = CrawlResult
+    limits = {"maxLimit": CrawlConfig().max_limit, "maxConcurrency": CrawlConfig().max_concurrency}  # noqa: RUF012
+    supports_partial_success = True
+
+    def check(self, inputs: CrawlInputs, config: RunsConfig) -> None:
+        # The configured maxima are checked in run(), which sees [crawl]; these need no configuration.
+        crawl_request(inputs, CrawlConfig(max_limit=SCHEMA_MAX_LIMIT, max_concurrency=SCHEMA_MAX_CONCURRENCY))
+
+    def default_mode(self, inputs: CrawlInputs, config: RunsConfig, timeout_ms: int | None) -> Literal["sync", "async"]:
+        return "async"
+
+    async def run(self, ctx: RunContext, inputs: CrawlInputs) -> None:
+        request = crawl_request(inputs, ctx.services.config.crawl)
+
+        def publish() -> None:
+            # Kept current page by page, so a run that times out still says how far the crawl got.
+            summary = crawler.summary
+            info = CrawlInfo(
+                start_url=request.url,
+                stop_reason=summary.stop_reason,
+                pages=summary.pages,
+                duplicates=summary.duplicates,
+                skipped_by_robots=summary.skipped_by_robots,
+                discovered=summary.discovered,
+                limit=request.limit,
+                max_depth=request.max_depth,
+                crawl_delay_s=summary.crawl_delay_s,
+            )
+            ctx.set_output(crawl=msgspec.to_builtins(info))
+
+        async def on_page(page: CrawlPage) -> None:
+            if ctx.cancel_requested:
+                return  # loaded after the cancel: the run ends canceled with the pages before it
+            await self._record(ctx, page)
+            publish()
+            await ctx.progress(f"{crawler.summary.pages} page(s), {crawler.summary.discovered} found")
+
+        crawler = Crawler(ctx.services, request, on_page, should_stop=lambda: ctx.cancel_requested)
+        await crawler.run()
+        publish()
+        ctx.check_cancelled()
+
+    async def _record(self, ctx: RunContext, page: CrawlPage) -> None:
+        item = CrawlItem(
+            url=page.url,
+            success=page.ok,
+            depth=page.depth,
+            final_url=page.final_url,
+            status=page.status,
+            title=page.title,
+            canonical_url=page.canonical_url,
+            links_count=page.links_count if page.ok else None,
+            error=page.error,
+            error_code=page.error_code,
+        )
+        if page.markdown:
+            encoded = page.markdown.encode()
+            artifact = await ctx.add_artifact(encoded, "text/markdown", f"markdown of {page.final_url or page.url}")
+            item.markdown_artifact_id, item.markdown_bytes = artifact.artifact_id, len(encoded)
+        index = await ctx.add_step(f"page {page.url}")
+        try:
+            async with ctx.step(index):
+                if page.failure is not None:
+                    raise page.failure
+        except BrowserdError:
+            pass  # the step records it; the crawl goes on
+        await ctx.add_item(_builtins(item))
+
+
+def _builtins(item: CrawlItem) -> dict[str, Any]:
+    data: dict[str, Any] = msgspec.to_builtins(item)
+    return data
