@@ -112,3 +112,18 @@ class ElementNotInteractable(BrowserdError):
 class ProfileLocked(BrowserdError):
     code = "PROFILE_LOCKED"
     hint = "Another 'browserd login' holds this profile; finish or close it, then retry."
+
+
+class TrustLevelNotAllowed(BrowserdError):
+    code = "TRUST_LEVEL_NOT_ALLOWED"
+    hint = "This session's trust level may not run this; use a local session (browserd mcp without --trust remote)."
+
+
+class ScriptError(BrowserdError):
+    code = "SCRIPT_ERROR"
+    hint = "Fix the script (the error names the JS exception), or call browser_snapshot to check the page first."
+
+
+class NotSupported(BrowserdError):
+    code = "NOT_SUPPORTED"
+    hint = "This browser setup cannot do this; see the error for what would."

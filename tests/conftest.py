@@ -37,7 +37,9 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
 
     /slow?ms=N answers after N ms; /hang never answers; /status?code=N answers with that status;
     /headers echoes the request headers as JSON; /set-cookie?name=value sets a cookie and
-    /cookies shows the Cookie header the browser sent; /members answers 200 only to a session cookie.
+    /cookies shows the Cookie header the browser sent; /members answers 200 only to a session cookie;
+    /download?name=F[&ms=N] answers an attachment named F (its body `contents of F` repeated 100 times),
+    holding back the second half for N ms when asked.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -80,6 +82,9 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             cookie = self.headers.get("Cookie", "")
             self._send(200, f"<!doctype html><title>Cookies</title><p id=cookies>{cookie}</p>".encode())
             return
+        if url.path == "/download":
+            self._attachment(query.get("name", "file.bin"), int(query.get("ms", "0")))
+            return
         if url.path == "/slow":
             delay_ms = int(urllib.parse.parse_qs(url.query).get("ms", ["3000"])[0])
             time.sleep(delay_ms / 1000)
@@ -91,6 +96,19 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(body)
             return
         super().do_GET()
+
+    def _attachment(self, name: str, delay_ms: int) -> None:
+        body = f"contents of {name}\n".encode() * 100
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Disposition", f'attachment; filename="{name}"')
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        half = len(body) // 2
+        self.wfile.write(body[:half])
+        self.wfile.flush()
+        time.sleep(delay_ms / 1000)
+        self.wfile.write(body[half:])
 
     def _send(self, code: int, body: bytes, content_type: str = "text/html", cookies: tuple[str, ...] = ()) -> None:
         self.send_response(code)

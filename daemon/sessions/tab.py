@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING
 
 import anyio
 from playwright.async_api import ConsoleMessage, Dialog, Download, Frame, Page
+from playwright.async_api import Response as PageResponse
 
 from browserd.daemon.sessions.records import CONSOLE_BUFFER, ConsoleRecord, DialogRecord
 
 if TYPE_CHECKING:
     from browserd.daemon.sessions.window import Window
 
+PDF_TYPES = {"application/pdf", "application/x-pdf"}
 # Errors seen since the last snapshot; older ones only matter to browser_console (a later issue).
 _MAX_CONSOLE_ERRORS = 20
 
@@ -59,6 +61,7 @@ class Tab:
         page.on("pageerror", self._page_error)
         page.on("dialog", self._dialog)
         page.on("download", self._download)
+        page.on("response", self._response)
 
     @property
     def refs_current(self) -> bool:
@@ -99,7 +102,16 @@ class Tab:
         self.events.append(f"{dialog.type} dialog said {dialog.message!r}; {action}")
 
     def _download(self, download: Download) -> None:
-        self.events.append(f"download started: {download.suggested_filename} from {download.url}")
+        # Reported by the action's answer (tabtool.report_changes) once it has had a moment to finish.
+        self.window.downloads.begin(download, self.id)
+
+    def _response(self, response: PageResponse) -> None:
+        if response.frame != self.page.main_frame or not response.request.is_navigation_request():
+            return
+        if response.ok and response.headers.get("content-type", "").split(";")[0].strip().lower() in PDF_TYPES:
+            # Chromium shows it in its PDF viewer, whose page reads as empty: save the file as a download.
+            name = response.url.split("?")[0].rstrip("/").rsplit("/", 1)[-1] or "document.pdf"
+            self.window.downloads.fetch(self.page.context.request, response.url, name, self.id)
 
     def take_events(self) -> list[str]:
         events, self.events = self.events, []

@@ -24,6 +24,7 @@ from browserd.protocol import paths
 
 WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
 BLANK = "about:blank"
+DOWNLOAD_STARTING = "Download is starting"  # Playwright's goto error for a URL that downloads
 _SCHEMES = {"http", "https", "about", "file", "data"}
 _FILE_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 
@@ -131,6 +132,14 @@ async def _open_target(ctx: ToolContext, params: OpenParams) -> Tab:
 async def browser_open(ctx: ToolContext, tab: Tab, params: OpenParams, response: Response) -> None:
     await ctx.progress(0, 1, f"opening {params.url}")
     reply = await goto(tab, params.url, params.wait_until, params.timeout)
+    if reply is None and any(not d.reported for d in tab.window.downloads.records if d.tab_id == tab.id):
+        tab.take_events()
+        response.text(
+            f"{params.url} is a file, not a page: it was downloaded (below); {tab.id} stays on {tab.page.url}"
+        )
+        response.data({"url": tab.page.url, "downloaded": True, "tabId": tab.id})
+        response.code(f"async with page.expect_download() as info:\n    await page.goto({params.url!r})")
+        return
     await _navigated(tab, "Opened", response, reply, f"await page.goto({params.url!r})")
 
 
@@ -138,7 +147,13 @@ async def goto(tab: Tab, url: str, wait_until: WaitUntil = "load", timeout: int 
     """Load `url` in `tab`; errors say what happened and what did load."""
     try:
         with navigation_errors(url, tab.page.url):
-            return await tab.page.goto(url, wait_until=wait_until, timeout=timeout)
+            try:
+                return await tab.page.goto(url, wait_until=wait_until, timeout=timeout)
+            except PlaywrightError as exc:
+                if DOWNLOAD_STARTING not in str(exc):
+                    raise
+                # The URL is a file, not a page: the tab stays where it was and the answer reports the download.
+                return None
     except NavigationTimeout as exc:
         raise await _timed_out(tab, url, exc) from exc
 
