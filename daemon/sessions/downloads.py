@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 DownloadState = Literal["in_progress", "done", "failed", "cancelled"]
 # Records listed per session; older ones are dropped from the list, never from the disk.
 DOWNLOAD_RECORDS = 200
+_NOTICE_POLL_S = 0.02
 _FALLBACK_NAME = "download"
 _MAX_NAME_CHARS = 200
 
@@ -170,6 +171,14 @@ class Downloads:
         for record in fresh:
             record.reported = True
         return fresh
+
+    async def started(self, tab_id: str, timeout_s: float) -> bool:
+        """Wait, at most `timeout_s`, until the tab has a download not yet reported."""
+        with anyio.move_on_after(timeout_s):
+            while not any(r.tab_id == tab_id and not r.reported for r in self.records):
+                await anyio.sleep(_NOTICE_POLL_S)
+            return True
+        return False
 
     async def wait(self, records: list[DownloadRecord], timeout_s: float) -> bool:
         """Wait until every record has finished, at most `timeout_s`; True when they all have."""

@@ -79,6 +79,7 @@ async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Respon
     if mode != "none":
         await settle(tab.page, config.settle_quiet_ms, config.settle_max_ms)
     changes = tab.take_events()
+    # With snapshot=none there is no settling, so a download that starts later is told by the next answer.
     downloads = tab.window.downloads.take_unreported(tab.id)
     if downloads:
         # Small files finish at once: then the answer can say where the file is, not just that it began.
