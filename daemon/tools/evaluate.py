@@ -63,12 +63,13 @@ async def browser_evaluate(ctx: ToolContext, tab: Tab, params: EvaluateParams, r
     config = ctx.services.config.browser
     timeout_ms = params.timeout or config.action_timeout_ms
     target = await locate(tab, params.target) if params.target is not None else None
+    if target is not None:
+        with action_errors("evaluate", target.described):
+            await target.locator.wait_for(state="attached", timeout=timeout_ms)
     try:
         # A promise that never settles must not hold the tab: the deadline releases it.
         with anyio.fail_after(timeout_ms / 1000):
             if target is not None:
-                with action_errors("evaluate", target.described):
-                    await target.locator.wait_for(state="attached", timeout=timeout_ms)
                 result = await target.locator.evaluate(params.expression, params.arg, timeout=timeout_ms)
             else:
                 result = await tab.page.evaluate(params.expression, params.arg)
