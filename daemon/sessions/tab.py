@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
 
 import anyio
 from playwright.async_api import ConsoleMessage, Dialog, Download, Frame, Page
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Response as PageResponse
 
 from browserd.daemon.sessions.records import CONSOLE_BUFFER, ConsoleRecord, DialogRecord
@@ -106,12 +108,21 @@ class Tab:
         self.window.downloads.begin(download, self.id)
 
     def _response(self, response: PageResponse) -> None:
-        if response.frame != self.page.main_frame or not response.request.is_navigation_request():
+        # Cheapest tests first: this runs for every response of the page.
+        if not response.request.is_navigation_request() or not response.ok:
             return
-        if response.ok and response.headers.get("content-type", "").split(";")[0].strip().lower() in PDF_TYPES:
-            # Chromium shows it in its PDF viewer, whose page reads as empty: save the file as a download.
-            name = response.url.split("?")[0].rstrip("/").rsplit("/", 1)[-1] or "document.pdf"
-            self.window.downloads.fetch(self.page.context.request, response.url, name, self.id)
+        if response.headers.get("content-type", "").split(";")[0].strip().lower() not in PDF_TYPES:
+            return
+        try:
+            if response.frame != self.page.main_frame:
+                return
+        except PlaywrightError:  # a request without a frame (a service worker's) is no page of this tab
+            return
+        # Chromium shows it in its PDF viewer, whose page reads as empty: save the file as a download.
+        name = unquote(urlsplit(response.url).path.rstrip("/").rsplit("/", 1)[-1]) or "document"
+        if not name.lower().endswith(".pdf"):
+            name += ".pdf"
+        self.window.downloads.fetch(self.page.context.request, response.url, name, self.id)
 
     def take_events(self) -> list[str]:
         events, self.events = self.events, []
