@@ -110,8 +110,9 @@ async def clear(window: Window, kinds: set[StorageKind], origin: str | None) -> 
                 removed["localStorage"] += len(entry.get("localStorage", []))
                 entry = {**entry, "localStorage": []}
             origins.append(entry)
-        with page_errors("storage clear"):
-            await context.set_storage_state({"cookies": kept_cookies, "origins": origins})
+        if removed["cookies"] or removed["localStorage"]:
+            with page_errors("storage clear"):
+                await context.set_storage_state({"cookies": kept_cookies, "origins": origins})
     if "sessionStorage" in kinds:
         # Session storage belongs to each tab: clear it in every open tab of the window on that origin.
         for tab in window.open_tabs():
