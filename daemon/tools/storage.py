@@ -31,6 +31,7 @@ class StorageCookie(msgspec.Struct, forbid_unknown_fields=True, rename="camel", 
     http_only: bool = False
     secure: bool = False
     same_site: Literal["Lax", "None", "Strict"] = "Lax"
+    partition_key: Annotated[str, msgspec.Meta(description="Top-level site of a partitioned cookie.")] | None = None
 
 
 class StorageItem(msgspec.Struct, forbid_unknown_fields=True):
@@ -79,7 +80,8 @@ def _state_of(param: StateParam) -> StorageState:
         if entry.indexed_db is not None:
             origin["indexedDB"] = entry.indexed_db
         origins.append(origin)
-    return {"cookies": msgspec.to_builtins(param.cookies), "origins": origins}  # type: ignore[typeddict-item]
+    cookies = [{k: v for k, v in c.items() if v is not None} for c in msgspec.to_builtins(param.cookies)]
+    return {"cookies": cookies, "origins": origins}  # type: ignore[typeddict-item]
 
 
 def _encode(value: Any) -> str:
