@@ -39,7 +39,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     /headers echoes the request headers as JSON; /set-cookie?name=value sets a cookie and
     /cookies shows the Cookie header the browser sent; /members answers 200 only to a session cookie;
     /download?name=F[&ms=N] answers an attachment named F (its body `contents of F` repeated 100 times),
-    holding back the second half for N ms when asked.
+    holding back the second half for N ms when asked, and never sending it with `&broken=1`.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -83,7 +83,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             self._send(200, f"<!doctype html><title>Cookies</title><p id=cookies>{cookie}</p>".encode())
             return
         if url.path == "/download":
-            self._attachment(query.get("name", "file.bin"), int(query.get("ms", "0")))
+            self._attachment(query.get("name", "file.bin"), int(query.get("ms", "0")), "broken" in query)
             return
         if url.path == "/slow":
             delay_ms = int(urllib.parse.parse_qs(url.query).get("ms", ["3000"])[0])
@@ -97,7 +97,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             return
         super().do_GET()
 
-    def _attachment(self, name: str, delay_ms: int) -> None:
+    def _attachment(self, name: str, delay_ms: int, broken: bool = False) -> None:
         body = f"contents of {name}\n".encode() * 100
         self.send_response(200)
         self.send_header("Content-Type", "application/octet-stream")
@@ -108,6 +108,9 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         self.wfile.write(body[:half])
         self.wfile.flush()
         time.sleep(delay_ms / 1000)
+        if broken:
+            self.close_connection = True  # the body stops halfway: the browser sees a failed download
+            return
         self.wfile.write(body[half:])
 
     def _send(self, code: int, body: bytes, content_type: str = "text/html", cookies: tuple[str, ...] = ()) -> None:

@@ -142,8 +142,8 @@ class Downloads:
                     reason = await download.failure()
                 except PlaywrightError:
                     reason = None
-                if reason and "cancel" in reason.lower():
-                    record.state, record.error = "cancelled", f"the download was cancelled ({reason})"
+                # Chromium says "canceled" for a transfer cut short too; only the session's end is a cancel.
+                record.state, record.error = "failed", f"the download did not complete ({reason or 'unknown reason'})"
                 raise
 
         self._run(record, save())

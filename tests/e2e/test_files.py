@@ -191,3 +191,18 @@ async def test_pdf_prints_the_page_to_a_file(home: BrowserdHome, site: str) -> N
         bad = failed(await client.call_tool("browser_pdf", {"saveTo": "../escape.pdf"}), "INVALID_PARAMETER")
         assert bad["details"]["field"] == "saveTo"
         failed(await client.call_tool("browser_pdf", {"format": "B5"}), "INVALID_PARAMETER")
+
+
+async def test_a_download_cut_short_is_reported_failed_and_leaves_no_partial_file(
+    home: BrowserdHome, site: str
+) -> None:
+    async with mcp_client(home) as client:
+        ok(await client.call_tool("browser_open", {"url": f"{site}/index.html", "snapshot": "none"}))
+        ok(
+            await client.call_tool(
+                "browser_open", {"url": f"{site}/download?name=cut.txt&broken=1", "snapshot": "none"}
+            )
+        )
+        [record] = ok(await client.call_tool("browser_downloads", {"wait": True})).structured_content["downloads"]
+        assert record["state"] == "failed" and record["error"], str(record)
+        assert not Path(record["path"]).exists()
