@@ -126,7 +126,7 @@ class TemplateVersionUnsupported(BrowserdError):
 
 class TrustLevelNotAllowed(BrowserdError):
     code = "TRUST_LEVEL_NOT_ALLOWED"
-    hint = "Use a template whose trustLevelSupport includes this session's level, or connect with local trust."
+    hint = "This session's trust level may not do this; use a local session (browserd mcp without --trust remote)."
 
 
 class RunNotFound(BrowserdError):
@@ -165,3 +165,11 @@ class RobotsDisallowed(BrowserdError):
 
     def __init__(self, message: str, *, hint: str | None = None, **details: Any) -> None:
         super().__init__(message, hint=hint, rule="robots-txt", **details)
+class ScriptError(BrowserdError):
+    code = "SCRIPT_ERROR"
+    hint = "Fix the script (the error names the JS exception), or call browser_snapshot to check the page first."
+
+
+class NotSupported(BrowserdError):
+    code = "NOT_SUPPORTED"
+    hint = "This browser setup cannot do this; see the error for what would."

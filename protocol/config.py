@@ -72,6 +72,11 @@ class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
     settle_max_ms: Annotated[int, msgspec.Meta(ge=0)] = 1_500
     # Screenshots larger than this many pixels on their long edge are scaled down.
     screenshot_max_px: Positive = 2_000
+    # An action that starts a download waits this long for it to finish, so its answer can say where it went.
+    download_report_wait_ms: Annotated[int, msgspec.Meta(ge=0)] = 3_000
+    # Longest answer of browser_evaluate and of a browser_storage export, in characters.
+    evaluate_max_chars: Positive = 20_000
+    storage_max_chars: Positive = 50_000
 
 
 class McpConfig(msgspec.Struct, forbid_unknown_fields=True):

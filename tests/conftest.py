@@ -39,6 +39,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     /headers echoes the request headers as JSON; /set-cookie?name=value sets a cookie and
     /cookies shows the Cookie header the browser sent; /members answers 200 only to a session cookie;
     /gen/<n>/<i>.html is page i of a generated n-page site (generated_page).
+    /download?name=F[&ms=N] answers an attachment named F (its body `contents of F` repeated 100 times),
+    holding back the second half for N ms when asked, and never sending it with `&broken=1`.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -88,6 +90,9 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             else:
                 self._send(200, page.encode())
             return
+        if url.path == "/download":
+            self._attachment(query.get("name", "file.bin"), int(query.get("ms", "0")), "broken" in query)
+            return
         if url.path == "/slow":
             delay_ms = int(urllib.parse.parse_qs(url.query).get("ms", ["3000"])[0])
             time.sleep(delay_ms / 1000)
@@ -99,6 +104,22 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(body)
             return
         super().do_GET()
+
+    def _attachment(self, name: str, delay_ms: int, broken: bool = False) -> None:
+        body = f"contents of {name}\n".encode() * 100
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Disposition", f'attachment; filename="{name}"')
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        half = len(body) // 2
+        self.wfile.write(body[:half])
+        self.wfile.flush()
+        time.sleep(delay_ms / 1000)
+        if broken:
+            self.close_connection = True  # the body stops halfway: the browser sees a failed download
+            return
+        self.wfile.write(body[half:])
 
     def _send(self, code: int, body: bytes, content_type: str = "text/html", cookies: tuple[str, ...] = ()) -> None:
         self.send_response(code)

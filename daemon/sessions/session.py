@@ -5,19 +5,22 @@ from __future__ import annotations
 import itertools
 import logging
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
 from playwright.async_api import BrowserContext
 
-from browserd.daemon.errors import BrowserdError, PageCrashed, SessionNotFound
+from browserd.daemon.errors import BrowserdError, PageCrashed, SessionNotFound, TrustLevelNotAllowed
 from browserd.daemon.profiles.publisher import StateSource
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
+from browserd.daemon.sessions.downloads import Downloads
 from browserd.daemon.sessions.records import Dialogs
 from browserd.daemon.sessions.snapshot import CLICK_TRACKER_JS
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import ProfileLink, Viewport, Window, WindowOptions
+from browserd.protocol import paths
 from browserd.protocol.config import BrowserConfig
 from browserd.protocol.messages import TrustLevel
 
@@ -44,12 +47,28 @@ class Session:
     profiles: Profiles
     windows: dict[str, Window] = field(default_factory=dict)
     dialogs: Dialogs = field(default_factory=Dialogs)
+    downloads: Downloads = field(init=False)
     active_window_id: str | None = None
     # Set when the browser died under this session; the next call that needs a tab says so once.
     crashed: bool = False
     _tab_numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _window_numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+    def __post_init__(self) -> None:
+        self.downloads = Downloads(self.output_dir / "downloads")
+
+    @property
+    def output_dir(self) -> Path:
+        """Where this session's files go (snapshots saved, PDFs, downloads); kept after the session ends."""
+        return paths.data_dir() / "output" / self.id
+
+    def require_local(self, action: str) -> None:
+        """Scripts and local files are for local sessions only (DESIGN.md §5, D-33)."""
+        if self.trust_level != "local":
+            raise TrustLevelNotAllowed(
+                f"a {self.trust_level} session cannot {action}", trustLevel=self.trust_level, action=action
+            )
 
     def _next_tab_id(self) -> str:
         return f"tab_{next(self._tab_numbers)}"
@@ -81,7 +100,9 @@ class Session:
         await context.add_init_script(CLICK_TRACKER_JS)
         context.set_default_timeout(self.config.action_timeout_ms)
         context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
-        window = Window(f"win_{next(self._window_numbers)}", context, options, self._next_tab_id, self.dialogs)
+        window = Window(
+            f"win_{next(self._window_numbers)}", context, options, self._next_tab_id, self.downloads, self.dialogs
+        )
         if snapshot is not None:
             window.profile = self._link(snapshot.meta.profile_id, snapshot.version, context, options.publish)
         window.watch()
@@ -176,6 +197,8 @@ class Session:
 
     async def aclose(self) -> None:
         with anyio.CancelScope(shield=True):
+            # Before the windows: a download cut short by the session's end is cancelled, not failed.
+            await self.downloads.aclose()
             windows, self.windows = list(self.windows.values()), {}
             for window in windows:
                 await window.close()

@@ -5,15 +5,19 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
 
 import anyio
 from playwright.async_api import ConsoleMessage, Dialog, Download, Frame, Page
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Response as PageResponse
 
 from browserd.daemon.sessions.records import CONSOLE_BUFFER, ConsoleRecord, DialogRecord
 
 if TYPE_CHECKING:
     from browserd.daemon.sessions.window import Window
 
+PDF_TYPES = {"application/pdf", "application/x-pdf"}
 # Errors seen since the last snapshot; older ones only matter to browser_console (a later issue).
 _MAX_CONSOLE_ERRORS = 20
 
@@ -59,6 +63,7 @@ class Tab:
         page.on("pageerror", self._page_error)
         page.on("dialog", self._dialog)
         page.on("download", self._download)
+        page.on("response", self._response)
 
     @property
     def refs_current(self) -> bool:
@@ -99,7 +104,25 @@ class Tab:
         self.events.append(f"{dialog.type} dialog said {dialog.message!r}; {action}")
 
     def _download(self, download: Download) -> None:
-        self.events.append(f"download started: {download.suggested_filename} from {download.url}")
+        # Reported by the action's answer (tabtool.report_changes) once it has had a moment to finish.
+        self.window.downloads.begin(download, self.id)
+
+    def _response(self, response: PageResponse) -> None:
+        # Cheapest tests first: this runs for every response of the page.
+        if not response.request.is_navigation_request() or not response.ok:
+            return
+        if response.headers.get("content-type", "").split(";")[0].strip().lower() not in PDF_TYPES:
+            return
+        try:
+            if response.frame != self.page.main_frame:
+                return
+        except PlaywrightError:  # a request without a frame (a service worker's) is no page of this tab
+            return
+        # Chromium shows it in its PDF viewer, whose page reads as empty: save the file as a download.
+        name = unquote(urlsplit(response.url).path.rstrip("/").rsplit("/", 1)[-1]) or "document"
+        if not name.lower().endswith(".pdf"):
+            name += ".pdf"
+        self.window.downloads.fetch(self.page.context.request, response.url, name, self.id)
 
     def take_events(self) -> list[str]:
         events, self.events = self.events, []

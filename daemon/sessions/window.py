@@ -12,6 +12,7 @@ import msgspec
 from playwright.async_api import BrowserContext, Page
 
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
+from browserd.daemon.sessions.downloads import Downloads
 from browserd.daemon.sessions.records import Dialogs
 from browserd.daemon.sessions.tab import Tab
 
@@ -122,6 +123,8 @@ class Window:
     options: WindowOptions
     # Gives each tab a session-wide id (tab_N), never reused.
     next_tab_id: Callable[[], str]
+    # The session's downloads, saved to its download folder whichever window started them.
+    downloads: Downloads
     # The session's dialog policy and history, shared by all its windows.
     dialogs: Dialogs = field(default_factory=Dialogs)
     profile: ProfileLink | None = None

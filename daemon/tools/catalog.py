@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from browserd.daemon.tools import actions, core, observe, pages, reading, runs, scrape, tabs
+from browserd.daemon.tools import actions, core, evaluate, files, observe, pages, reading, runs, scrape, storage, tabs
 from browserd.daemon.tools.registry import Catalog
 
 
@@ -15,6 +15,9 @@ def build_catalog() -> Catalog:
             *reading.TOOLS,
             *tabs.TOOLS,
             *observe.TOOLS,
+            *files.TOOLS,
+            *storage.TOOLS,
+            *evaluate.TOOLS,
             *scrape.TOOLS,
             *runs.TOOLS,
         ]

@@ -24,6 +24,8 @@ from browserd.protocol import paths
 
 WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
 BLANK = "about:blank"
+DOWNLOAD_STARTING = "Download is starting"  # Playwright's goto error for a URL that downloads
+DOWNLOAD_NOTICE_S = 2.0  # how long after that error the download's own event may take to arrive
 _SCHEMES = {"http", "https", "about", "file", "data"}
 _FILE_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 
@@ -130,15 +132,36 @@ async def _open_target(ctx: ToolContext, params: OpenParams) -> Tab:
 )
 async def browser_open(ctx: ToolContext, tab: Tab, params: OpenParams, response: Response) -> None:
     await ctx.progress(0, 1, f"opening {params.url}")
-    reply = await goto(tab, params.url, params.wait_until, params.timeout)
+    reply, downloaded = await _goto(tab, params.url, params.wait_until, params.timeout)
+    if downloaded:
+        # Playwright answers goto before it tells of the download: the report below needs its record.
+        await tab.window.downloads.started(tab.id, DOWNLOAD_NOTICE_S)
+        tab.take_events()
+        response.text(
+            f"{params.url} is a file, not a page: it was downloaded (below); {tab.id} stays on {tab.page.url}"
+        )
+        response.data({"url": tab.page.url, "downloaded": True, "tabId": tab.id})
+        response.code(f"async with page.expect_download() as info:\n    await page.goto({params.url!r})")
+        return
     await _navigated(tab, "Opened", response, reply, f"await page.goto({params.url!r})")
 
 
 async def goto(tab: Tab, url: str, wait_until: WaitUntil = "load", timeout: int | None = None) -> PageResponse | None:
     """Load `url` in `tab`; errors say what happened and what did load."""
+    return (await _goto(tab, url, wait_until, timeout))[0]
+
+
+async def _goto(tab: Tab, url: str, wait_until: WaitUntil, timeout: int | None) -> tuple[PageResponse | None, bool]:
+    """goto's answer, and whether the URL turned out to be a file download rather than a page."""
     try:
         with navigation_errors(url, tab.page.url):
-            return await tab.page.goto(url, wait_until=wait_until, timeout=timeout)
+            try:
+                return await tab.page.goto(url, wait_until=wait_until, timeout=timeout), False
+            except PlaywrightError as exc:
+                if DOWNLOAD_STARTING not in str(exc):
+                    raise
+                # The tab stays where it was; the answer reports the download (tabtool.report_changes).
+                return None, True
     except NavigationTimeout as exc:
         raise await _timed_out(tab, url, exc) from exc
 

@@ -79,6 +79,12 @@ async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Respon
     if mode != "none":
         await settle(tab.page, config.settle_quiet_ms, config.settle_max_ms)
     changes = tab.take_events()
+    # With snapshot=none there is no settling, so a download that starts later is told by the next answer.
+    downloads = tab.window.downloads.take_unreported(tab.id)
+    if downloads:
+        # Small files finish at once: then the answer can say where the file is, not just that it began.
+        await tab.window.downloads.wait(downloads, config.download_report_wait_ms / 1000)
+        changes.extend(record.summary() for record in downloads)
     opened, tab.window.opened = tab.window.opened, []
     for new_tab in opened:
         changes.append(
@@ -87,6 +93,8 @@ async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Respon
     data: dict[str, Any] = {"url": tab.page.url, "tabId": tab.id}
     if opened:
         data["newTabs"] = [t.id for t in opened]
+    if downloads:
+        data["downloads"] = [record.info() for record in downloads]
     if changes:
         response.text("Changes:\n" + "\n".join(f"- {change}" for change in changes))
         data["changes"] = changes
