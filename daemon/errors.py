@@ -112,3 +112,13 @@ class ElementNotInteractable(BrowserdError):
 class ProfileLocked(BrowserdError):
     code = "PROFILE_LOCKED"
     hint = "Another 'browserd login' holds this profile; finish or close it, then retry."
+
+
+class RequestNotFound(BrowserdError):
+    code = "INVALID_PARAMETER"
+    hint = "Call browser_network without requestId for the ids (n1, n2 ...) of the tab's logged requests."
+
+
+class RouteNotFound(BrowserdError):
+    code = "INVALID_PARAMETER"
+    hint = "Call browser_route with action 'list' for this session's routes and their ids."

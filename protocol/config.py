@@ -72,6 +72,11 @@ class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
     settle_max_ms: Annotated[int, msgspec.Meta(ge=0)] = 1_500
     # Screenshots larger than this many pixels on their long edge are scaled down.
     screenshot_max_px: Positive = 2_000
+    # Requests each tab's network log keeps (browser_network), the oldest going first; 0 turns the
+    # log off, and with it the per-request events it costs.
+    network_log_size: Annotated[int, msgspec.Meta(ge=0, le=100_000)] = 500
+    # A response or post body shown by browser_network is cut after this many characters by default.
+    network_body_max_chars: Positive = 20_000
 
 
 class McpConfig(msgspec.Struct, forbid_unknown_fields=True):

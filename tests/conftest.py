@@ -28,6 +28,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 SITE = REPO / "tests" / "site"
 HANG_S = 300
+API_ITEMS = {"items": [{"id": 1, "name": "Teapot"}, {"id": 2, "name": "Mug"}], "source": "server"}
 VENV_BIN = Path(os.environ.get("VIRTUAL_ENV", REPO / ".venv")) / "bin"
 BROWSERD = str(VENV_BIN / "browserd")
 
@@ -37,7 +38,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
 
     /slow?ms=N answers after N ms; /hang never answers; /status?code=N answers with that status;
     /headers echoes the request headers as JSON; /set-cookie?name=value sets a cookie and
-    /cookies shows the Cookie header the browser sent; /members answers 200 only to a session cookie.
+    /cookies shows the Cookie header the browser sent; /members answers 200 only to a session cookie;
+    /api/items answers a JSON list of items (GET) or echoes a posted JSON item with 201 (POST).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -76,6 +78,9 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             else:
                 self._send(401, b"<!doctype html><title>Log in</title><main><h1>Please log in</h1></main>")
             return
+        if url.path == "/api/items":
+            self._send(200, json.dumps(API_ITEMS).encode(), "application/json")
+            return
         if url.path == "/cookies":
             cookie = self.headers.get("Cookie", "")
             self._send(200, f"<!doctype html><title>Cookies</title><p id=cookies>{cookie}</p>".encode())
@@ -91,6 +96,13 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(body)
             return
         super().do_GET()
+
+    def do_POST(self) -> None:
+        if urllib.parse.urlsplit(self.path).path != "/api/items":
+            self._send(404, b"<!doctype html><title>Not found</title><h1>Not found</h1>")
+            return
+        sent = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self._send(201, json.dumps({"received": json.loads(sent or b"null")}).encode(), "application/json")
 
     def _send(self, code: int, body: bytes, content_type: str = "text/html", cookies: tuple[str, ...] = ()) -> None:
         self.send_response(code)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,7 @@ from browserd.daemon.profiles.publisher import StateSource
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.sessions.records import Dialogs
+from browserd.daemon.sessions.routes import Routes, numbered
 from browserd.daemon.sessions.snapshot import CLICK_TRACKER_JS
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import ProfileLink, Viewport, Window, WindowOptions
@@ -49,6 +51,7 @@ class Session:
     crashed: bool = False
     _tab_numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _window_numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _next_route_id: Callable[[], str] = field(default_factory=lambda: numbered("route_"))  # session-wide ids
     _lock: anyio.Lock = field(default_factory=anyio.Lock)
 
     def _next_tab_id(self) -> str:
@@ -82,6 +85,8 @@ class Session:
         context.set_default_timeout(self.config.action_timeout_ms)
         context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
         window = Window(f"win_{next(self._window_numbers)}", context, options, self._next_tab_id, self.dialogs)
+        window.network_log_size = self.config.network_log_size
+        window.routes = Routes(context, self._next_route_id)
         if snapshot is not None:
             window.profile = self._link(snapshot.meta.profile_id, snapshot.version, context, options.publish)
         window.watch()
