@@ -39,7 +39,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     /slow?ms=N answers after N ms; /hang never answers; /status?code=N answers with that status;
     /headers echoes the request headers as JSON; /set-cookie?name=value sets a cookie and
     /cookies shows the Cookie header the browser sent; /members answers 200 only to a session cookie;
-    /api/items answers a JSON list of items (GET) or echoes a posted JSON item with 201 (POST).
+    /api/items answers a JSON list of items (GET) or echoes a posted JSON item with 201 (POST);
+    /api/redirect answers 302 to /api/items.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -81,6 +82,12 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         if url.path == "/api/items":
             self._send(200, json.dumps(API_ITEMS).encode(), "application/json")
             return
+        if url.path == "/api/redirect":
+            self.send_response(302)
+            self.send_header("Location", "/api/items")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if url.path == "/cookies":
             cookie = self.headers.get("Cookie", "")
             self._send(200, f"<!doctype html><title>Cookies</title><p id=cookies>{cookie}</p>".encode())
@@ -96,6 +103,12 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(body)
             return
         super().do_GET()
+
+    def end_headers(self) -> None:
+        if self.path.startswith("/network-dot.svg"):
+            # Cacheable, so a test can see a response that Chromium's cache answered.
+            self.send_header("Cache-Control", "max-age=3600")
+        super().end_headers()
 
     def do_POST(self) -> None:
         if urllib.parse.urlsplit(self.path).path != "/api/items":

@@ -276,3 +276,30 @@ async def test_a_body_the_browser_dropped_is_reported_as_no_longer_available(hom
         gone = await call(client, "browser_network", {"requestId": api["id"], "body": True})
         assert gone["request"]["body"]["text"] is None
         assert "no longer available" in gone["request"]["body"]["note"]
+
+
+async def test_a_redirect_is_logged_hop_by_hop_and_has_no_body(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home) as client:
+        ok(await client.call_tool("browser_open", {"url": f"{site}/api/redirect", "snapshot": "none"}))
+        hops = (await call(client, "browser_network", {}))["requests"]
+        assert [(r["id"], r["url"].removeprefix(site), r["status"]) for r in hops] == [
+            ("n1", "/api/redirect", 302),
+            ("n2", "/api/items", 200),
+        ]
+        assert hops[1]["redirectedFrom"] == "n1"
+        redirect = failed(
+            await client.call_tool("browser_network", {"requestId": "n1", "body": True}), "INVALID_PARAMETER"
+        )
+        assert "redirect" in redirect["error"] and "redirectedFrom" in redirect["recoverHint"]
+        final = await call(client, "browser_network", {"requestId": "n2", "body": True})
+        assert '"source": "server"' in final["request"]["body"]["text"]
+
+
+async def test_a_response_chromium_served_from_its_cache_is_marked(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home) as client:
+        await open_network_page(client, site)
+        first = (await call(client, "browser_network", {"url": "network-dot.svg"}))["requests"]
+        assert [row["fromCache"] for row in first] == [False]
+        await open_network_page(client, site)
+        again = (await call(client, "browser_network", {"url": "network-dot.svg"}))["requests"]
+        assert again[-1]["fromCache"], again
