@@ -36,7 +36,7 @@ class NetworkParams(TabParams, kw_only=True):
     resource_type: ResourceType | None = None
     failed: Annotated[bool, msgspec.Meta(description="Only failed requests and HTTP errors (>= 400).")] = False
     limit: Annotated[int, msgspec.Meta(ge=1, le=500, description="Newest requests shown.")] = 50
-    clear: Annotated[bool, msgspec.Meta(description="Empty the log after reading it.")] = False
+    clear: Annotated[bool, msgspec.Meta(description="Empty the tab's whole log after reading it.")] = False
     request_id: Annotated[str, msgspec.Meta(description="One request's details (n3).")] | None = None
     body: Annotated[bool, msgspec.Meta(description="With requestId: its response body (text or JSON).")] = False
     post_data: Annotated[bool, msgspec.Meta(description="With requestId: the body it sent.")] = False
@@ -177,7 +177,7 @@ async def browser_network(ctx: ToolContext, tab: Tab, params: NetworkParams, res
     if log.size == 0:
         response.text("The network log is off (browser.network_log_size = 0 in the daemon's configuration).")
     if params.request_id is not None:
-        await _one_request(ctx, tab, params, response)
+        await _one_request(ctx, tab, params.request_id, params, response)
         return
     if params.body or params.post_data:
         raise InvalidParameter(
@@ -200,13 +200,12 @@ async def browser_network(ctx: ToolContext, tab: Tab, params: NetworkParams, res
     )
 
 
-async def _one_request(ctx: ToolContext, tab: Tab, params: NetworkParams, response: Response) -> None:
-    assert params.request_id is not None
-    record = tab.network.find(params.request_id)
+async def _one_request(ctx: ToolContext, tab: Tab, request_id: str, params: NetworkParams, response: Response) -> None:
+    record = tab.network.find(request_id)
     if record is None:
         raise RequestNotFound(
-            f"no request {params.request_id} in {tab.id}'s network log (it may have been cleared or pushed out)",
-            requestId=params.request_id,
+            f"no request {request_id} in {tab.id}'s network log (it may have been cleared or pushed out)",
+            requestId=request_id,
             tabId=tab.id,
         )
     row = _row(tab, record)
