@@ -165,6 +165,8 @@ class RobotsDisallowed(BrowserdError):
 
     def __init__(self, message: str, *, hint: str | None = None, **details: Any) -> None:
         super().__init__(message, hint=hint, rule="robots-txt", **details)
+
+
 class ScriptError(BrowserdError):
     code = "SCRIPT_ERROR"
     hint = "Fix the script (the error names the JS exception), or call browser_snapshot to check the page first."
@@ -173,3 +175,13 @@ class ScriptError(BrowserdError):
 class NotSupported(BrowserdError):
     code = "NOT_SUPPORTED"
     hint = "This browser setup cannot do this; see the error for what would."
+
+
+class RequestNotFound(BrowserdError):
+    code = "INVALID_PARAMETER"
+    hint = "Call browser_network without requestId for the ids (n1, n2 ...) of the tab's logged requests."
+
+
+class RouteNotFound(BrowserdError):
+    code = "INVALID_PARAMETER"
+    hint = "Call browser_route with action 'list' for this session's routes and their ids."

@@ -77,6 +77,11 @@ class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
     # Longest answer of browser_evaluate and of a browser_storage export, in characters.
     evaluate_max_chars: Positive = 20_000
     storage_max_chars: Positive = 50_000
+    # Requests each tab's network log keeps (browser_network), the oldest going first; 0 turns the
+    # log off, and with it the per-request events it costs.
+    network_log_size: Annotated[int, msgspec.Meta(ge=0, le=100_000)] = 500
+    # A response or post body shown by browser_network is cut after this many characters by default.
+    network_body_max_chars: Positive = 20_000
 
 
 class McpConfig(msgspec.Struct, forbid_unknown_fields=True):

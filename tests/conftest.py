@@ -28,6 +28,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 SITE = REPO / "tests" / "site"
 HANG_S = 300
+API_ITEMS = {"items": [{"id": 1, "name": "Teapot"}, {"id": 2, "name": "Mug"}], "source": "server"}
 VENV_BIN = Path(os.environ.get("VIRTUAL_ENV", REPO / ".venv")) / "bin"
 BROWSERD = str(VENV_BIN / "browserd")
 
@@ -41,6 +42,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     /gen/<n>/<i>.html is page i of a generated n-page site (generated_page).
     /download?name=F[&ms=N] answers an attachment named F (its body `contents of F` repeated 100 times),
     holding back the second half for N ms when asked, and never sending it with `&broken=1`.
+    /api/items answers a JSON list of items (GET) or echoes a posted JSON item with 201 (POST);
+    /api/redirect answers 302 to /api/items.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -78,6 +81,15 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
                 )
             else:
                 self._send(401, b"<!doctype html><title>Log in</title><main><h1>Please log in</h1></main>")
+            return
+        if url.path == "/api/items":
+            self._send(200, json.dumps(API_ITEMS).encode(), "application/json")
+            return
+        if url.path == "/api/redirect":
+            self.send_response(302)
+            self.send_header("Location", "/api/items")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
             return
         if url.path == "/cookies":
             cookie = self.headers.get("Cookie", "")
@@ -120,6 +132,19 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             self.close_connection = True  # the body stops halfway: the browser sees a failed download
             return
         self.wfile.write(body[half:])
+
+    def end_headers(self) -> None:
+        if self.path.startswith("/network-dot.svg"):
+            # Cacheable, so a test can see a response that Chromium's cache answered.
+            self.send_header("Cache-Control", "max-age=3600")
+        super().end_headers()
+
+    def do_POST(self) -> None:
+        if urllib.parse.urlsplit(self.path).path != "/api/items":
+            self._send(404, b"<!doctype html><title>Not found</title><h1>Not found</h1>")
+            return
+        sent = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self._send(201, json.dumps({"received": json.loads(sent or b"null")}).encode(), "application/json")
 
     def _send(self, code: int, body: bytes, content_type: str = "text/html", cookies: tuple[str, ...] = ()) -> None:
         self.send_response(code)

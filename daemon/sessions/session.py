@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.sessions.downloads import Downloads
 from browserd.daemon.sessions.records import Dialogs
+from browserd.daemon.sessions.routes import Routes, numbered
 from browserd.daemon.sessions.snapshot import CLICK_TRACKER_JS
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import ProfileLink, Viewport, Window, WindowOptions
@@ -53,6 +55,7 @@ class Session:
     crashed: bool = False
     _tab_numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _window_numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _next_route_id: Callable[[], str] = field(default_factory=lambda: numbered("route_"))  # session-wide ids
     _lock: anyio.Lock = field(default_factory=anyio.Lock)
 
     def __post_init__(self) -> None:
@@ -103,6 +106,8 @@ class Session:
         window = Window(
             f"win_{next(self._window_numbers)}", context, options, self._next_tab_id, self.downloads, self.dialogs
         )
+        window.network_log_size = self.config.network_log_size
+        window.routes = Routes(context, self._next_route_id)
         if snapshot is not None:
             window.profile = self._link(snapshot.meta.profile_id, snapshot.version, context, options.publish)
         window.watch()

@@ -12,6 +12,7 @@ from playwright.async_api import ConsoleMessage, Dialog, Download, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Response as PageResponse
 
+from browserd.daemon.sessions.network import NetworkLog
 from browserd.daemon.sessions.records import CONSOLE_BUFFER, ConsoleRecord, DialogRecord
 
 if TYPE_CHECKING:
@@ -54,6 +55,11 @@ class Tab:
     events: list[str] = field(default_factory=list)
     console_errors: deque[str] = field(default_factory=lambda: deque(maxlen=_MAX_CONSOLE_ERRORS))
     console: deque[ConsoleRecord] = field(default_factory=lambda: deque(maxlen=CONSOLE_BUFFER))
+    # The tab's requests (browser_network), sized by its window.
+    network: NetworkLog = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.network = NetworkLog(self.window.network_log_size)
 
     def watch(self) -> None:
         page = self.page
@@ -64,6 +70,7 @@ class Tab:
         page.on("dialog", self._dialog)
         page.on("download", self._download)
         page.on("response", self._response)
+        self.network.watch(page)
 
     @property
     def refs_current(self) -> bool:

@@ -14,6 +14,7 @@ from playwright.async_api import BrowserContext, Page
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
 from browserd.daemon.sessions.downloads import Downloads
 from browserd.daemon.sessions.records import Dialogs
+from browserd.daemon.sessions.routes import Routes, numbered
 from browserd.daemon.sessions.tab import Tab
 
 log = logging.getLogger(__name__)
@@ -132,6 +133,13 @@ class Window:
     active_tab_id: str | None = None
     # Tabs the page opened itself (target=_blank, window.open) wait here for the next action's report.
     opened: list[Tab] = field(default_factory=list)
+    # Network: the size of each tab's request log (0: none), and the window's routes (browser_route),
+    # numbered per window unless the session gives them its own session-wide ids.
+    network_log_size: int = 0
+    routes: Routes = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.routes = Routes(self.context, numbered("route_"))
 
     def watch(self) -> None:
         self.context.on("page", self._page_opened)

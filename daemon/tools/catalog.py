@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
-from browserd.daemon.tools import actions, core, evaluate, files, observe, pages, reading, runs, scrape, storage, tabs
+from browserd.daemon.tools import (
+    actions,
+    core,
+    evaluate,
+    files,
+    network,
+    observe,
+    pages,
+    reading,
+    runs,
+    scrape,
+    storage,
+    tabs,
+)
 from browserd.daemon.tools.registry import Catalog
 
 
@@ -18,6 +31,7 @@ def build_catalog() -> Catalog:
             *files.TOOLS,
             *storage.TOOLS,
             *evaluate.TOOLS,
+            *network.TOOLS,
             *scrape.TOOLS,
             *runs.TOOLS,
         ]

@@ -1,0 +1,80 @@
+"""The pure parts of browser_network and browser_route: status and URL filters, body rendering, patterns."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.sessions.network import render_body
+from browserd.daemon.sessions.routes import matcher_of
+from browserd.daemon.tools.network import _status_filter, _status_matches, _url_matches
+
+
+@pytest.mark.parametrize(
+    ("expression", "matching", "other"),
+    [
+        ("404", [404], [400, 200]),
+        ("4xx", [400, 404, 499], [399, 500]),
+        ("4XX", [404], [304]),
+        (">=400", [400, 503], [399]),
+        ("<300", [200, 204], [300, 404]),
+        ("> 200", [201], [200]),
+        ("=201", [201], [200]),
+    ],
+)
+def test_status_filters_take_codes_classes_and_comparisons(
+    expression: str, matching: list[int], other: list[int]
+) -> None:
+    wanted = _status_filter(expression)
+    assert all(_status_matches(status, wanted) for status in matching)
+    assert not any(_status_matches(status, wanted) for status in other)
+    assert not _status_matches(None, wanted), "a pending or failed request has no status to match"
+
+
+@pytest.mark.parametrize("expression", ["teapot", "4x", "40", "=>400", "6xx", ""])
+def test_a_bad_status_filter_is_refused_naming_the_field(expression: str) -> None:
+    with pytest.raises(InvalidParameter) as refused:
+        _status_filter(expression)
+    assert refused.value.details["field"] == "status"
+
+
+def test_url_filters_are_substrings_unless_they_hold_a_wildcard() -> None:
+    url = "http://127.0.0.1:8000/api/items?page=2"
+    assert _url_matches(url, "/api/")
+    assert not _url_matches(url, "api/*.json")
+    assert _url_matches(url, "**/api/*")
+    assert _url_matches(url, "*page=?")
+    assert not _url_matches(url, "/API/")
+
+
+def test_json_bodies_are_pretty_printed_and_cut_with_a_note() -> None:
+    body = render_body(b'{"a": [1, 2], "b": "\xc3\xa9"}', "application/json; charset=utf-8", 1000)
+    assert body.text == '{\n  "a": [\n    1,\n    2\n  ],\n  "b": "\xe9"\n}'
+    assert not body.truncated and body.size == 24
+    cut = render_body(b"x" * 500, "text/plain", 100)
+    assert cut.text == "x" * 100 and cut.truncated and cut.note is not None and "of 500" in cut.note
+    broken = render_body(b'{"a": ', "application/json", 100)
+    assert broken.text == '{"a": ', "invalid JSON is shown as sent"
+
+
+def test_binary_bodies_are_described_not_shown() -> None:
+    png = render_body(b"\x89PNG\r\n\x1a\n\x00\x00", "image/png", 100)
+    assert png.text is None and png.size == 10 and png.note is not None and "image/png" in png.note
+    untyped = render_body(b"\xff\xfe\x00\x01", "", 100)
+    assert untyped.text is None
+    svg = render_body(b"<svg/>", "image/svg+xml", 100)
+    assert svg.text == "<svg/>", "SVG is text"
+    plain = render_body(b"hello", "", 100)
+    assert plain.text == "hello", "an untyped body that decodes as UTF-8 is text"
+
+
+def test_route_patterns_are_globs_or_regular_expressions() -> None:
+    assert matcher_of("**/api/*", regex=False) == "**/api/*"
+    assert matcher_of("https://example.com/exact", regex=False) == "https://example.com/exact"
+    assert isinstance(matcher_of(r"/api/\d+$", regex=True), re.Pattern)
+    for pattern, regex in (("([", True), ("api/items", False)):
+        with pytest.raises(InvalidParameter) as refused:
+            matcher_of(pattern, regex)
+        assert refused.value.details["field"] == "url"
