@@ -112,3 +112,16 @@ class ElementNotInteractable(BrowserdError):
 class ProfileLocked(BrowserdError):
     code = "PROFILE_LOCKED"
     hint = "Another 'browserd login' holds this profile; finish or close it, then retry."
+
+
+class TrustLevelNotAllowed(BrowserdError):
+    code = "TRUST_LEVEL_NOT_ALLOWED"
+    hint = "This needs a local session: connect with `browserd mcp` (without --trust remote), or do without it."
+
+
+class CdpConnectFailed(BrowserdError):
+    code = "CDP_CONNECT_FAILED"
+    hint = (
+        "Start Chrome with --remote-debugging-port=9222 (and a --user-data-dir of its own), then call "
+        "browser_connect_cdp with endpoint http://127.0.0.1:9222."
+    )

@@ -6,6 +6,8 @@ import os
 import time
 from dataclasses import dataclass, field
 
+from browserd.daemon.policy.proxy import Guards
+from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.executor import TaskExecutor
@@ -20,6 +22,7 @@ class Services:
     executor: TaskExecutor
     sessions: SessionManager
     profiles: Profiles
+    guards: Guards
     started_at: float = field(default_factory=time.time)
     pid: int = field(default_factory=os.getpid)
 
@@ -27,10 +30,12 @@ class Services:
     def build(cls, config: Config) -> Services:
         runtime = BrowserRuntime(config.browser)
         profiles = Profiles(config.profiles)
+        guards = Guards(UrlPolicy(config.security))
         return cls(
             config=config,
             runtime=runtime,
             executor=TaskExecutor(runtime, config.browser.workers, config.browser.queue_size),
-            sessions=SessionManager(runtime, config.browser, profiles),
+            sessions=SessionManager(runtime, config.browser, profiles, guards),
             profiles=profiles,
+            guards=guards,
         )

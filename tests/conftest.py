@@ -37,7 +37,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
 
     /slow?ms=N answers after N ms; /hang never answers; /status?code=N answers with that status;
     /headers echoes the request headers as JSON; /set-cookie?name=value sets a cookie and
-    /cookies shows the Cookie header the browser sent; /members answers 200 only to a session cookie.
+    /cookies shows the Cookie header the browser sent; /members answers 200 only to a session cookie;
+    /redirect?to=URL answers 302 to that URL.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -53,6 +54,12 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         if url.path == "/status":
             code = int(query.get("code", "404"))
             self._send(code, f"<!doctype html><title>Status {code}</title><h1>Status {code}</h1>".encode())
+            return
+        if url.path == "/redirect":
+            self.send_response(302)
+            self.send_header("Location", query.get("to", "/"))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
             return
         if url.path == "/headers":
             self._send(200, json.dumps(dict(self.headers.items())).encode(), "application/json")

@@ -133,7 +133,8 @@ class Daemon:
         listener = await SocketListener.from_socket(sock)
         services = self.services
         # Profiles outlive the sessions: the windows' last publishes are flushed before the browser goes (D-16).
-        async with services.profiles:
+        # The URL guards carry the windows' traffic until close_all below has closed every window.
+        async with services.profiles, services.guards:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self._watch_signals, tg.cancel_scope)
                 tg.start_soon(listener.serve, self._handle, tg)

@@ -11,6 +11,7 @@ import anyio
 from playwright.async_api import BrowserContext
 
 from browserd.daemon.errors import BrowserdError, PageCrashed, SessionNotFound
+from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.profiles.publisher import StateSource
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
@@ -42,6 +43,7 @@ class Session:
     runtime: BrowserRuntime
     config: BrowserConfig
     profiles: Profiles
+    guards: Guards
     windows: dict[str, Window] = field(default_factory=dict)
     dialogs: Dialogs = field(default_factory=Dialogs)
     active_window_id: str | None = None
@@ -77,17 +79,28 @@ class Session:
         if options.profile_id is not None:
             snapshot = await self.profiles.load(options.profile_id)
             context_options["storage_state"] = snapshot.storage_state()
-        context = await browser.new_context(**context_options)
-        await context.add_init_script(CLICK_TRACKER_JS)
-        context.set_default_timeout(self.config.action_timeout_ms)
-        context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
+        # A remote session's windows (and any window, once origin lists are set) send their traffic through a guard.
+        guard = await self.guards.open(self.trust_level)
+        try:
+            context = await browser.new_context(**context_options, **(guard.context_options if guard else {}))
+        except BaseException:
+            if guard is not None:
+                guard.close()
+            raise
+        await self._prepare(context)
         window = Window(f"win_{next(self._window_numbers)}", context, options, self._next_tab_id, self.dialogs)
+        window.guard = guard
         if snapshot is not None:
             window.profile = self._link(snapshot.meta.profile_id, snapshot.version, context, options.publish)
         window.watch()
         self.windows[window.id] = window
         self.active_window_id = window.id
         return window
+
+    async def _prepare(self, context: BrowserContext) -> None:
+        await context.add_init_script(CLICK_TRACKER_JS)
+        context.set_default_timeout(self.config.action_timeout_ms)
+        context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
 
     def _link(self, profile_id: str, version: int, context: BrowserContext, publish: bool) -> ProfileLink:
         if not publish:

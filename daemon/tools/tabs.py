@@ -62,7 +62,7 @@ async def browser_tabs(ctx: ToolContext, params: TabsParams, response: Response)
     session = ctx.session
     if params.action == "new":
         if params.url:
-            check_url(params.url, session)  # before the tab exists: a refused URL leaves nothing behind
+            await check_url(params.url, ctx)  # before the tab exists: a refused URL leaves nothing behind
         tab = await (await session.window()).new_tab()
         if params.url:
             async with tab.lock:
