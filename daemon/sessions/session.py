@@ -63,8 +63,9 @@ class Session:
     async def _forget_dead_windows(self) -> None:
         dead = [w for w in self.windows.values() if not self._alive(w)]
         if dead:
-            # The browser was relaunched: the windows and tabs of the old one are gone with it.
-            self.crashed = True
+            # The browser was relaunched: the windows and tabs of the old one are gone with it. An attached
+            # browser that went away was closed by its owner, which is no crash of ours.
+            self.crashed = any(window.attached is None for window in dead)
             for window in dead:
                 del self.windows[window.id]
             if self.active_window_id not in self.windows:
@@ -101,6 +102,25 @@ class Session:
         await context.add_init_script(CLICK_TRACKER_JS)
         context.set_default_timeout(self.config.action_timeout_ms)
         context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
+
+    async def attach_cdp(self, endpoint: str, timeout_ms: int) -> Window:
+        """A window on the default context of a browser running elsewhere; its open tabs become this session's."""
+        browser = await self.runtime.connect_over_cdp(endpoint, timeout_ms)
+        if not browser.contexts:
+            await browser.close()
+            raise BrowserdError(f"the browser at {endpoint} has no default context to attach to")
+        context = browser.contexts[0]
+        await self._prepare(context)
+        window = Window(f"win_{next(self._window_numbers)}", context, WindowOptions(), self._next_tab_id, self.dialogs)
+        window.attached = browser
+        for page in context.pages:
+            window.adopt(page)
+        tabs = window.open_tabs()
+        window.active_tab_id = tabs[-1].id if tabs else None
+        window.watch()
+        self.windows[window.id] = window
+        self.active_window_id = window.id
+        return window
 
     def _link(self, profile_id: str, version: int, context: BrowserContext, publish: bool) -> ProfileLink:
         if not publish:

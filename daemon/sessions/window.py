@@ -136,6 +136,8 @@ class Window:
     guard: GuardProxy | None = None
     # A window attached over CDP to a browser browserd did not start: closing it only disconnects.
     attached: Browser | None = None
+    # Tabs this session opened itself (new_tab): in an attached window, the only ones it closes.
+    own_tabs: set[str] = field(default_factory=set)
 
     @property
     def kind(self) -> str:
@@ -181,6 +183,7 @@ class Window:
         tab = next((t for t in self.tabs.values() if t.page is page), None) or self.adopt(page)
         if tab in self.opened:
             self.opened.remove(tab)
+        self.own_tabs.add(tab.id)
         self.active_tab_id = tab.id
         return tab
 
@@ -195,6 +198,9 @@ class Window:
                     await profile.publisher.publish(profile.source, debounce=False)
             try:
                 if self.attached is not None:
+                    for tab in self.open_tabs():
+                        if tab.id in self.own_tabs:
+                            await tab.page.close()
                     await self.attached.close()  # over CDP this only disconnects: the user's browser stays
                 else:
                     await self.context.close()

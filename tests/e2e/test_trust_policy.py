@@ -149,3 +149,16 @@ async def test_allowed_origins_limit_local_sessions(home: BrowserdHome, site: st
         refused(await client.call_tool("browser_open", {"url": other}), "not-in-allowed-origins")
         hop = f"{site}/redirect?to={quote(other)}"
         refused(await client.call_tool("browser_open", {"url": hop}), "not-in-allowed-origins")
+
+
+async def test_remote_session_cannot_attach_over_cdp(home: BrowserdHome) -> None:
+    """D-33: CDP attach is refused to remote sessions before any connection is tried.
+
+    browser_evaluate and browser_upload refuse remote sessions the same way (TRUST_LEVEL_NOT_ALLOWED).
+    """
+    async with remote_client(home) as client:
+        error = failed(
+            await client.call_tool("browser_connect_cdp", {"endpoint": "http://127.0.0.1:9222"}),
+            "TRUST_LEVEL_NOT_ALLOWED",
+        )
+        assert error["details"] == {"trustLevel": "remote", "tool": "browser_connect_cdp"}
