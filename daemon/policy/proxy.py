@@ -96,17 +96,17 @@ class GuardProxy:
         self.on_refused: OnRefused | None = None
         self._refused_total = 0
         self.requests = 0
-
-    @property
-    def server(self) -> str:
-        return f"http://127.0.0.1:{self._listener.extra(anyio.abc.SocketAttribute.local_port)}"
+        self.server = f"http://127.0.0.1:{listener.extra(anyio.abc.SocketAttribute.local_port)}"
 
     async def serve(self) -> None:
         with self._scope:
-            async with self._listener, anyio.create_task_group() as connections:
-                while True:
-                    client = await self._listener.accept()
-                    connections.start_soon(self._serve_client, client)
+            try:
+                async with self._listener, anyio.create_task_group() as connections:
+                    while True:
+                        client = await self._listener.accept()
+                        connections.start_soon(self._serve_client, client)
+            except Exception:  # fails closed: the context's requests find no proxy, none goes out unchecked
+                log.exception("the URL guard at %s stopped", self.server)
 
     def close(self) -> None:
         self._scope.cancel()
@@ -154,12 +154,14 @@ class GuardProxy:
         async with client:
             try:
                 await self._relay(client)
-            except BadRequest as exc:
-                log.debug("URL guard: bad request: %s", exc)
+            except (BadRequest, anyio.DelimiterNotFound, TimeoutError, ValueError) as exc:
+                log.debug("URL guard: bad or idle request: %s", exc)
                 with suppress(*_CLOSED):
                     await client.send(_BAD_REQUEST)
             except _CLOSED:
                 pass  # either side hung up: nothing more to relay
+            except Exception:  # one broken connection must not stop the guard of the whole window
+                log.exception("URL guard: relaying failed")
 
     async def _relay(self, client: SocketStream) -> None:
         incoming = BufferedByteReceiveStream(client)
