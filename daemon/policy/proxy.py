@@ -22,8 +22,9 @@ import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
 from typing import Any, Self
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 import anyio
 import anyio.abc
@@ -31,24 +32,25 @@ from anyio.abc import ByteReceiveStream, ByteSendStream, SocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from browserd.daemon.policy.addresses import IPAddress
+from browserd.daemon.policy.http1 import CHUNK, UNTIL_CLOSE, BadMessage, Head, body_length, read_head, relay_body
 from browserd.daemon.policy.origins import DEFAULT_PORTS
 from browserd.daemon.policy.urls import Refusal, UrlPolicy
 from browserd.protocol.messages import TrustLevel
 
 log = logging.getLogger(__name__)
 
-MAX_HEAD_BYTES = 64 * 1024
-HEAD_TIMEOUT_S = 30
+# A browser connection with no request for this long is closed; the browser opens another when needed.
+IDLE_TIMEOUT_S = 60
 CONNECT_TIMEOUT_S = 10
-CHUNK = 64 * 1024
 REFUSALS_KEPT = 50
 # Marks the guard's own refusal page, so a navigation that ends on it can be reported as a refusal.
 REFUSED_HEADER = "x-browserd-refused"
-# Hop-by-hop headers of the client's request that must not reach the origin server.
-_PROXY_HEADERS = ("proxy-connection", "proxy-authorization", "connection", "keep-alive")
+# Hop-by-hop fields: they concern one connection, not the message (RFC 9110 §7.6.1).
+_HOP_BY_HOP = ("connection", "keep-alive", "proxy-connection", "proxy-authorization", "te")
 _CLOSED = (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
 
 _BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+_BAD_GATEWAY = b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 OnRefused = Callable[[Refusal], None]
 
 
@@ -154,7 +156,7 @@ class GuardProxy:
         async with client:
             try:
                 await self._relay(client)
-            except (BadRequest, anyio.DelimiterNotFound, TimeoutError, ValueError) as exc:
+            except (BadRequest, BadMessage, anyio.DelimiterNotFound, ValueError) as exc:
                 log.debug("URL guard: bad or idle request: %s", exc)
                 with suppress(*_CLOSED):
                     await client.send(_BAD_REQUEST)
@@ -164,14 +166,24 @@ class GuardProxy:
                 log.exception("URL guard: relaying failed")
 
     async def _relay(self, client: SocketStream) -> None:
-        incoming = BufferedByteReceiveStream(client)
-        with anyio.fail_after(HEAD_TIMEOUT_S):
-            head = await incoming.receive_until(b"\r\n\r\n", MAX_HEAD_BYTES)
-        request_line, *headers = head.decode("latin-1").split("\r\n")
+        """Requests of one browser connection, each checked; kept alive while both sides allow it."""
+        link = _Link(client, BufferedByteReceiveStream(client))
         try:
-            method, target, version = request_line.split(" ", 2)
+            while True:
+                with anyio.move_on_after(IDLE_TIMEOUT_S) as idle:
+                    head = await read_head(link.incoming)
+                if idle.cancelled_caught or not await self._request(head, link):
+                    return  # idle, or one side ends the connection: the browser opens another when needed
+        finally:
+            if link.upstream is not None:
+                await link.upstream.stream.aclose()
+
+    async def _request(self, head: Head, link: _Link) -> bool:
+        """Relay one request and its answer; whether the connection may carry another one."""
+        try:
+            method, target, version = head.first.split(" ", 2)
         except ValueError as exc:
-            raise BadRequest(f"bad request line {request_line!r}") from exc
+            raise BadRequest(f"bad request line {head.first!r}") from exc
         self.requests += 1
         if method.upper() == "CONNECT":
             host, port = _host_port(target)
@@ -186,40 +198,119 @@ class GuardProxy:
         refusal, addresses = await self.policy.check_target(url, scheme, host, port, self.trust, connect=True)
         if refusal is not None:
             self._refuse(refusal)
-            await client.send(_refusal_page(refusal))
-            return
-        upstream = await _connect(addresses, port)
-        if upstream is None:
-            await client.send(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-            return
-        async with upstream:
-            if scheme is None:
-                await client.send(b"HTTP/1.1 200 Connection Established\r\n\r\n")
-            else:
-                parts = urlsplit(target)
-                path = parts.path or "/"
-                kept = [h for h in headers if h and h.split(":", 1)[0].strip().lower() not in _PROXY_HEADERS]
-                upgrade = any(h.lower().startswith("upgrade:") for h in kept)
-                # One request per connection: a second one on it could name another host, checked by nobody.
-                connection = "Connection: Upgrade" if upgrade else "Connection: close"
-                line = f"{method} {path}{'?' + parts.query if parts.query else ''} {version}"
-                await upstream.send("\r\n".join([line, *kept, connection, "", ""]).encode("latin-1"))
-            await _pipe_both(incoming, client, upstream, rewrite_reply=scheme is not None)
-
-
-async def _connect(addresses: list[IPAddress], port: int) -> SocketStream | None:
-    for address in addresses:
+            await link.client.send(_refusal_page(refusal))
+            return False
+        key = (host.lower(), port)
+        reused = link.upstream is not None and link.upstream.key == key
+        if not reused and not await link.open(key, addresses):
+            return False
+        if scheme is None:
+            assert link.upstream is not None
+            await link.client.send(b"HTTP/1.1 200 Connection Established\r\n\r\n")
+            await _pipe_both(link.incoming, link.client, link.upstream)
+            return False
         try:
-            with anyio.fail_after(CONNECT_TIMEOUT_S):
-                return await anyio.connect_tcp(str(address), port)
-        except (OSError, TimeoutError):
-            continue
-    return None
+            return await _exchange(head, method, urlsplit(target), version, link, may_retry=reused)
+        except _Stale:
+            # The origin had closed the idle connection we reused: the same request on a new one.
+            return await link.open(key, addresses) and await _exchange(
+                head, method, urlsplit(target), version, link, may_retry=False
+            )
 
 
-async def _pipe_both(
-    incoming: BufferedByteReceiveStream, client: SocketStream, upstream: SocketStream, *, rewrite_reply: bool
-) -> None:
+@dataclass
+class _Upstream:
+    key: tuple[str, int]  # the host and port it was opened for
+    stream: SocketStream
+    reader: BufferedByteReceiveStream
+
+
+@dataclass
+class _Link:
+    """One connection of the browser, and the connection to an origin it relays to at the moment."""
+
+    client: SocketStream
+    incoming: BufferedByteReceiveStream
+    upstream: _Upstream | None = None
+
+    async def open(self, key: tuple[str, int], addresses: list[IPAddress]) -> bool:
+        """Connect to the first of `addresses` that answers (closing the previous origin connection)."""
+        if self.upstream is not None:
+            await self.upstream.stream.aclose()
+            self.upstream = None
+        for address in addresses:
+            try:
+                with anyio.fail_after(CONNECT_TIMEOUT_S):
+                    stream = await anyio.connect_tcp(str(address), key[1])
+            except (OSError, TimeoutError):
+                continue
+            self.upstream = _Upstream(key, stream, BufferedByteReceiveStream(stream))
+            return True
+        await self.client.send(_BAD_GATEWAY)
+        return False
+
+
+class _Stale(Exception):
+    """A reused origin connection turned out closed before it answered anything."""
+
+
+async def _exchange(
+    head: Head, method: str, target: SplitResult, version: str, link: _Link, *, may_retry: bool
+) -> bool:
+    """One plain-http request and its answer; whether both connections may carry another one."""
+    upstream = link.upstream
+    assert upstream is not None
+    upgrade = head.get("upgrade") is not None and head.has_token("connection", "upgrade")
+    client_closes = version == "HTTP/1.0" or any(head.has_token(f, "close") for f in ("connection", "proxy-connection"))
+    path = (target.path or "/") + (f"?{target.query}" if target.query else "")
+    out = Head(f"{method} {path} {version}", head.without(*_HOP_BY_HOP).fields)
+    if upgrade:
+        out.fields.append(("Connection", "Upgrade"))
+    request_length = body_length(head, request=True)
+    retry = may_retry and not upgrade and request_length == 0
+    try:
+        await upstream.stream.send(out.encode())
+    except _CLOSED as exc:
+        if retry:
+            raise _Stale from exc
+        raise
+    if upgrade:
+        await _pipe_both(link.incoming, link.client, upstream)
+        return False
+    await relay_body(link.incoming, upstream.stream, request_length)
+    while True:
+        try:
+            reply = await read_head(upstream.reader)
+        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError) as exc:
+            if retry:
+                raise _Stale from exc
+            raise
+        retry = False
+        status_text = reply.first.split(" ", 2)[1] if reply.first.count(" ") else ""
+        if not status_text.isdigit():
+            raise BadMessage(f"bad status line from {target.netloc}: {reply.first!r}")
+        status = int(status_text)
+        if status == 101:  # a WebSocket: from here on, raw bytes both ways
+            await link.client.send(reply.encode())
+            await _pipe_both(link.incoming, link.client, upstream)
+            return False
+        if status >= 200:
+            break
+        await link.client.send(reply.encode())  # 100 Continue, 103 Early Hints
+    length = body_length(reply, request=False, method=method.upper(), status=status)
+    keep = not client_closes and length != UNTIL_CLOSE and not reply.first.startswith("HTTP/1.0")
+    keep = keep and not reply.has_token("connection", "close")
+    answer = reply.without(*_HOP_BY_HOP)
+    if not keep:
+        answer.fields.append(("Connection", "close"))
+    await link.client.send(answer.encode())
+    await relay_body(upstream.reader, link.client, length)
+    return keep
+
+
+async def _pipe_both(incoming: BufferedByteReceiveStream, client: SocketStream, upstream: _Upstream) -> None:
+    """Raw bytes both ways (a tunnel, a WebSocket) until either side stops."""
+
     async def copy(source: ByteReceiveStream, sink: ByteSendStream) -> None:
         try:
             while True:
@@ -228,32 +319,9 @@ async def _pipe_both(
             pass
         tasks.cancel_scope.cancel()
 
-    async def reply() -> None:
-        # The answer of a plain http request tells the browser not to reuse this connection either.
-        replied = BufferedByteReceiveStream(upstream)
-        try:
-            head = await replied.receive_until(b"\r\n\r\n", MAX_HEAD_BYTES)
-            await client.send(_closing(head) + b"\r\n\r\n")
-        except _CLOSED:
-            tasks.cancel_scope.cancel()
-            return
-        await copy(replied, client)
-
     async with anyio.create_task_group() as tasks:
-        tasks.start_soon(copy, incoming, upstream)
-        if rewrite_reply:
-            tasks.start_soon(reply)
-        else:
-            tasks.start_soon(copy, upstream, client)
-
-
-def _closing(head: bytes) -> bytes:
-    lines = head.split(b"\r\n")
-    status = lines[0].split(b" ", 2)
-    if len(status) > 1 and status[1].startswith(b"1"):
-        return head  # 101 Switching Protocols (a WebSocket) and other interim answers stay as they are
-    kept = [line for line in lines[1:] if line.split(b":", 1)[0].strip().lower() not in (b"connection", b"keep-alive")]
-    return b"\r\n".join([lines[0], *kept, b"Connection: close"])
+        tasks.start_soon(copy, incoming, upstream.stream)
+        tasks.start_soon(copy, upstream.reader, client)
 
 
 class Guards:

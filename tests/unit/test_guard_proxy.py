@@ -18,13 +18,36 @@ pytestmark = pytest.mark.anyio
 
 
 @asynccontextmanager
-async def origin_server(seen: list[bytes]) -> AsyncIterator[int]:
-    """A one-answer HTTP server on 127.0.0.1 that records each request head it gets."""
+async def origin_server(seen: list[tuple[int, str]], *, keep_alive: bool = True) -> AsyncIterator[int]:
+    """An HTTP server on 127.0.0.1 recording (connection number, request head) of every request.
+
+    Each answer says keep-alive; with keep_alive=False the server still closes after one answer, as an
+    origin does when an idle connection times out. /chunked answers with a chunked body.
+    """
+    connections = 0
 
     async def answer(stream: anyio.abc.SocketStream) -> None:
+        nonlocal connections
+        connections += 1
+        number = connections
+        reader = BufferedByteReceiveStream(stream)
         async with stream:
-            seen.append(await BufferedByteReceiveStream(stream).receive_until(b"\r\n\r\n", 65536))
-            await stream.send(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: keep-alive\r\n\r\nhello")
+            try:
+                while True:
+                    head = (await reader.receive_until(b"\r\n\r\n", 65536)).decode()
+                    seen.append((number, head))
+                    path = head.split(" ")[1]
+                    if path == "/chunked":
+                        await stream.send(
+                            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nchunk\r\n0\r\n\r\n"
+                        )
+                    else:
+                        body = f"answer to {path}".encode()
+                        await stream.send(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+                    if not keep_alive:
+                        return
+            except (anyio.EndOfStream, anyio.IncompleteRead):
+                return
 
     listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
     async with anyio.create_task_group() as tg:
@@ -42,39 +65,80 @@ async def guard(trust: str = "remote", **security: list[str]) -> AsyncIterator[G
         opened.close()
 
 
-async def exchange(proxy: GuardProxy, request: bytes) -> bytes:
+async def exchange(proxy: GuardProxy, *requests: bytes, until: bytes = b"") -> bytes:
+    """Send the requests one after the other on one connection; read until `until` arrives, or the end."""
     port = int(proxy.server.rsplit(":", 1)[1])
+    received = b""
     async with await anyio.connect_tcp("127.0.0.1", port) as stream:
-        await stream.send(request)
-        received = b""
         with anyio.fail_after(10):
-            try:
-                while True:
-                    received += await stream.receive()
-            except (anyio.EndOfStream, anyio.BrokenResourceError):
-                return received
+            for request in requests:
+                await stream.send(request)
+                try:
+                    while not (until and until in received) and not received.endswith(request_end(request)):
+                        received += await stream.receive()
+                except (anyio.EndOfStream, anyio.BrokenResourceError):
+                    return received
+    return received
+
+
+def request_end(request: bytes) -> bytes:
+    """What the answer to one of these test requests ends with (its body); nothing known for bad ones."""
+    words = request.split(b" ")
+    if len(words) < 3 or not words[1].startswith(b"http://"):
+        return b"\0never"
+    path = words[1].split(b"/", 3)[-1]
+    return b"chunk\r\n0\r\n\r\n" if path == b"chunked" else b"answer to /" + path
+
+
+def get(origin: str, path: str, *extra: str) -> bytes:
+    host = origin.split("//")[1]
+    return "\r\n".join([f"GET {origin}{path} HTTP/1.1", f"Host: {host}", *extra, "", ""]).encode()
 
 
 async def test_a_tunnel_to_loopback_is_refused_and_recorded() -> None:
     async with guard() as proxy:
-        reply = await exchange(proxy, b"CONNECT 127.0.0.1:9 HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n")
+        reply = await exchange(proxy, b"CONNECT 127.0.0.1:9 HTTP/1.1\r\nHost: 127.0.0.1:9\r\n\r\n", until=b"</p>")
         assert reply.startswith(b"HTTP/1.1 403") and b"x-browserd-refused: loopback" in reply
         assert [(r.url, r.rule) for r in proxy.refusals] == [("127.0.0.1:9", "loopback")]
 
 
-async def test_forwards_an_exempt_origin_in_origin_form_one_request_per_connection() -> None:
-    seen: list[bytes] = []
+async def test_requests_of_one_connection_reuse_the_origin_connection() -> None:
+    seen: list[tuple[int, str]] = []
     async with origin_server(seen) as port:
         origin = f"http://127.0.0.1:{port}"
         async with guard(remote_exempt_origins=[origin]) as proxy:
-            request = (
-                f"GET {origin}/page?q=1 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nProxy-Connection: keep-alive\r\n\r\n"
+            reply = await exchange(
+                proxy,
+                get(origin, "/one?q=1", "Proxy-Connection: keep-alive"),
+                get(origin, "/two"),
+                get(origin, "/chunked"),
             )
-            reply = await exchange(proxy, request.encode())
-    assert reply.endswith(b"hello") and b"Connection: close" in reply and b"keep-alive" not in reply
-    head = seen[0].decode()
-    assert head.startswith("GET /page?q=1 HTTP/1.1\r\n")
-    assert "Proxy-Connection" not in head and "Connection: close" in head
+    assert b"answer to /one?q=1" in reply and b"answer to /two" in reply and reply.endswith(b"5\r\nchunk\r\n0\r\n\r\n")
+    assert [number for number, _ in seen] == [1, 1, 1], "the keep-alive origin connection was not reused"
+    first = seen[0][1]
+    assert first.startswith("GET /one?q=1 HTTP/1.1\r\n") and "Proxy-Connection" not in first
+
+
+async def test_a_stale_origin_connection_is_replaced_for_the_next_request() -> None:
+    seen: list[tuple[int, str]] = []
+    async with origin_server(seen, keep_alive=False) as port:
+        origin = f"http://127.0.0.1:{port}"
+        async with guard(remote_exempt_origins=[origin]) as proxy:
+            reply = await exchange(proxy, get(origin, "/one"), get(origin, "/two"))
+    assert b"answer to /one" in reply and reply.endswith(b"answer to /two")
+    assert [number for number, _ in seen] == [1, 2]
+
+
+async def test_every_request_on_a_connection_is_checked() -> None:
+    seen: list[tuple[int, str]] = []
+    async with origin_server(seen) as port:
+        origin = f"http://127.0.0.1:{port}"
+        async with guard(remote_exempt_origins=[origin]) as proxy:
+            refused = get(f"http://127.0.0.2:{port}", "/secret")
+            reply = await exchange(proxy, get(origin, "/one"), refused, until=b"(rule loopback)")
+            assert [(r.url, r.rule) for r in proxy.refusals] == [(f"http://127.0.0.2:{port}/secret", "loopback")]
+    assert b"answer to /one" in reply and b"403 Forbidden" in reply
+    assert [head.split(" ")[1] for _, head in seen] == ["/one"]
 
 
 async def test_bad_requests_are_answered_and_the_guard_keeps_serving() -> None:
@@ -82,7 +146,7 @@ async def test_bad_requests_are_answered_and_the_guard_keeps_serving() -> None:
         assert (await exchange(proxy, b"nonsense\r\n\r\n")).startswith(b"HTTP/1.1 400")
         assert (await exchange(proxy, b"GET http://x:99999/ HTTP/1.1\r\n\r\n")).startswith(b"HTTP/1.1 400")
         assert (await exchange(proxy, b"GET /relative HTTP/1.1\r\n\r\n")).startswith(b"HTTP/1.1 400")
-        reply = await exchange(proxy, b"GET http://10.0.0.1/ HTTP/1.1\r\nHost: 10.0.0.1\r\n\r\n")
+        reply = await exchange(proxy, b"GET http://10.0.0.1/ HTTP/1.1\r\nHost: 10.0.0.1\r\n\r\n", until=b"</p>")
         assert b"x-browserd-refused: private-address" in reply
 
 
