@@ -50,7 +50,6 @@ _HOP_BY_HOP = ("connection", "keep-alive", "proxy-connection", "proxy-authorizat
 _CLOSED = (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
 
 _BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-_BAD_GATEWAY = b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 OnRefused = Callable[[Refusal], None]
 
 
@@ -246,7 +245,12 @@ class _Link:
                 continue
             self.upstream = _Upstream(key, stream, BufferedByteReceiveStream(stream))
             return True
-        await self.client.send(_BAD_GATEWAY)
+        # Where the browser would show its own "cannot reach" page, say what the guard tried.
+        host = _escape(key[0])
+        what = f"{host} did not resolve" if not addresses else f"no answer from {host}:{key[1]}"
+        body = f"<!doctype html><title>Cannot reach {host}</title><h1>Cannot reach {host}</h1><p>{what}</p>"
+        head = f"HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: {len(body)}\r\n"
+        await self.client.send(f"{head}Connection: close\r\n\r\n{body}".encode())
         return False
 
 

@@ -153,3 +153,9 @@ async def test_bad_requests_are_answered_and_the_guard_keeps_serving() -> None:
 async def test_local_sessions_get_no_guard_unless_lists_are_set() -> None:
     async with Guards(UrlPolicy(SecurityConfig())) as guards:
         assert await guards.open("local") is None
+
+
+async def test_an_unknown_host_gets_a_page_that_says_so() -> None:
+    async with guard(trust="local", blocked_origins=["blocked.invalid"]) as proxy:
+        reply = await exchange(proxy, b"GET http://nowhere.invalid/ HTTP/1.1\r\nHost: nowhere.invalid\r\n\r\n")
+    assert reply.startswith(b"HTTP/1.1 502") and b"nowhere.invalid did not resolve" in reply
