@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -10,6 +11,7 @@ import anyio.abc
 import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from browserd.daemon.policy.addresses import IPAddress
 from browserd.daemon.policy.proxy import GuardProxy, Guards
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.protocol.config import SecurityConfig
@@ -159,3 +161,23 @@ async def test_an_unknown_host_gets_a_page_that_says_so() -> None:
     async with guard(trust="local", blocked_origins=["blocked.invalid"]) as proxy:
         reply = await exchange(proxy, b"GET http://nowhere.invalid/ HTTP/1.1\r\nHost: nowhere.invalid\r\n\r\n")
     assert reply.startswith(b"HTTP/1.1 502") and b"nowhere.invalid did not resolve" in reply
+
+
+class PinnedResolver(UrlPolicy):
+    """Answers one fixed address for every name, as a resolver under an attacker's control might once."""
+
+    async def resolve(self, host: str, port: int) -> list[IPAddress]:
+        return [ipaddress.ip_address("127.0.0.1")]
+
+
+async def test_the_guard_connects_to_the_address_it_checked() -> None:
+    """DNS rebinding gains nothing: the connection goes to the checked address, the name is not resolved again."""
+    seen: list[tuple[int, str]] = []
+    async with origin_server(seen) as port:
+        policy = PinnedResolver(SecurityConfig(remote_exempt_origins=[f"rebind.invalid:{port}"]))
+        async with Guards(policy) as guards:
+            proxy = await guards.open("remote")
+            assert proxy is not None
+            reply = await exchange(proxy, get(f"http://rebind.invalid:{port}", "/page"))
+            proxy.close()
+    assert reply.endswith(b"answer to /page") and seen[0][1].startswith("GET /page ")
