@@ -6,7 +6,9 @@ used by `map`). For each request or CONNECT tunnel the guard checks the target w
 resolving the host itself, and then connects to exactly the address it checked, so a name that
 resolves to a public address for the check and to a private one a moment later (DNS rebinding)
 gains nothing. A refused request gets a 403 page (plain http) or a failed tunnel (https), and the
-refusal is reported to the window so tools can name the rule.
+refusal is reported to the window so tools can name the rule. A browser connection carries request
+after request (keep-alive): each one is checked, and an origin connection is reused only for the
+host and port it was opened and checked for.
 
 Why a proxy rather than `context.route`: Playwright does not call route handlers for the follow-up
 request of a redirect, even of a redirect the handler fulfilled itself, so a route guard cannot see
