@@ -185,3 +185,11 @@ class RequestNotFound(BrowserdError):
 class RouteNotFound(BrowserdError):
     code = "INVALID_PARAMETER"
     hint = "Call browser_route with action 'list' for this session's routes and their ids."
+
+
+class CdpConnectFailed(BrowserdError):
+    code = "CDP_CONNECT_FAILED"
+    hint = (
+        "Start Chrome with --remote-debugging-port=9222 (and a --user-data-dir of its own), then call "
+        "browser_connect_cdp with endpoint http://127.0.0.1:9222."
+    )

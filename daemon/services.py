@@ -7,6 +7,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from browserd.daemon.policy.proxy import Guards
+from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.executor import TaskExecutor
@@ -24,6 +26,7 @@ class Services:
     executor: TaskExecutor
     sessions: SessionManager
     profiles: Profiles
+    guards: Guards
     started_at: float = field(default_factory=time.time)
     pid: int = field(default_factory=os.getpid)
     # Built from the finished Services, since runs use every other service (task runs, reference/001).
@@ -38,10 +41,12 @@ class Services:
     def build(cls, config: Config) -> Services:
         runtime = BrowserRuntime(config.browser)
         profiles = Profiles(config.profiles)
+        guards = Guards(UrlPolicy(config.security))
         return cls(
             config=config,
             runtime=runtime,
             executor=TaskExecutor(runtime, config.browser.workers, config.browser.queue_size),
-            sessions=SessionManager(runtime, config.browser, profiles),
+            sessions=SessionManager(runtime, config.browser, profiles, guards),
             profiles=profiles,
+            guards=guards,
         )

@@ -169,6 +169,24 @@ class ProfilesConfig(msgspec.Struct, forbid_unknown_fields=True):
     include_indexed_db: bool = False
 
 
+class SecurityConfig(msgspec.Struct, forbid_unknown_fields=True):
+    """The URL policy (DESIGN §5, D-33); origin patterns as in daemon/policy/origins.py."""
+
+    # When non-empty, sessions of both trust levels reach only these origins.
+    allowed_origins: list[str] = msgspec.field(default_factory=list)
+    # Never reachable, whatever the trust level; wins over every other list.
+    blocked_origins: list[str] = msgspec.field(default_factory=list)
+    # Reachable by remote sessions although they resolve to private or loopback addresses: an intranet
+    # service the operator vouches for. The blocked and allowed lists still apply.
+    remote_exempt_origins: list[str] = msgspec.field(default_factory=list)
+    # Refuse private, loopback and link-local addresses to local sessions too (remote ones always are).
+    block_private_networks: bool = False
+    # How long an answer of the resolver is trusted by the URL guard.
+    dns_cache_s: NonNegative = 10.0
+    # browser_connect_cdp attaches only to a browser on this machine unless this is set.
+    cdp_allow_remote_hosts: bool = False
+
+
 class Config(msgspec.Struct, forbid_unknown_fields=True):
     daemon: DaemonConfig = msgspec.field(default_factory=DaemonConfig)
     browser: BrowserConfig = msgspec.field(default_factory=BrowserConfig)
@@ -177,6 +195,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True):
     scrape: ScrapeConfig = msgspec.field(default_factory=ScrapeConfig)
     crawl: CrawlConfig = msgspec.field(default_factory=CrawlConfig)
     profiles: ProfilesConfig = msgspec.field(default_factory=ProfilesConfig)
+    security: SecurityConfig = msgspec.field(default_factory=SecurityConfig)
 
 
 class ConfigError(Exception):

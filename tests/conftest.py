@@ -44,6 +44,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     holding back the second half for N ms when asked, and never sending it with `&broken=1`.
     /api/items answers a JSON list of items (GET) or echoes a posted JSON item with 201 (POST);
     /api/redirect answers 302 to /api/items.
+    /redirect?to=URL answers 302 to that URL.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -59,6 +60,12 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         if url.path == "/status":
             code = int(query.get("code", "404"))
             self._send(code, f"<!doctype html><title>Status {code}</title><h1>Status {code}</h1>".encode())
+            return
+        if url.path == "/redirect":
+            self.send_response(302)
+            self.send_header("Location", query.get("to", "/"))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
             return
         if url.path == "/headers":
             self._send(200, json.dumps(dict(self.headers.items())).encode(), "application/json")

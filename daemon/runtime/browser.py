@@ -75,6 +75,14 @@ class BrowserRuntime:
             self._browser = await self._launch()
             return self._browser
 
+    async def connect_over_cdp(self, endpoint: str, timeout_ms: int) -> Browser:
+        """Attach to a Chromium someone else started (D-14 backend `cdp`); closing the result only disconnects."""
+        async with self._lock:
+            if self._playwright is None:
+                self._playwright = await async_playwright().start()
+            playwright = self._playwright
+        return await playwright.chromium.connect_over_cdp(endpoint, timeout=timeout_ms)
+
     async def _launch(self) -> Browser:
         found = self.executable
         if found is None:

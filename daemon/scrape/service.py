@@ -11,6 +11,7 @@ import anyio
 from browserd.daemon.scrape.extract import Extraction, Link, extract, extract_links, page_metadata
 from browserd.daemon.scrape.task import Format, LoadedPage, PageLoad, ScrapePageTask
 from browserd.daemon.services import Services
+from browserd.protocol.messages import TrustLevel
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,8 @@ class ScrapeRequest:
     timeout_ms: int | None = None
     mobile: bool = False
     headers: dict[str, str] | None = None
+    # The calling session's trust level: the URL policy it loads under (remote: no private addresses).
+    trust_level: TrustLevel = "local"
 
 
 @dataclass
@@ -60,8 +63,11 @@ async def load_page(
         smart_wait_max_ms=config.smart_wait_max_ms,
         smart_wait_quiet_ms=config.smart_wait_quiet_ms,
     )
-    task = ScrapePageTask(load, export_state=export_state)
-    return await services.executor.run_in_context(task, **context_options(request, storage_state))
+    await services.guards.policy.check_url(request.url, request.trust_level)
+    async with services.guards.guarding(request.trust_level) as guard:
+        task = ScrapePageTask(load, export_state=export_state, guard=guard)
+        options = context_options(request, storage_state) | (guard.context_options if guard else {})
+        return await services.executor.run_in_context(task, **options)
 
 
 async def render(request: ScrapeRequest, page: LoadedPage) -> ScrapeResult:

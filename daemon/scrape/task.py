@@ -13,7 +13,8 @@ from playwright.async_api import BrowserContext
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from browserd.daemon.errors import NavigationTimeout
+from browserd.daemon.errors import BrowserdError, NavigationTimeout
+from browserd.daemon.policy.proxy import GuardProxy
 from browserd.daemon.scrape.smartwait import smart_wait
 from browserd.daemon.sessions.page_errors import navigation_errors
 
@@ -48,12 +49,16 @@ class ScrapePageTask:
 
     load: PageLoad
     export_state: bool = False
+    # The URL guard the context's traffic goes through (daemon/policy/proxy.py), to name a refusal.
+    guard: GuardProxy | None = None
 
     async def run(self, context: BrowserContext) -> LoadedPage:
         page = await context.new_page()
         load = self.load
         timed_out = False
         reply = None
+        guard = self.guard
+        mark = guard.mark() if guard is not None else 0
         try:
             with navigation_errors(load.url):
                 reply = await page.goto(load.url, wait_until="domcontentloaded", timeout=load.timeout_ms)
@@ -61,6 +66,15 @@ class ScrapePageTask:
             if page.url in ("", "about:blank"):
                 raise
             timed_out = True  # something loaded: scrape what is there rather than nothing
+        except BrowserdError as exc:
+            refusal = guard.navigation_refusal(mark, page.url, None) if guard is not None else None
+            if refusal is not None:
+                raise refusal.error() from exc
+            raise
+        if guard is not None and reply is not None:
+            refusal = guard.navigation_refusal(mark, page.url, reply.headers)
+            if refusal is not None:
+                raise refusal.error()
         # waitFor and smartWait are exclusive (S0-69): an explicit wait means exactly that wait.
         settled = True
         if load.wait_for_ms > 0:

@@ -148,7 +148,8 @@ class Daemon:
         listener = await SocketListener.from_socket(sock)
         services = self.services
         # Profiles outlive the sessions: the windows' last publishes are flushed before the browser goes (D-16).
-        async with services.profiles:
+        # The URL guards carry the windows' traffic until close_all below has closed every window.
+        async with services.profiles, services.guards:
             # Runs end (failed, saying the daemon stopped) before the sessions they use are closed.
             async with services.runs.serving(self.idle), anyio.create_task_group() as tg:
                 tg.start_soon(self._watch_signals, tg.cancel_scope)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 
+from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.sessions.session import Session
@@ -16,7 +17,8 @@ def new_session_id() -> str:
 
 
 class SessionManager:
-    def __init__(self, runtime: BrowserRuntime, config: BrowserConfig, profiles: Profiles) -> None:
+    def __init__(self, runtime: BrowserRuntime, config: BrowserConfig, profiles: Profiles, guards: Guards) -> None:
+        self._guards = guards
         self._runtime = runtime
         self._config = config
         self._profiles = profiles
@@ -26,7 +28,9 @@ class SessionManager:
         session_id = new_session_id()
         while session_id in self.sessions:
             session_id = new_session_id()
-        session = Session(session_id, client_name, trust_level, self._runtime, self._config, self._profiles)
+        session = Session(
+            session_id, client_name, trust_level, self._runtime, self._config, self._profiles, self._guards
+        )
         self.sessions[session_id] = session
         return session
 

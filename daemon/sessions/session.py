@@ -13,6 +13,7 @@ import anyio
 from playwright.async_api import BrowserContext
 
 from browserd.daemon.errors import BrowserdError, PageCrashed, SessionNotFound, TrustLevelNotAllowed
+from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.profiles.publisher import StateSource
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
@@ -47,6 +48,7 @@ class Session:
     runtime: BrowserRuntime
     config: BrowserConfig
     profiles: Profiles
+    guards: Guards
     windows: dict[str, Window] = field(default_factory=dict)
     dialogs: Dialogs = field(default_factory=Dialogs)
     downloads: Downloads = field(init=False)
@@ -83,8 +85,9 @@ class Session:
     async def _forget_dead_windows(self) -> None:
         dead = [w for w in self.windows.values() if not self._alive(w)]
         if dead:
-            # The browser was relaunched: the windows and tabs of the old one are gone with it.
-            self.crashed = True
+            # The browser was relaunched: the windows and tabs of the old one are gone with it. An attached
+            # browser that went away was closed by its owner, which is no crash of ours.
+            self.crashed = any(window.attached is None for window in dead)
             for window in dead:
                 del self.windows[window.id]
             if self.active_window_id not in self.windows:
@@ -99,7 +102,24 @@ class Session:
         if options.profile_id is not None:
             snapshot = await self.profiles.load(options.profile_id)
             context_options["storage_state"] = snapshot.storage_state()
-        context = await browser.new_context(**context_options)
+        # A remote session's windows (and any window, once origin lists are set) send their traffic through a guard.
+        guard = await self.guards.open(self.trust_level)
+        try:
+            context = await browser.new_context(**context_options, **(guard.context_options if guard else {}))
+        except BaseException:
+            if guard is not None:
+                guard.close()
+            raise
+        window = await self._window(context, options)
+        window.guard = guard
+        if snapshot is not None:
+            window.profile = self._link(snapshot.meta.profile_id, snapshot.version, context, options.publish)
+        window.watch()
+        self.windows[window.id] = window
+        self.active_window_id = window.id
+        return window
+
+    async def _window(self, context: BrowserContext, options: WindowOptions) -> Window:
         await context.add_init_script(CLICK_TRACKER_JS)
         context.set_default_timeout(self.config.action_timeout_ms)
         context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
@@ -108,8 +128,21 @@ class Session:
         )
         window.network_log_size = self.config.network_log_size
         window.routes = Routes(context, self._next_route_id)
-        if snapshot is not None:
-            window.profile = self._link(snapshot.meta.profile_id, snapshot.version, context, options.publish)
+        return window
+
+    async def attach_cdp(self, endpoint: str, timeout_ms: int) -> Window:
+        """A window on the default context of a browser running elsewhere; its open tabs become this session's."""
+        browser = await self.runtime.connect_over_cdp(endpoint, timeout_ms)
+        if not browser.contexts:
+            await browser.close()
+            raise BrowserdError(f"the browser at {endpoint} has no default context to attach to")
+        context = browser.contexts[0]
+        window = await self._window(context, WindowOptions())
+        window.attached = browser
+        for page in context.pages:
+            window.adopt(page)
+        tabs = window.open_tabs()
+        window.active_tab_id = tabs[-1].id if tabs else None
         window.watch()
         self.windows[window.id] = window
         self.active_window_id = window.id

@@ -9,8 +9,10 @@ from typing import Annotated, Any, Literal
 
 import anyio
 import msgspec
-from playwright.async_api import BrowserContext, Page
+from playwright.async_api import Browser, BrowserContext, Page
 
+from browserd.daemon.policy.proxy import GuardProxy
+from browserd.daemon.policy.urls import Refusal
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
 from browserd.daemon.sessions.downloads import Downloads
 from browserd.daemon.sessions.records import Dialogs
@@ -21,6 +23,7 @@ log = logging.getLogger(__name__)
 
 
 CLOSE_PUBLISH_TIMEOUT_S = 10
+REFUSED_EVENT = "the URL policy refused a request to"
 MOBILE_VIEWPORT = (390, 844)
 MOBILE_USER_AGENT = (
     "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{version} "
@@ -137,12 +140,30 @@ class Window:
     # numbered per window unless the session gives them its own session-wide ids.
     network_log_size: int = 0
     routes: Routes = field(init=False)
+    # The URL guard all of this window's traffic goes through, if its session needs one (daemon/policy).
+    guard: GuardProxy | None = None
+    # A window attached over CDP to a browser browserd did not start: closing it only disconnects.
+    attached: Browser | None = None
+    # Tabs this session opened itself (new_tab): in an attached window, the only ones it closes.
+    own_tabs: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.routes = Routes(self.context, numbered("route_"))
 
+    @property
+    def kind(self) -> str:
+        return "cdp" if self.attached is not None else "playwright"
+
     def watch(self) -> None:
         self.context.on("page", self._page_opened)
+        if self.guard is not None:
+            self.guard.on_refused = self._refused
+
+    def _refused(self, refusal: Refusal) -> None:
+        # The guard cannot tell which tab asked; the active one is the best guess, and the one being acted on.
+        tab = self.tabs.get(self.active_tab_id or "")
+        if tab is not None:
+            tab.events.append(f"{REFUSED_EVENT} {refusal.url} ({refusal.rule})")
 
     def open_tabs(self) -> list[Tab]:
         return [tab for tab in self.tabs.values() if not tab.page.is_closed()]
@@ -173,6 +194,7 @@ class Window:
         tab = next((t for t in self.tabs.values() if t.page is page), None) or self.adopt(page)
         if tab in self.opened:
             self.opened.remove(tab)
+        self.own_tabs.add(tab.id)
         self.active_tab_id = tab.id
         return tab
 
@@ -186,6 +208,15 @@ class Window:
                 with anyio.move_on_after(CLOSE_PUBLISH_TIMEOUT_S):
                     await profile.publisher.publish(profile.source, debounce=False)
             try:
-                await self.context.close()
+                if self.attached is not None:
+                    for tab in self.open_tabs():
+                        if tab.id in self.own_tabs:
+                            await tab.page.close()
+                    await self.attached.close()  # over CDP this only disconnects: the user's browser stays
+                else:
+                    await self.context.close()
             except Exception:  # the browser may already be gone; the context died with it
                 log.debug("closing window %s failed", self.id, exc_info=True)
+            finally:
+                if self.guard is not None:
+                    self.guard.close()

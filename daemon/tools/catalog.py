@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from browserd.daemon.tools import (
     actions,
+    cdp,
     core,
     evaluate,
     files,
@@ -32,6 +33,7 @@ def build_catalog() -> Catalog:
             *storage.TOOLS,
             *evaluate.TOOLS,
             *network.TOOLS,
+            *cdp.TOOLS,
             *scrape.TOOLS,
             *runs.TOOLS,
         ]

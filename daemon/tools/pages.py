@@ -10,12 +10,12 @@ import msgspec
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Response as PageResponse
 
-from browserd.daemon.errors import InvalidParameter, NavigationTimeout, UrlNotAllowed
+from browserd.daemon.errors import BrowserdError, InvalidParameter, NavigationTimeout
 from browserd.daemon.sessions import snapshot as aria
 from browserd.daemon.sessions.page_errors import navigation_errors, page_errors
 from browserd.daemon.sessions.reader import SnapshotOptions, read, save
-from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.sessions.window import REFUSED_EVENT
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response
@@ -73,7 +73,8 @@ class FindParams(TabParams):
     limit: Annotated[int, msgspec.Meta(ge=1, le=500)] = 50
 
 
-def check_url(url: str, session: Session) -> None:
+async def check_url(url: str, ctx: ToolContext) -> None:
+    """Refuse a URL before anything loads: an unsupported scheme, or one the session's URL policy forbids."""
     scheme = urlsplit(url).scheme.lower()
     if scheme not in _SCHEMES:
         raise InvalidParameter(
@@ -81,18 +82,20 @@ def check_url(url: str, session: Session) -> None:
             hint="Pass an absolute URL such as https://example.com/.",
             field="url",
         )
-    if scheme == "file" and session.trust_level != "local":
-        raise UrlNotAllowed(f"a {session.trust_level} session cannot open file: URLs", url=url, rule="file-scheme")
+    await ctx.services.guards.policy.check_url(url, ctx.session.trust_level)
 
 
 async def _navigated(tab: Tab, what: str, response: Response, reply: Any, code: str) -> None:
-    tab.take_events()  # the navigation this tool made is its answer, not news
+    # The navigation this tool made is its answer, not news; what the URL policy refused on the way is.
+    refused = [event for event in tab.take_events() if event.startswith(REFUSED_EVENT)]
     status = reply.status if reply is not None else None
     note = ""
     if status is not None and status >= 400:
         note = f" — the server answered HTTP {status} {reply.status_text}"
     response.data({"url": tab.page.url, "status": status, "title": await tab.page.title(), "tabId": tab.id})
     response.text(f"{what} {tab.page.url} (HTTP {status if status is not None else '-'}){note}")
+    if refused:
+        response.text("While loading, " + "; ".join(refused))
     response.code(code)
 
 
@@ -113,7 +116,7 @@ async def _timed_out(tab: Tab, url: str, exc: NavigationTimeout) -> NavigationTi
 
 
 async def _open_target(ctx: ToolContext, params: OpenParams) -> Tab:
-    check_url(params.url, ctx.session)
+    await check_url(params.url, ctx)
     if params.profile_id is not None:
         window = await ctx.session.window_for_profile(params.profile_id, params.publish)
         active = window.tabs.get(window.active_tab_id or "")
@@ -147,16 +150,18 @@ async def browser_open(ctx: ToolContext, tab: Tab, params: OpenParams, response:
 
 
 async def goto(tab: Tab, url: str, wait_until: WaitUntil = "load", timeout: int | None = None) -> PageResponse | None:
-    """Load `url` in `tab`; errors say what happened and what did load."""
+    """Load `url` in `tab`; errors say what happened and what did load, or which URL the guard refused."""
     return (await _goto(tab, url, wait_until, timeout))[0]
 
 
 async def _goto(tab: Tab, url: str, wait_until: WaitUntil, timeout: int | None) -> tuple[PageResponse | None, bool]:
     """goto's answer, and whether the URL turned out to be a file download rather than a page."""
+    guard = tab.window.guard
+    mark = guard.mark() if guard is not None else 0
     try:
         with navigation_errors(url, tab.page.url):
             try:
-                return await tab.page.goto(url, wait_until=wait_until, timeout=timeout), False
+                reply = await tab.page.goto(url, wait_until=wait_until, timeout=timeout)
             except PlaywrightError as exc:
                 if DOWNLOAD_STARTING not in str(exc):
                     raise
@@ -164,6 +169,16 @@ async def _goto(tab: Tab, url: str, wait_until: WaitUntil, timeout: int | None) 
                 return None, True
     except NavigationTimeout as exc:
         raise await _timed_out(tab, url, exc) from exc
+    except BrowserdError as exc:
+        refusal = guard.navigation_refusal(mark, tab.page.url, None) if guard is not None else None
+        if refusal is not None:
+            raise refusal.error() from exc
+        raise
+    if guard is not None and reply is not None:
+        refusal = guard.navigation_refusal(mark, tab.page.url, reply.headers)
+        if refusal is not None:
+            raise refusal.error()
+    return reply, False
 
 
 @tab_tool("browser_navigate", "pages", "Go back, forward, or reload the tab.", NavigateParams)

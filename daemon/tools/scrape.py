@@ -91,6 +91,7 @@ async def scrape(ctx: ToolContext, params: ScrapeParams, response: Response) -> 
         timeout_ms=params.timeout,
         mobile=params.mobile,
         headers=params.headers,
+        trust_level=ctx.session.trust_level,
     )
     snapshot = await profiles.load(request.profile_id)
     await ctx.progress(0, 2, f"loading {params.url}")
@@ -170,7 +171,12 @@ async def map_site(ctx: ToolContext, params: MapParams, response: Response) -> N
         config.smart_wait_max_ms,
         config.smart_wait_quiet_ms,
     )
-    result = await ctx.services.executor.run_in_context(MapTask(request))
+    trust = ctx.session.trust_level
+    await ctx.services.guards.policy.check_url(params.url, trust)
+    async with ctx.services.guards.guarding(trust) as guard:
+        # Sitemaps are read through the context's HTTP client, which uses the context's proxy: the guard too.
+        options = guard.context_options if guard else {}
+        result = await ctx.services.executor.run_in_context(MapTask(request), **options)
     urls = [{"url": f.url, "text": f.text, "source": f.source} for f in result.urls]
     response.data({"url": params.url, "urls": urls, "total": result.total_found, "sitemaps": result.sitemaps})
     lines = [f"- {f.url}{'  ' + json.dumps(f.text) if f.text else ''}" for f in result.urls]

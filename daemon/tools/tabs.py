@@ -62,7 +62,7 @@ async def browser_tabs(ctx: ToolContext, params: TabsParams, response: Response)
     session = ctx.session
     if params.action == "new":
         if params.url:
-            check_url(params.url, session)  # before the tab exists: a refused URL leaves nothing behind
+            await check_url(params.url, ctx)  # before the tab exists: a refused URL leaves nothing behind
         tab = await (await session.window()).new_tab()
         if params.url:
             async with tab.lock:
@@ -109,6 +109,7 @@ def _activate(session: Session, tab: Tab) -> None:
 def _window_row(session: Session, window: Window) -> dict[str, Any]:
     row: dict[str, Any] = {
         "windowId": window.id,
+        "kind": window.kind,
         "active": window.id == session.active_window_id,
         "tabs": [t.id for t in window.open_tabs()],
         "options": msgspec.to_builtins(window.options),
@@ -135,11 +136,20 @@ async def browser_windows(ctx: ToolContext, params: WindowsParams, response: Res
         session.active_window_id = window.id
         response.text(f"{window.id} is now the active window")
     elif params.action == "close":
-        await session.close_window(_need(params.window_id, "windowId", "close"))
-        response.text(f"Closed {params.window_id} and its tabs")
+        window_id = _need(params.window_id, "windowId", "close")
+        closing = session.windows.get(window_id)
+        await session.close_window(window_id)
+        if closing is not None and closing.attached is not None:
+            response.text(f"Disconnected {window_id} from the attached browser; it and its own tabs stay open")
+        else:
+            response.text(f"Closed {window_id} and its tabs")
     rows = [_window_row(session, w) for w in session.windows.values()]
     response.data({"windows": rows})
-    listing = "\n".join(f"- {r['windowId']}{' (active)' if r['active'] else ''}: {len(r['tabs'])} tab(s)" for r in rows)
+    listing = "\n".join(
+        f"- {r['windowId']}{' (active)' if r['active'] else ''}{' (attached over CDP)' if r['kind'] == 'cdp' else ''}: "
+        f"{len(r['tabs'])} tab(s)"
+        for r in rows
+    )
     response.text(f"Windows:\n{listing}" if rows else "No windows yet; browser_open opens one.")
 
 
