@@ -154,7 +154,8 @@ class Downloads:
         record = self._record(name, url, tab_id)
 
         async def save() -> None:
-            response = await request.get(url)
+            # No redirects: the URL is the one the page already loaded, checked by the session's URL policy.
+            response = await request.get(url, max_redirects=0)
             try:
                 if not response.ok:
                     raise OSError(f"fetching it again answered HTTP {response.status}")

@@ -139,7 +139,6 @@ class Routes:
         self.acted: weakref.WeakKeyDictionary[Request, RouteRule] = weakref.WeakKeyDictionary()
 
     async def add(self, rule: RouteRule) -> RouteRule:
-        rule.id = self._next_id()
         rule.matcher = matcher_of(rule.pattern, rule.regex)
 
         async def handle(route: Route, request: Request) -> None:
@@ -155,6 +154,7 @@ class Routes:
         # here: header changes therefore use fallback(headers=...), never continue_(), and requests a
         # rule does not act on are passed on with fallback(), so the guard still checks each of them.
         # A block (abort) or a mock (fulfill) sends nothing to the network, so there is nothing to guard.
+        rule.id = self._next_id()  # only now: a refused pattern uses no id
         try:
             await self._context.route(rule.matcher, handle)
         except PlaywrightError as exc:

@@ -251,6 +251,8 @@ async def test_bad_inputs_get_an_error_code_and_a_next_step(home: BrowserdHome, 
         )
         assert no_post["details"]["field"] == "postData" and "sent no post data" in no_post["error"]
         assert (await call(client, "browser_route", {}))["routes"] == [], "refused routes left nothing behind"
+        first = await call(client, "browser_route", {"action": "add", "url": "**/nothing", "block": True})
+        assert first["routes"][0]["routeId"] == "route_1", "a refused route uses no id"
         await click(client, "#load", SERVER_ITEMS)
 
 
