@@ -20,7 +20,6 @@ from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.tabtool import ActionParams, SnapshotMode, TabParams, TimeoutMs, tab_tool
-from browserd.protocol import paths
 
 WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
 BLANK = "about:blank"
@@ -237,7 +236,7 @@ async def browser_snapshot(ctx: ToolContext, tab: Tab, params: SnapshotParams, r
         "delta": reading.delta,
     }
     if params.save_to is not None:
-        path = save(reading, paths.data_dir() / "output" / ctx.session.id, params.save_to)
+        path = save(reading, ctx.session.output_dir, params.save_to)
         data["savedTo"] = str(path)
         response.text(
             f"Saved the whole snapshot ({reading.lines} lines, {reading.refs} refs, {len(reading.full)} "

@@ -204,3 +204,16 @@ async def test_remote_session_cannot_evaluate(home: BrowserdHome) -> None:
         )
         assert "remote session cannot evaluate" in error["error"]
         ok(await client.call_tool("browser_get", {"what": "title"}))
+
+
+async def test_remote_session_cannot_write_a_login_profile(home: BrowserdHome) -> None:
+    """D-33/D-16: a login profile is the user's; an untrusted prompt may read its window's state, not publish it."""
+    async with mcp_client(home, args=("--trust", "remote")) as client:
+        ok(await client.call_tool("browser_open", {"url": "about:blank", "snapshot": "none"}))
+        error = failed(
+            await client.call_tool("browser_storage", {"action": "export", "profileId": "master"}),
+            "TRUST_LEVEL_NOT_ALLOWED",
+        )
+        assert "login profile" in error["error"]
+        exported = ok(await client.call_tool("browser_storage", {"action": "export"}))
+        assert exported.structured_content["state"]["cookies"] == []
