@@ -35,6 +35,7 @@ from browserd.daemon.runs.store import RunStore
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response
+from browserd.protocol.messages import TrustLevel
 
 if TYPE_CHECKING:
     from browserd.daemon.services import Services
@@ -78,7 +79,7 @@ class RunContext:
         return self.record.run_id
 
     @property
-    def trust_level(self) -> str:
+    def trust_level(self) -> TrustLevel:
         return self.record.trust_level
 
     @property

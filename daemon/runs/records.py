@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from browserd.protocol.messages import ErrorInfo
+from browserd.protocol.messages import ErrorInfo, TrustLevel
 
 RunStatus = Literal["queued", "running", "succeeded", "failed", "partial_success", "canceled"]
 StepStatus = Literal["pending", "running", "succeeded", "failed", "skipped"]
@@ -29,7 +29,7 @@ class RunRecord(msgspec.Struct, kw_only=True):
     session_id: str
     # The run's session stays open afterwards: the caller's own, or one a keep-session template made.
     session_kept: bool
-    trust_level: str
+    trust_level: TrustLevel
     mode: Literal["sync", "async"]
     timeout_ms: int
     inputs: dict[str, Any]

@@ -49,6 +49,7 @@ from browserd.daemon.scrape.mapping import site_of
 from browserd.daemon.scrape.robots import Robots, read_robots
 from browserd.daemon.scrape.service import ScrapeRequest, load_page
 from browserd.daemon.services import Services
+from browserd.protocol.messages import TrustLevel
 
 log = logging.getLogger(__name__)
 StopReason = Literal["running", "done", "limit", "stopped", "timeout"]
@@ -79,6 +80,8 @@ class CrawlRequest:
     only_main_content: bool = True
     page_timeout_ms: int | None = None
     max_crawl_delay_s: float = 10.0
+    # The URL policy pages and robots.txt load under: a remote run reaches no private address (S1-80).
+    trust_level: TrustLevel = "local"
 
 
 @dataclass
@@ -224,9 +227,12 @@ class Crawler:
         parts = urlsplit(url)
         origin = f"{parts.scheme}://{parts.netloc}"
         if origin not in self._robots:
-            self._robots[origin] = await self._busy_retry(
-                lambda: self.services.executor.run_in_context(_RobotsTask(url))
-            )
+            guards = self.services.guards
+            async with guards.guarding(self.request.trust_level) as guard:
+                options = guard.context_options if guard else {}
+                self._robots[origin] = await self._busy_retry(
+                    lambda: self.services.executor.run_in_context(_RobotsTask(url), **options)
+                )
         return self._robots[origin]
 
     async def run(self) -> CrawlSummary:
@@ -327,7 +333,10 @@ class Crawler:
     async def _load(self, page: CrawlPage) -> list[str]:
         """Load and extract one page into `page`; the page's links to follow."""
         request = ScrapeRequest(
-            url=page.url, only_main_content=self.request.only_main_content, timeout_ms=self.request.page_timeout_ms
+            url=page.url,
+            only_main_content=self.request.only_main_content,
+            timeout_ms=self.request.page_timeout_ms,
+            trust_level=self.request.trust_level,
         )
         loaded = await self._busy_retry(lambda: load_page(self.services, request, None, export_state=False))
         page.final_url, page.status, page.title = loaded.final_url, loaded.status, loaded.title

@@ -162,3 +162,27 @@ async def test_remote_session_cannot_attach_over_cdp(home: BrowserdHome) -> None
             "TRUST_LEVEL_NOT_ALLOWED",
         )
         assert error["details"] == {"trustLevel": "remote", "tool": "browser_connect_cdp"}
+
+
+async def test_runs_of_a_remote_session_load_under_its_policy(home: BrowserdHome, site: str) -> None:
+    """S1-80, D-33: a template's page loads cannot bypass the caller's trust level (batch and crawl)."""
+    async with mcp_client(home, args=(*REMOTE, "--tools", "scrape,runs")) as client:
+        batch = ok(
+            await client.call_tool(
+                "run_task_template",
+                {
+                    "templateId": "batch_extract_pages",
+                    "inputs": {"urls": [f"{site}/index.html"]},
+                    "options": {"mode": "sync"},
+                },
+            )
+        ).structured_content
+        assert batch["status"] == "failed"
+        item = batch["result"]["items"][0]
+        assert item["success"] is False and item["errorCode"] == "URL_NOT_ALLOWED", item
+
+        crawl = ok(await client.call_tool("crawl", {"url": f"{site}/crawl/index.html", "mode": "sync"}))
+        run = crawl.structured_content
+        assert run["status"] == "failed", text_of(crawl)
+        assert all(not page["success"] for page in run["result"]["items"]), run["result"]["items"]
+        assert "Welcome" not in text_of(crawl)

@@ -150,6 +150,7 @@ class BatchExtractPages(Template[BatchInputs]):
             only_main_content=inputs.only_main_content,
             profile_id=inputs.profile_id or "",
             timeout_ms=inputs.page_timeout_ms,
+            trust_level=ctx.trust_level,
         )
         page = await load_page(ctx.services, request, state, export_state=False)
         item.final_url, item.status, item.title = page.final_url, page.status, page.title

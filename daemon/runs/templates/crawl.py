@@ -8,6 +8,7 @@ Async unless the caller asks for sync: a crawl is long by nature.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
@@ -174,6 +175,7 @@ class Crawl(Template[CrawlInputs]):
             publish()
             await ctx.progress(f"{crawler.summary.pages} page(s), {crawler.summary.discovered} found")
 
+        request = dataclasses.replace(request, trust_level=ctx.trust_level)
         crawler = Crawler(ctx.services, request, on_page, should_stop=lambda: ctx.cancel_requested)
         await crawler.run()
         publish()
