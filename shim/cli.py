@@ -101,7 +101,12 @@ def status(as_json: bool) -> None:
         )
         for tab in session["tabs"]:
             click.echo(f"    {tab['tabId']}  {tab['url']}")
-    click.echo(f"runs: {data['runs']['active']} active")
+    active = data["runs"]
+    click.echo(f"runs: {active['active']} active ({active.get('queued', 0)} queued)")
+    for run in active.get("runs", []):
+        click.echo(
+            f"  {run['runId']}  {run['templateId']}  {run['status']}  {run['doneSteps']}/{run['totalSteps']} steps"
+        )
 
 
 @main.command()

@@ -34,6 +34,7 @@ from browserd.daemon.errors import (
 )
 from browserd.daemon.runs.artifacts import ArtifactStore
 from browserd.daemon.runs.context import RunCancelRequested, RunContext
+from browserd.daemon.runs.outcome import outcome
 from browserd.daemon.runs.records import (
     TERMINAL,
     ArtifactRecord,
@@ -315,7 +316,10 @@ class RunManager:
         if error is not None:
             await self._finish(run, "failed", error)
             return
-        status, failure = self._outcome(run)
+        threshold = run.template.partial_success_threshold
+        if threshold is None:
+            threshold = self.config.partial_success_threshold
+        status, failure = outcome(run.ctx, run.template.supports_partial_success, threshold)
         await self._finish(run, status, failure)
 
     @staticmethod
@@ -329,37 +333,6 @@ class RunManager:
             details["failedStep"] = step.name
         where = f"step `{step.name}`" if step is not None else run.record.template_id
         return StepExecutionFailed(f"{where} failed: {exc.message}", **details).info()
-
-    def _outcome(self, run: ActiveRun) -> tuple[RunStatus, ErrorInfo | None]:
-        """succeeded, partial_success or failed, from the steps and items (S1-47, S1-48, D-37)."""
-        ctx, template = run.ctx, run.template
-        failed_steps = [step for step in ctx.steps if step.status == "failed"]
-        failed_items = ctx.items_total - ctx.items_succeeded
-        if not failed_steps and failed_items == 0:
-            return "succeeded", None
-        first = failed_steps[0] if failed_steps else None
-        details: dict[str, Any] = {"runId": run.record.run_id}
-        if first is not None:
-            details["failedStep"] = first.name
-            if first.error is not None:
-                details["stepErrorCode"] = first.error.error_code
-                details["stepError"] = first.error.error
-        if ctx.items_total:
-            succeeded, counted = ctx.items_succeeded, ctx.items_total
-        else:
-            executed = [step for step in ctx.steps if step.status in ("succeeded", "failed")]
-            succeeded, counted = sum(step.status == "succeeded" for step in executed), len(executed)
-        threshold = template.partial_success_threshold
-        if threshold is None:
-            threshold = self.config.partial_success_threshold
-        failure = StepExecutionFailed(
-            f"{counted - succeeded} of {counted} failed"
-            + (f"; first: `{first.name}`: {first.error.error}" if first and first.error else ""),
-            **details,
-        ).info()
-        if template.supports_partial_success and succeeded > 0 and succeeded / counted >= threshold:
-            return "partial_success", failure
-        return "failed", failure
 
     async def _finish(self, run: ActiveRun, status: RunStatus, error: ErrorInfo | None) -> None:
         record = run.record

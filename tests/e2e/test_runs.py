@@ -200,6 +200,11 @@ async def test_login_keep_session_in_the_callers_session_leaves_it_logged_in(hom
         assert [step["status"] for step in run["steps"]] == ["succeeded"] * 5
         text = ok(await runs.client.call_tool("browser_get", {"what": "text", "target": "main"}))
         assert "Welcome back, ann." in text_of(text)
+        members = await runs.call(
+            "run_task_template",
+            {"templateId": "batch_extract_pages", "sessionId": session_id, "inputs": {"urls": [f"{site}/members"]}},
+        )
+        assert "Welcome back, ann." in members["result"]["items"][0]["markdown"], "a batch in the session has its login"
 
         started = await runs.call(
             "run_task_template",

@@ -1,9 +1,10 @@
 """`batch_extract_pages` 1.0.0: many pages through the scrape pipeline, a few at a time (S1-13, D-41).
 
-One step per URL. Up to `concurrency` pages load at once in a sliding window (a new one starts as
-soon as one ends, S1-76); each goes through the scrape service and its TaskExecutor, so the worker
-limit and BUSY apply as for `scrape`. A page whose content is larger than maxArtifactInlineBytes is
-stored as an artifact and its item names it.
+Pages load in fresh contexts with the cookies of `profileId`, else of the run's session when it has
+a window (a sessionId the caller passed). One step per URL. Up to `concurrency` pages load at once
+in a sliding window (a new one starts as soon as one ends, S1-76); each goes through the scrape
+service and its TaskExecutor, so the worker limit and BUSY apply as for `scrape`. A page whose
+content is larger than maxArtifactInlineBytes is stored as an artifact and its item names it.
 """
 
 from __future__ import annotations
@@ -111,9 +112,13 @@ class BatchExtractPages(Template[BatchInputs]):
         return [f"extract {url}" for url in inputs.urls]
 
     async def run(self, ctx: RunContext, inputs: BatchInputs) -> None:
-        state = None
+        state: Any = None
+        window = ctx.session.windows.get(ctx.session.active_window_id or "")
         if inputs.profile_id is not None:
             state = (await ctx.services.profiles.load(inputs.profile_id)).storage_state()
+        elif window is not None:
+            # A session given by sessionId (one login_keep_session logged in, say): its cookies go along.
+            state = await window.context.storage_state()
         queue = iter(range(len(inputs.urls)))
 
         async def worker() -> None:
