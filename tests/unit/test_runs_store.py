@@ -45,6 +45,7 @@ class ScriptInputs(Inputs, kw_only=True):
     slow_s: float = 0.3
     items: bool = False
     payload_bytes: int = 0
+    artifact: bool = False
 
 
 class ScriptResult(msgspec.Struct):
@@ -63,6 +64,8 @@ class Scripted(Template[ScriptInputs]):
         return [f"step {n}" for n in range(len(inputs.outcomes))]
 
     async def run(self, ctx: RunContext, inputs: ScriptInputs) -> None:
+        if inputs.artifact:
+            ctx.set_output(artifactId=(await ctx.add_artifact(b"hello", "text/plain", "greeting")).artifact_id)
         for index, outcome in enumerate(inputs.outcomes):
             try:
                 async with ctx.step(index):
@@ -202,7 +205,7 @@ async def test_an_error_escaping_the_template_fails_the_run_and_skips_the_rest(h
 async def test_cancel_lets_the_running_step_finish_and_skips_the_pending_ones(harness: Harness) -> None:
     """S1-30, S1-31, S1-46."""
     run = await harness.start("scripted", ["slow"] * 4)
-    while run.record.done_steps < 1:
+    while run.ctx.steps[1].status != "running":
         await anyio.sleep(0.01)
     assert await harness.manager.cancel(run.record.run_id) == (True, "running")
     await run.done.wait()
@@ -283,19 +286,19 @@ async def test_a_result_over_the_inline_limit_becomes_an_artifact(tmp_path: Path
 async def test_expired_runs_are_deleted_and_their_artifacts_leave_a_tombstone(tmp_path: Path) -> None:
     """S1-38, S1-39, D-40: ARTIFACT_EXPIRED while the tombstone lasts, then ARTIFACT_NOT_FOUND."""
     async with running(tmp_path, ttl_s=0, tombstone_s=3_600) as harness:
-        run = await harness.start("scripted", ["ok"])
-        saved = await run.ctx.add_artifact(b"hello", "text/plain", "greeting")
-        await run.done.wait()
+        record = await harness.run("scripted", ["ok"], inputs={"artifact": True})
+        assert record.result is not None
+        artifact_id = record.result["artifactId"]
         await harness.manager.cleanup()
         with pytest.raises(ArtifactExpired):
-            await harness.manager.artifacts.read(saved.artifact_id)
-        assert not harness.manager.store.artifact_path(saved.artifact_id).exists()
+            await harness.manager.artifacts.read(artifact_id)
+        assert not harness.manager.store.artifact_path(artifact_id).exists()
         with pytest.raises(RunNotFound):
-            await harness.manager.get(run.record.run_id)
+            await harness.manager.get(record.run_id)
         harness.manager.config.tombstone_s = 0
         await harness.manager.cleanup()
         with pytest.raises(ArtifactNotFound):
-            await harness.manager.artifacts.read(saved.artifact_id)
+            await harness.manager.artifacts.read(artifact_id)
 
 
 async def test_runs_left_running_by_a_dead_daemon_are_marked_failed_at_start(tmp_path: Path) -> None:
