@@ -39,6 +39,10 @@ class DaemonGone(Exception):
     """The connection to the daemon closed while a request waited for its answer."""
 
 
+class NotDelivered(DaemonGone):
+    """The message could not be written: the daemon never saw it, so sending it again is safe."""
+
+
 class RegisterRefused(Exception):
     def __init__(self, error: Error) -> None:
         super().__init__(error.error.error)
@@ -157,12 +161,16 @@ class DaemonClient:
 
     async def _send(self, message: Message) -> None:
         if self._writer is None or self._writer.is_closing():
-            raise DaemonGone("not connected to the daemon")
+            raise NotDelivered("not connected to the daemon")
         try:
             self._writer.write(encode_frame(message))
+            # A write to a dead daemon fails inside write() and closes the transport at once, while the
+            # read loop may not have seen the end of the stream yet: then nothing was sent.
+            if self._writer.is_closing():
+                raise NotDelivered("the daemon's end of the connection is closed")
             await self._writer.drain()
         except (ConnectionError, OSError) as exc:
-            raise DaemonGone(str(exc)) from exc
+            raise NotDelivered(str(exc)) from exc
 
     async def _read_loop(self, reader: asyncio.StreamReader) -> None:
         try:

@@ -30,7 +30,7 @@ from browserd.protocol.messages import (
     ToolSpec,
     TrustLevel,
 )
-from browserd.shim.daemon_client import DaemonClient, DaemonGone, RegisterRefused
+from browserd.shim.daemon_client import DaemonClient, DaemonGone, NotDelivered, RegisterRefused
 from browserd.shim.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -294,7 +294,9 @@ class McpShim:
         result = call_result(payload)
         return self._stamp(result | {"resultType": "complete"}) if modern else result
 
-    async def _forward(self, request_id: RequestId, name: str, arguments: dict[str, Any], token: Any) -> Payload:
+    async def _forward(
+        self, request_id: RequestId, name: str, arguments: dict[str, Any], token: Any, retried: bool = False
+    ) -> Payload:
         try:
             client = await self._client()
         except (DaemonUnavailable, DaemonGone, RegisterRefused, OSError) as exc:
@@ -316,19 +318,28 @@ class McpShim:
 
         try:
             payload = await client.request(name, arguments, progress if token is not None else None, daemon_id)
+        except NotDelivered:
+            if retried:
+                return self._reset()
+            # The daemon died before the call was written, so it never saw it: its successor takes it.
+            client.closed.set()
+            return await self._forward(request_id, name, arguments, token, retried=True)
         except DaemonGone:
-            self._client_task()  # respawn now, so the next call finds a fresh daemon
-            self._known_session = None  # this answer tells the client; the next session is news to nobody
-            return shim_error(
-                "SESSION_RESET",
-                "the browserd daemon stopped during this call; a new daemon is starting and this client's "
-                "browser session was reset (its tabs and refs are gone)",
-                "Call browser_open again to reload the page, then browser_snapshot for fresh refs.",
-            )
+            return self._reset()
         if self._known_session not in (None, client.session_id):
             payload.content.insert(0, TextContent(RESET_NOTICE))
         self._known_session = client.session_id
         return payload
+
+    def _reset(self) -> Payload:
+        self._client_task()  # respawn now, so the next call finds a fresh daemon
+        self._known_session = None  # this answer tells the client; the next session is news to nobody
+        return shim_error(
+            "SESSION_RESET",
+            "the browserd daemon stopped during this call; a new daemon is starting and this client's "
+            "browser session was reset (its tabs and refs are gone)",
+            "Call browser_open again to reload the page, then browser_snapshot for fresh refs.",
+        )
 
     async def _cancel(self, request_id: Any) -> None:
         if request_id in self._listeners:

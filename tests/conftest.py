@@ -252,9 +252,11 @@ def pid_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    # A zombie child of ours still answers kill(0); its state in /proc says it is gone.
+    # A zombie still answers kill(0), and a killed process's leader turns zombie while its other threads are
+    # still exiting with its sockets open: it is gone once no thread of it is anything but a zombie.
     try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+        return any((task / "stat").read_text().split(") ", 1)[1][0] != "Z" for task in tasks)
     except (OSError, IndexError):
         return False
 
