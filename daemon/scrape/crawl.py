@@ -242,8 +242,11 @@ class Crawler:
         if not self.request.ignore_robots:
             robots = await self.robots_for(start)
             if not robots.allows(start):
+                why = f" (it answered HTTP {robots.server_error}: everything is off limits until it answers)"
                 raise RobotsDisallowed(
-                    f"robots.txt of {urlsplit(start).netloc} disallows {urlsplit(start).path or '/'}", url=start
+                    f"robots.txt of {urlsplit(start).netloc} disallows {urlsplit(start).path or '/'}"
+                    + (why if robots.server_error else ""),
+                    url=start,
                 )
             if robots.crawl_delay_s:
                 self.summary.crawl_delay_s = robots.crawl_delay_s

@@ -3,7 +3,9 @@
 Used by `map` (sitemaps) and `crawl` (which paths it may load). The group of the most specific
 user-agent line that matches our product token applies, else the `*` group; within it the longest
 matching Allow/Disallow pattern wins and Allow wins a tie; `*` matches any run of characters and a
-trailing `$` anchors the end. A robots.txt that is missing or unreadable allows everything.
+trailing `$` anchors the end. A robots.txt that is missing (4xx) or that the network cannot reach allows
+everything (a page load then says what is wrong); one the server fails to give (5xx) disallows everything,
+as RFC 9309 §2.3.1.4 says, since its rules are unknown.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ class Robots:
     rules: list[Rule] = field(default_factory=list)
     crawl_delay_s: float | None = None
     sitemaps: list[str] = field(default_factory=list)
+    # The server's error status when robots.txt could not be read and everything is disallowed for now.
+    server_error: int | None = None
 
     def allows(self, url: str) -> bool:
         parts = urlsplit(url)
@@ -122,5 +126,16 @@ def robots_url(url: str) -> str:
 async def read_robots(request: APIRequestContext, url: str) -> Robots:
     """The robots.txt rules of `url`'s origin (everything allowed when there is none)."""
     parts = urlsplit(url)
-    text = await fetch_text(request, robots_url(url), MAX_ROBOTS_BYTES)
-    return parse_robots(text or "", f"{parts.scheme}://{parts.netloc}")
+    origin = f"{parts.scheme}://{parts.netloc}"
+    try:
+        reply = await request.get(robots_url(url), timeout=FETCH_TIMEOUT_MS, max_redirects=5)
+    except PlaywrightError:
+        return Robots()
+    if reply.status >= 500:
+        robots = parse_robots("User-agent: *\nDisallow: /\n", origin)
+        robots.server_error = reply.status
+        return robots
+    if not reply.ok:
+        return Robots()
+    body = await reply.body()
+    return parse_robots(body[:MAX_ROBOTS_BYTES].decode("utf-8", errors="replace"), origin)

@@ -128,6 +128,30 @@ async def test_robots_txt_can_be_ignored_and_a_disallowed_start_is_refused(servi
     assert caught.value.code == "URL_NOT_ALLOWED" and caught.value.details["rule"] == "robots-txt"
 
 
+class _RobotsFailing(SiteHandler):
+    def do_GET(self) -> None:
+        if self.path == "/robots.txt":
+            self._send(503, b"busy", "text/plain")
+            return
+        super().do_GET()
+
+
+async def test_a_robots_txt_the_server_fails_to_give_disallows_everything(services: Services) -> None:
+    """RFC 9309 §2.3.1.4: a 5xx robots.txt leaves the rules unknown, so nothing is crawled, and the error says why."""
+    server = _Server(("127.0.0.1", 0), _RobotsFailing)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        with pytest.raises(RobotsDisallowed) as caught:
+            await crawl(services, base)
+        assert "HTTP 503" in caught.value.message
+        pages, _ = await crawl(services, base, ignore_robots=True, max_depth=0)
+        assert [page.ok for page in pages] == [True]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 async def test_external_hosts_only_when_allowed(services: Services, site: str) -> None:
     """localhost is another host than 127.0.0.1: followed only with allowExternal (it fails to load: port 80)."""
     pages, _ = await crawl(services, site, allow_external=True, max_depth=1)
