@@ -265,7 +265,7 @@ async def test_a_run_past_its_timeout_fails_with_run_timeout_and_keeps_what_fini
     urls = [f"{site}/help.html", f"{site}/slow?ms=60000"]
     async with runs_client(home) as runs:
         started = await runs.start(
-            "batch_extract_pages", {"urls": urls, "concurrency": 2}, mode="async", timeoutMs=20000
+            "batch_extract_pages", {"urls": urls, "concurrency": 2}, mode="async", timeoutMs=10000
         )
         run = await runs.finished(started["runId"])
         assert run["status"] == "failed" and run["error"]["errorCode"] == "RUN_TIMEOUT"
