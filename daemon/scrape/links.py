@@ -7,7 +7,18 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 import lxml.html  # type: ignore[import-untyped]
 
+from browserd.daemon.errors import InvalidParameter
+
 from .document import base_url, parse, text_of
+
+
+def check_http_url(url: str, field: str = "url") -> None:
+    """INVALID_PARAMETER naming `field` unless `url` is an absolute http(s) URL."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise InvalidParameter(
+            f"`{url}` is not an http(s) URL", hint="Pass an absolute URL such as https://example.com/.", field=field
+        )
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from browserd.daemon.profiles.publisher import StateSource
 from browserd.daemon.runs.records import RunMode
 from browserd.daemon.runs.templates.crawl import CrawlInputs, crawl_request
 from browserd.daemon.runtime.images import image_size
+from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.mapping import MapRequest, MapTask, SitemapMode
 from browserd.daemon.scrape.service import ScrapeRequest, load_page, render
 from browserd.daemon.scrape.task import Format
@@ -61,13 +62,6 @@ class CrawlParams(CrawlInputs, kw_only=True):
         "async"
     )
     timeout_ms: Annotated[int, msgspec.Meta(ge=1, description="Deadline of the whole crawl, in ms.")] | None = None
-
-
-def check_http_url(url: str) -> None:
-    if urlsplit(url).scheme.lower() not in ("http", "https") or not urlsplit(url).hostname:
-        raise InvalidParameter(
-            f"`{url}` is not an http(s) URL", hint="Pass an absolute URL such as https://example.com/.", field="url"
-        )
 
 
 @tool(

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import re
 from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
 
 import anyio
 import lxml.html  # type: ignore[import-untyped]
 import msgspec
 
-from browserd.daemon.errors import BrowserdError, ExecutionError, InvalidParameter
+from browserd.daemon.errors import BrowserdError, ExecutionError
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.templates.base import Inputs, Template
 from browserd.daemon.scrape.extract import extract_links
+from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.service import ScrapeRequest, load_page, render
 from browserd.protocol.config import RunsConfig
 
@@ -95,13 +95,7 @@ class BatchExtractPages(Template[BatchInputs]):
 
     def check(self, inputs: BatchInputs, config: RunsConfig) -> None:
         for index, url in enumerate(inputs.urls):
-            parts = urlsplit(url)
-            if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-                raise InvalidParameter(
-                    f"`{url}` is not an http(s) URL",
-                    hint="Pass absolute URLs such as https://example.com/.",
-                    field=f"inputs.urls[{index}]",
-                )
+            check_http_url(url, f"inputs.urls[{index}]")
 
     def default_mode(self, inputs: BatchInputs, config: RunsConfig, timeout_ms: int | None) -> Literal["sync", "async"]:
         # A few pages finish well within a client's request timeout, unless the caller expects a long run.

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
 
 import msgspec
 
@@ -19,6 +18,7 @@ from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.templates.base import Inputs, Template
 from browserd.daemon.runs.templates.batch_extract import Summary
 from browserd.daemon.scrape.crawl import Crawler, CrawlPage, CrawlRequest, StopReason, compile_patterns
+from browserd.daemon.scrape.links import check_http_url
 from browserd.protocol.config import CrawlConfig, RunsConfig
 
 # Bounds of the schema; the configured ones ([crawl] max_limit, max_concurrency) are checked at start.
@@ -89,13 +89,7 @@ class CrawlResult(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=Tr
 
 def crawl_request(inputs: CrawlInputs, config: CrawlConfig) -> CrawlRequest:
     """The engine's request: defaults from [crawl], and INVALID_PARAMETER beyond its maxima or for a bad URL."""
-    parts = urlsplit(inputs.url)
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise InvalidParameter(
-            f"`{inputs.url}` is not an http(s) URL",
-            hint="Pass an absolute URL such as https://example.com/.",
-            field="url",
-        )
+    check_http_url(inputs.url)
     limit = inputs.limit or config.default_limit
     if limit > config.max_limit:
         raise InvalidParameter(

@@ -12,18 +12,18 @@ the pages that loaded. A page that fails is an item with its error; the others a
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
 
 import anyio
 import lxml.html  # type: ignore[import-untyped]
 import msgspec
 from playwright.async_api import Error as PlaywrightError
 
-from browserd.daemon.errors import BrowserdError, ExecutionError, InvalidParameter
+from browserd.daemon.errors import BrowserdError, ExecutionError
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.templates.base import Inputs, Template
 from browserd.daemon.runs.templates.batch_extract import Summary, plain_text
 from browserd.daemon.scrape.extract import extract, extract_links
+from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.smartwait import smart_wait
 from browserd.daemon.sessions.page_errors import navigation_errors
 from browserd.daemon.sessions.snapshot import capture
@@ -162,13 +162,7 @@ class MultiTabCompare(Template[CompareInputs]):
 
     def check(self, inputs: CompareInputs, config: RunsConfig) -> None:
         for index, url in enumerate(inputs.urls):
-            parts = urlsplit(url)
-            if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-                raise InvalidParameter(
-                    f"`{url}` is not an http(s) URL",
-                    hint="Pass absolute URLs such as https://example.com/.",
-                    field=f"inputs.urls[{index}]",
-                )
+            check_http_url(url, f"inputs.urls[{index}]")
 
     def default_mode(
         self, inputs: CompareInputs, config: RunsConfig, timeout_ms: int | None
