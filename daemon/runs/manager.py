@@ -199,7 +199,7 @@ class RunManager:
                 trustLevel=caller.trust_level,
             )
         inputs = template.parse(request.inputs)
-        template.check(inputs, self.config)
+        template.check(inputs, self.services.config)
         session, kept = self._session_for(request.session_id, caller, template)
         timeout_ms = min(request.timeout_ms or template.max_timeout_ms, template.max_timeout_ms)
         timeout_ms = min(timeout_ms, self.config.max_run_timeout_ms)

@@ -150,6 +150,10 @@ async def test_crawl_bad_inputs_are_refused_with_the_parameter_named(daemon_home
         start = f"{site}/crawl/index.html"
         error = failed(await client.call_tool("crawl", {"url": start, "limit": 50_000}), "INVALID_PARAMETER")
         assert error["details"]["field"] == "limit"
+        # The configured [crawl] maxima hold for the template too, before any run is made.
+        arguments = {"templateId": "crawl", "inputs": {"url": start, "limit": 50_000}}
+        error = failed(await client.call_tool("run_task_template", arguments), "INVALID_PARAMETER")
+        assert error["details"]["field"] == "limit"
         error = failed(await client.call_tool("crawl", {"url": start, "includePaths": ["("]}), "INVALID_PARAMETER")
         assert error["details"]["field"] == "includePaths"
         error = failed(await client.call_tool("crawl", {"url": "ftp://127.0.0.1/"}), "INVALID_PARAMETER")

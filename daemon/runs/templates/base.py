@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 import msgspec
 
 from browserd.daemon.errors import InvalidParameter
-from browserd.protocol.config import RunsConfig
+from browserd.protocol.config import Config, RunsConfig
 from browserd.protocol.messages import TrustLevel
 
 if TYPE_CHECKING:
@@ -69,8 +69,8 @@ class Template(ABC, Generic[InputsT]):
                 field=f"inputs.{where}" if where else "inputs",
             ) from exc
 
-    def check(self, inputs: InputsT, config: RunsConfig) -> None:
-        """Checks the schema cannot express; raise InvalidParameter naming the input."""
+    def check(self, inputs: InputsT, config: Config) -> None:
+        """Checks the schema and the configured limits cannot express; raise InvalidParameter naming the input."""
 
     def default_mode(self, inputs: InputsT, config: RunsConfig, timeout_ms: int | None) -> Literal["sync", "async"]:
         """What mode=auto means for these inputs and the caller's options.timeoutMs (None: not given), D-38."""

@@ -22,7 +22,7 @@ from browserd.daemon.runs.templates.base import Inputs, Template
 from browserd.daemon.scrape.extract import extract_links
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.service import ScrapeRequest, load_page, render
-from browserd.protocol.config import RunsConfig
+from browserd.protocol.config import Config, RunsConfig
 
 MAX_URLS = 1000
 MAX_CONCURRENCY = 5
@@ -93,7 +93,7 @@ class BatchExtractPages(Template[BatchInputs]):
     limits = {"maxUrls": MAX_URLS, "maxConcurrency": MAX_CONCURRENCY}  # noqa: RUF012
     supports_partial_success = True
 
-    def check(self, inputs: BatchInputs, config: RunsConfig) -> None:
+    def check(self, inputs: BatchInputs, config: Config) -> None:
         for index, url in enumerate(inputs.urls):
             check_http_url(url, f"inputs.urls[{index}]")
 

@@ -19,9 +19,9 @@ from browserd.daemon.runs.templates.base import Inputs, Template
 from browserd.daemon.runs.templates.batch_extract import Summary
 from browserd.daemon.scrape.crawl import Crawler, CrawlPage, CrawlRequest, StopReason, compile_patterns
 from browserd.daemon.scrape.links import check_http_url
-from browserd.protocol.config import CrawlConfig, RunsConfig
+from browserd.protocol.config import Config, CrawlConfig, RunsConfig
 
-# Bounds of the schema; the configured ones ([crawl] max_limit, max_concurrency) are checked at start.
+# Bounds of the schema; the configured ones ([crawl] max_limit, max_concurrency) are checked when a run is asked for.
 SCHEMA_MAX_LIMIT = 100_000
 SCHEMA_MAX_CONCURRENCY = 20
 
@@ -136,9 +136,8 @@ class Crawl(Template[CrawlInputs]):
     limits = {"maxLimit": CrawlConfig().max_limit, "maxConcurrency": CrawlConfig().max_concurrency}  # noqa: RUF012
     supports_partial_success = True
 
-    def check(self, inputs: CrawlInputs, config: RunsConfig) -> None:
-        # The configured maxima are checked in run(), which sees [crawl]; these need no configuration.
-        crawl_request(inputs, CrawlConfig(max_limit=SCHEMA_MAX_LIMIT, max_concurrency=SCHEMA_MAX_CONCURRENCY))
+    def check(self, inputs: CrawlInputs, config: Config) -> None:
+        crawl_request(inputs, config.crawl)
 
     def default_mode(self, inputs: CrawlInputs, config: RunsConfig, timeout_ms: int | None) -> Literal["sync", "async"]:
         return "async"

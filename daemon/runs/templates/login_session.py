@@ -22,7 +22,7 @@ from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.templates.base import Inputs, Template
 from browserd.daemon.tools import actions, pages, reading
 from browserd.daemon.tools.registry import Tool
-from browserd.protocol.config import RunsConfig
+from browserd.protocol.config import Config, RunsConfig
 
 Action = Literal["open", "fill", "type", "click", "press", "wait"]
 TOOLS: dict[str, Tool[Any]] = {
@@ -103,7 +103,7 @@ class LoginKeepSession(Template[LoginInputs]):
     max_timeout_ms = 300_000
     keep_session = True
 
-    def check(self, inputs: LoginInputs, config: RunsConfig) -> None:
+    def check(self, inputs: LoginInputs, config: Config) -> None:
         for index, step in enumerate(inputs.steps):
             where = f"inputs.steps[{index}]"
             try:

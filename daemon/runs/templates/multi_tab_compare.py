@@ -28,7 +28,7 @@ from browserd.daemon.scrape.smartwait import smart_wait
 from browserd.daemon.sessions.page_errors import navigation_errors
 from browserd.daemon.sessions.snapshot import capture
 from browserd.daemon.sessions.tab import Tab
-from browserd.protocol.config import RunsConfig
+from browserd.protocol.config import Config, RunsConfig
 
 MAX_URLS = 20  # D-41
 HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
@@ -160,7 +160,7 @@ class MultiTabCompare(Template[CompareInputs]):
     limits = {"maxUrls": MAX_URLS}  # noqa: RUF012
     supports_partial_success = True
 
-    def check(self, inputs: CompareInputs, config: RunsConfig) -> None:
+    def check(self, inputs: CompareInputs, config: Config) -> None:
         for index, url in enumerate(inputs.urls):
             check_http_url(url, f"inputs.urls[{index}]")
 
