@@ -96,3 +96,15 @@ async def test_console_keeps_messages_and_uncaught_errors_filtered_by_level_and_
 async def test_console_before_any_page_says_to_open_one(home: BrowserdHome) -> None:
     async with mcp_client(home) as client:
         failed(await client.call_tool("browser_console", {}), "SESSION_NOT_FOUND")
+
+
+async def test_a_beforeunload_dialog_never_keeps_the_agent_on_the_page(home: BrowserdHome, site: str) -> None:
+    """Issue 4 item 1: leaving a page that asks first works under either policy, and the dialog is recorded."""
+    async with mcp_client(home) as client:
+        ok(await client.call_tool("browser_dialogs", {"policy": "dismiss"}))
+        ok(await client.call_tool("browser_open", {"url": f"{site}/unsaved.html", "snapshot": "none"}))
+        ok(await client.call_tool("browser_click", {"target": "#edit", "snapshot": "none"}))
+        left = ok(await client.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
+        assert left.structured_content["url"].endswith("/help.html"), text_of(left)
+        history = ok(await client.call_tool("browser_dialogs", {})).structured_content["history"]
+        assert [(d["type"], d["action"]) for d in history] == [("beforeunload", "accepted")]
