@@ -20,7 +20,11 @@ def descendants(pid: int) -> list[int]:
     pending = [pid]
     while pending:
         current = pending.pop()
-        for task in Path(f"/proc/{current}/task").glob("*/children"):
+        try:
+            tasks = list(Path(f"/proc/{current}/task").glob("*/children"))
+        except OSError:  # the process ended while we looked: it has no children left to count
+            continue
+        for task in tasks:
             try:
                 children = [int(child) for child in task.read_text().split()]
             except (OSError, ValueError):
