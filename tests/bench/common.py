@@ -144,6 +144,18 @@ class RawShim:
 # -- helpers -------------------------------------------------------------------------------------------
 
 
+def ready_shim(home: BrowserdHome, args: list[str]) -> RawShim:
+    """A shim past the MCP handshake, closed again if the handshake fails."""
+    shim = RawShim(home, args)
+    try:
+        shim.initialize()
+        shim.notify("notifications/initialized")
+    except BaseException:
+        shim.close()
+        raise
+    return shim
+
+
 def text_of(result: dict[str, Any]) -> str:
     """The text blocks of a tools/call result, joined."""
     return "\n".join(block.get("text", "") for block in result.get("content", []) if block.get("type") == "text")

@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from tests.bench.common import BenchError, Budget, RawShim, fmt_ms, summary  # noqa: E402
+from tests.bench.common import BenchError, Budget, RawShim, fmt_ms, ready_shim, summary  # noqa: E402
 from tests.conftest import SiteHandler, _Server, make_home  # noqa: E402
 
 
@@ -43,13 +43,6 @@ class BenchSite(SiteHandler):
             self._send(200, f"<!doctype html><title>Images</title><h1>{count} images</h1>{images}".encode())
             return
         super().do_GET()
-
-
-def client(home: Any, args: list[str]) -> RawShim:
-    shim = RawShim(home, args)
-    shim.initialize()
-    shim.notify("notifications/initialized")
-    return shim
 
 
 def timed(shim: RawShim, tool: str, arguments: dict[str, Any]) -> float:
@@ -87,7 +80,7 @@ def main() -> int:
     problems: list[str] = []
     print(f"URL guard benchmark: home {home.root}, site {site}", file=sys.stderr)
     try:
-        with client(home, []) as local, client(home, ["--trust", "remote"]) as remote:
+        with ready_shim(home, []) as local, ready_shim(home, ["--trust", "remote"]) as remote:
             shims = {"local": local, "remote": remote}
             for name, shim in shims.items():  # warm-up: first tab, first window, first guard
                 shim.call_tool("browser_open", {"url": f"{site}/help.html?warm={name}", "snapshot": "none"})

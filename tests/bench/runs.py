@@ -39,7 +39,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from browserd.daemon.runtime.procinfo import rss_kib, tree_pss_kib  # noqa: E402
-from tests.bench.common import BenchError, RawShim, mib, serve_site, status_json, stop_site  # noqa: E402
+from tests.bench.common import BenchError, RawShim, mib, ready_shim, serve_site, status_json, stop_site  # noqa: E402
 from tests.conftest import BrowserdHome, make_home, wait_for  # noqa: E402
 
 TERMINAL = ("succeeded", "failed", "partial_success", "canceled")
@@ -76,14 +76,7 @@ class MemoryPeak:
 
 
 def client(home: BrowserdHome) -> RawShim:
-    shim = RawShim(home, ["--tools", "scrape,runs"])
-    try:
-        shim.initialize()
-        shim.notify("notifications/initialized")
-    except BaseException:
-        shim.close()
-        raise
-    return shim
+    return ready_shim(home, ["--tools", "scrape,runs"])
 
 
 def follow(shim: RawShim, run_id: str, timeout_s: float) -> dict[str, Any]:

@@ -51,6 +51,7 @@ from tests.bench.common import (  # noqa: E402
     Budget,
     RawShim,
     fmt_ms,
+    ready_shim,
     sample,
     status_json,
     summary,
@@ -102,14 +103,7 @@ def serve_site_quietly() -> tuple[_Server, str]:
 
 
 def client(home: BrowserdHome) -> RawShim:
-    shim = RawShim(home, ["--tools", "scrape"])
-    try:
-        shim.initialize()
-        shim.notify("notifications/initialized")
-    except BaseException:
-        shim.close()
-        raise
-    return shim
+    return ready_shim(home, ["--tools", "scrape"])
 
 
 def scrape(shim: RawShim, url: str, **arguments: Any) -> tuple[float, dict[str, Any]]:
