@@ -185,6 +185,9 @@ class SecurityConfig(msgspec.Struct, forbid_unknown_fields=True):
     dns_cache_s: NonNegative = 10.0
     # browser_connect_cdp attaches only to a browser on this machine unless this is set.
     cdp_allow_remote_hosts: bool = False
+    # Folders remote sessions may upload files from (after resolving symlinks); local sessions upload
+    # any file the daemon can read.
+    allowed_file_roots: list[str] = msgspec.field(default_factory=lambda: [str(paths.upload_root())])
 
 
 class Config(msgspec.Struct, forbid_unknown_fields=True):

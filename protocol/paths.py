@@ -33,6 +33,11 @@ def spawn_lock_path() -> Path:
     return socket_dir() / "spawn.lock"
 
 
+def upload_root() -> Path:
+    """Where remote sessions may upload files from unless `[security] allowed_file_roots` says otherwise (D-33)."""
+    return Path(f"/tmp/browserd-{os.getuid()}") / "files"
+
+
 def config_file() -> Path:
     explicit = os.environ.get("BROWSERD_CONFIG")
     if explicit:

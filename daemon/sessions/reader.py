@@ -70,7 +70,7 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
         raise ExecutionError(exc.message, hint=TOO_BIG_HINT, **exc.details) from exc
     nodes = aria.parse(captured.text)
     tab.refs = _refs(nodes, captured.selectors)
-    tab.refs_document = tab.document
+    tab.refs_document, tab.refs_navigations = tab.document, tab.navigations
     if root_ref is not None:
         nodes = [node for node in aria.walk(nodes) if node.ref == root_ref][:1]
         if not nodes:

@@ -47,6 +47,10 @@ class Tab:
     refs: dict[str, RefInfo] = field(default_factory=dict)
     document: int = 0
     refs_document: int = -1
+    # Main-frame navigations, counted at commit (before domcontentloaded moves `document`): a ref
+    # that fails to resolve after one is stale, not missing, however the race with the load went.
+    navigations: int = 0
+    refs_navigations: int = -1
     last_snapshot: str | None = None
     last_snapshot_document: int = -1
     # Actions answered without a snapshot since the last one: their changes show in the next delta.
@@ -81,6 +85,7 @@ class Tab:
 
     def _navigated(self, frame: Frame) -> None:
         if frame == self.page.main_frame:
+            self.navigations += 1
             self.events.append(f"navigated to {frame.url}")
 
     def _console(self, message: ConsoleMessage) -> None:

@@ -41,12 +41,7 @@ async def locate(tab: Tab, target: str) -> Target:
         return Target(tab.page.locator(target), f"selector {json.dumps(target)}", f"page.locator({target!r})")
     ref = match.group(1)
     if not tab.refs_current:
-        raise RefNotFound(
-            f"ref {ref} is stale: {tab.id} has loaded a new page since the snapshot that issued it",
-            hint="Call browser_snapshot for the refs of the current page.",
-            ref=ref,
-            tabId=tab.id,
-        )
+        raise _stale(tab, ref)
     info = tab.refs.get(ref)
     if info is None:
         raise RefNotFound(f"ref {ref} is not in the latest snapshot of {tab.id}", ref=ref, tabId=tab.id)
@@ -56,8 +51,16 @@ async def locate(tab: Tab, target: str) -> Target:
     try:
         count = await locator.count()
     except PlaywrightError as exc:
-        # The frame the ref lived in is gone (an iframe removed, the page replaced): the ref is stale.
-        raise RefNotFound(f"{described} belongs to a frame that is no longer on the page", ref=ref) from exc
+        if tab.navigations != tab.refs_navigations:
+            raise _stale(tab, ref) from exc
+        # The iframe the ref lived in was removed from a page that is otherwise still there.
+        raise RefNotFound(
+            f"{described} is stale: the frame it lived in is no longer on the page",
+            ref=ref,
+            tabId=tab.id,
+        ) from exc
+    if count == 0 and tab.navigations != tab.refs_navigations:
+        raise _stale(tab, ref)
     if count == 0:
         raise ElementNotFound(
             f"{described} is no longer on the page",
@@ -65,6 +68,14 @@ async def locate(tab: Tab, target: str) -> Target:
             ref=ref,
         )
     return Target(locator, described, _code_for(info, selector), exists=True)
+
+
+def _stale(tab: Tab, ref: str) -> RefNotFound:
+    return RefNotFound(
+        f"ref {ref} is stale: {tab.id} has loaded a new page since the snapshot that issued it",
+        ref=ref,
+        tabId=tab.id,
+    )
 
 
 def _code_for(info: RefInfo, selector: str) -> str:

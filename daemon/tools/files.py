@@ -61,12 +61,13 @@ def _sizes(files: list[Any]) -> str:
 @tab_tool(
     "browser_upload",
     "pages",
-    "Put local files in a file input, or in the file chooser a button opens (local sessions only).",
+    "Put local files in a file input, or in the file chooser a button opens (remote sessions: only files "
+    "inside [security] allowed_file_roots).",
     UploadParams,
 )
 async def browser_upload(ctx: ToolContext, tab: Tab, params: UploadParams, response: Response) -> None:
-    ctx.session.require_local("upload files")
-    files = upload_files(params.paths)
+    remote = ctx.session.trust_level != "local"
+    files = upload_files(params.paths, ctx.services.config.security.allowed_file_roots if remote else None)
     target = await locate(tab, params.target)
     with action_errors("upload", target.described):
         kind = await target.locator.evaluate(_IS_FILE_INPUT_JS, timeout=params.timeout)

@@ -97,16 +97,34 @@ async def test_upload_refuses_bad_paths_and_keeps_serving(
         ok(await client.call_tool("browser_upload", {"target": "#single", "paths": [str(files["a"])]}))
 
 
-async def test_remote_session_cannot_upload(home: BrowserdHome, files: dict[str, Path]) -> None:
-    """D-33: a remote session uploads no local file."""
+async def test_remote_session_uploads_only_from_the_allowed_roots(
+    home: BrowserdHome, files: dict[str, Path], tmp_path: Path
+) -> None:
+    """D-33, S2-105: a remote session uploads files inside `[security] allowed_file_roots` only; a path
+    outside them, with `..`, or through a symlink that leads out is refused before the file is looked
+    at (a missing file outside answers the same as an existing one)."""
+    root = tmp_path / "shared"
+    root.mkdir()
+    (root / "inside.txt").write_bytes(b"i" * 7)
+    (root / "escape.txt").symlink_to(files["a"])
+    home.env["BROWSERD_SECURITY_ALLOWED_FILE_ROOTS"] = str(root)
     async with mcp_client(home, args=("--trust", "remote")) as client:
-        # about:blank: a remote session may not reach the loopback test site at all (DESIGN.md §5).
-        ok(await client.call_tool("browser_open", {"url": "about:blank", "snapshot": "none"}))
-        error = failed(
-            await client.call_tool("browser_upload", {"target": "input", "paths": [str(files["a"])]}),
-            "TRUST_LEVEL_NOT_ALLOWED",
-        )
-        assert error["details"]["trustLevel"] == "remote"
+        # A data: page: a remote session may not reach the loopback test site at all (DESIGN.md §5).
+        page = "data:text/html,<input type=file id=pick multiple>"
+        ok(await client.call_tool("browser_open", {"url": page, "snapshot": "none"}))
+        for path, rule in (
+            (files["a"], "outside-allowed-roots"),
+            (tmp_path / "no-such-file.txt", "outside-allowed-roots"),
+            (root / "escape.txt", "outside-allowed-roots"),
+            (root / ".." / files["a"].name, "dot-dot"),
+        ):
+            error = failed(
+                await client.call_tool("browser_upload", {"target": "#pick", "paths": [str(path)]}),
+                "TRUST_LEVEL_NOT_ALLOWED",
+            )
+            assert error["details"]["rule"] == rule and str(root) in error["recoverHint"], error
+        done = ok(await client.call_tool("browser_upload", {"target": "#pick", "paths": [str(root / "inside.txt")]}))
+        assert "inside.txt (7 bytes)" in text_of(done)
 
 
 async def test_click_on_a_download_link_reports_where_the_file_went(home: BrowserdHome, site: str) -> None:
