@@ -86,7 +86,8 @@ class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
 
 class McpConfig(msgspec.Struct, forbid_unknown_fields=True):
     # Tool groups a client sees unless `browserd mcp --tools` says otherwise; `core` is always on.
-    tools: list[str] = msgspec.field(default_factory=lambda: ["pages", "scrape"])
+    # `runs` is on because `crawl` (scrape) answers with a run that only the run tools can follow.
+    tools: list[str] = msgspec.field(default_factory=lambda: ["pages", "scrape", "runs"])
 
 
 class RunsConfig(msgspec.Struct, forbid_unknown_fields=True):

@@ -90,7 +90,8 @@ async def test_crawl_sync_delivers_each_page_once_with_its_markdown_as_an_artifa
 
 
 async def test_crawl_async_answers_with_a_run_to_follow(daemon_home: BrowserdHome, site: str) -> None:
-    async with mcp_client(daemon_home, args=TOOLS) as client:
+    """With the default tool groups: the run crawl answers with can be followed to its end."""
+    async with mcp_client(daemon_home) as client:
         started = ok(
             await client.call_tool(
                 "crawl", {"url": f"{site}/crawl/index.html", "excludePaths": [r"missing\.html$"], "maxDepth": 1}
@@ -101,6 +102,8 @@ async def test_crawl_async_answers_with_a_run_to_follow(daemon_home: BrowserdHom
         assert run["status"] == "succeeded" and run["templateId"] == "crawl"
         assert run["result"]["summary"]["total"] == 5  # index, a.html or dupe.html, b.html, blog/, open.html
         assert "/crawl/c.html" not in by_path(run["result"]["items"], site)  # depth 2
+        index = by_path(run["result"]["items"], site)["/crawl/index.html"]
+        assert (await artifact_text(client, index["markdownArtifactId"])).strip()
 
 
 async def test_crawl_is_a_template_too(daemon_home: BrowserdHome, site: str) -> None:

@@ -106,7 +106,8 @@ PAGE_TOOLS = {"browser_open", "browser_snapshot", "browser_navigate", "browser_f
 @pytest.mark.parametrize(
     ("groups", "present", "absent"),
     [
-        ((), {"get_runtime_profile", *PAGE_TOOLS}, set()),
+        # The default follows what crawl answers: a run id for get_task_run and get_artifact.
+        ((), {"get_runtime_profile", "crawl", "get_task_run", "get_artifact", *PAGE_TOOLS}, set()),
         (("--tools", "scrape"), {"get_runtime_profile"}, PAGE_TOOLS),
         (("--tools", "all"), {"get_runtime_profile", *PAGE_TOOLS}, set()),
     ],
