@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 import anyio
-from playwright.async_api import ConsoleMessage, Dialog, Download, Frame, Page
+from playwright.async_api import ConsoleMessage, Dialog, Download, Frame, Page, Request
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Response as PageResponse
 
@@ -47,8 +47,9 @@ class Tab:
     refs: dict[str, RefInfo] = field(default_factory=dict)
     document: int = 0
     refs_document: int = -1
-    # Main-frame navigations, counted at commit (before domcontentloaded moves `document`): a ref
-    # that fails to resolve after one is stale, not missing, however the race with the load went.
+    # Main-frame document loads, counted when their request starts (long before domcontentloaded moves
+    # `document`): a ref that fails to resolve after one is stale, not missing, however the race with
+    # the load went. Not framenavigated: it fires for history.pushState too, which keeps the document.
     navigations: int = 0
     refs_navigations: int = -1
     last_snapshot: str | None = None
@@ -73,6 +74,7 @@ class Tab:
         page.on("pageerror", self._page_error)
         page.on("dialog", self._dialog)
         page.on("download", self._download)
+        page.on("request", self._request)
         page.on("response", self._response)
         self.network.watch(page)
 
@@ -85,8 +87,11 @@ class Tab:
 
     def _navigated(self, frame: Frame) -> None:
         if frame == self.page.main_frame:
-            self.navigations += 1
             self.events.append(f"navigated to {frame.url}")
+
+    def _request(self, request: Request) -> None:
+        if request.is_navigation_request() and request.frame == self.page.main_frame:
+            self.navigations += 1
 
     def _console(self, message: ConsoleMessage) -> None:
         self.console.append(ConsoleRecord(message.type, message.text, self.page.url))
