@@ -30,22 +30,23 @@ class RuntimeLimits(msgspec.Struct, rename="camel", kw_only=True):
     max_concurrent_runs: int
     max_run_timeout_ms: int
     max_artifact_inline_bytes: int
-    browser_workers: int
-    browser_queue_size: int
+    browser_workers: int | None = None
+    browser_queue_size: int | None = None
 
 
 class RuntimeProfile(msgspec.Struct, rename="camel", kw_only=True):
-    """The answer's schema (outputSchema); reference/001 §2 names runtimeVersion and limits."""
+    """The answer's schema (outputSchema). reference/001 §2's example has only runtimeVersion and the three
+    run limits, so only they are required (S1-88); the handler always sends the rest too."""
 
     runtime_version: str
-    daemon_version: str
-    daemon_pid: int
-    protocol_version: str
+    daemon_version: str | None = None
+    daemon_pid: int | None = None
+    protocol_version: str | None = None
     limits: RuntimeLimits
-    browser: dict[str, Any]
-    versions: dict[str, str]
-    session: dict[str, str]
-    platform: str
+    browser: dict[str, Any] | None = None
+    versions: dict[str, str] | None = None
+    session: dict[str, str] | None = None
+    platform: str | None = None
 
 
 @tool(

@@ -24,7 +24,8 @@ INLINE_STEPS = 50
 
 
 class _Out(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
-    pass
+    """Base of the answers. The schema requires only what reference/001's examples have (S1-88); the
+    fields we add are `X | None = None`, so they are optional in the schema yet sent whenever set."""
 
 
 # -- results ---------------------------------------------------------------------------------------
@@ -34,13 +35,13 @@ class TemplateInfo(_Out, kw_only=True):
     template_id: str
     version: str
     name: str
-    description: str
+    description: str | None = None
     trust_level_support: list[str]
     limits: dict[str, int]
-    supports_partial_success: bool
+    supports_partial_success: bool | None = None
     partial_success_threshold: float | None = None
-    max_timeout_ms: int
-    keeps_session: bool
+    max_timeout_ms: int | None = None
+    keeps_session: bool | None = None
     inputs_schema: dict[str, Any]
     outputs_schema: dict[str, Any]
 
@@ -61,9 +62,9 @@ class RunMetrics(_Out, kw_only=True):
 class ArtifactInfo(_Out, kw_only=True):
     artifact_id: str
     type: str
-    mime_type: str
+    mime_type: str | None = None
     size: int
-    name: str
+    name: str | None = None
 
 
 class RunError(_Out, kw_only=True):
@@ -82,19 +83,21 @@ class StepInfo(_Out, kw_only=True):
 
 
 class TaskRun(_Out, kw_only=True):
-    """A run: async start answers with the first three fields; sync start and get_task_run with all."""
+    """A run, as run_task_template and get_task_run answer. We always send every field of the run, but
+    reference/001 §4.1's async answer has only runId, status and createdAt, and its sync answer no
+    createdAt: only runId and status are required."""
 
     run_id: str
     status: RunStatus
-    created_at: int
-    template_id: str
-    template_version: str
-    mode: Literal["sync", "async"]
-    updated_at: int
-    session_id: str
-    session_kept: bool
-    progress: RunProgress
-    metrics: RunMetrics
+    created_at: int | None = None
+    template_id: str | None = None
+    template_version: str | None = None
+    mode: Literal["sync", "async"] | None = None
+    updated_at: int | None = None
+    session_id: str | None = None
+    session_kept: bool | None = None
+    progress: RunProgress | None = None
+    metrics: RunMetrics | None = None
     cancel_requested: bool = False
     # Only once the run is terminal (S1-26, S1-27).
     result: dict[str, Any] | None = None
@@ -122,12 +125,13 @@ class CancelResult(_Out, kw_only=True):
 
 class ArtifactChunk(_Out, kw_only=True):
     artifact_id: str
-    run_id: str
+    run_id: str | None = None
     mime_type: str
     size: int
     data: Annotated[str, msgspec.Meta(description="base64 of the raw bytes from offset.")]
-    offset: int
-    bytes_returned: int
+    # reference/001 §5's one-chunk answer leaves these two out; we always send them.
+    offset: int | None = None
+    bytes_returned: int | None = None
     complete: bool
 
 
@@ -229,8 +233,9 @@ def _answer(response: Response, result: msgspec.Struct, text: str) -> None:
 
 
 def _describe(run: TaskRun) -> str:
-    line = f"Run {run.run_id} ({run.template_id}): {run.status}, {run.progress.done_steps}/{run.progress.total_steps}"
-    line += " steps"
+    line = f"Run {run.run_id} ({run.template_id}): {run.status}"
+    if run.progress is not None:
+        line += f", {run.progress.done_steps}/{run.progress.total_steps} steps"
     if run.error is not None:
         line += f"\nError [{run.error.error_code}]: {run.error.error}"
     if run.status in ("queued", "running"):

@@ -16,6 +16,21 @@ def _version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
 
 
+def _semver(version: str) -> tuple[int, int, int] | None:
+    """`1`, `1.0` and `1.0.0` name the same version; anything else is no version."""
+    parts = version.split(".")
+    if not 1 <= len(parts) <= 3 or not all(part.isdigit() for part in parts):
+        return None
+    major, minor, patch = [int(part) for part in parts] + [0] * (3 - len(parts))
+    return major, minor, patch
+
+
+def _serves(have: tuple[int, int, int], wanted: tuple[int, int, int]) -> bool:
+    """Semver compatibility: a newer minor or patch only adds (reference/001 §11); below 1.0 a minor breaks."""
+    same_line = have[0] == wanted[0] and (have[0] > 0 or have[1] == wanted[1])
+    return same_line and have >= wanted
+
+
 class TemplateRegistry:
     def __init__(self, templates: list[Template[Any]]) -> None:
         self._templates: dict[str, dict[str, Template[Any]]] = {}
@@ -38,7 +53,7 @@ class TemplateRegistry:
             )
         if version is None:
             return versions[max(versions, key=_version_key)]
-        found = versions.get(version)
+        found = self._compatible(versions, version)
         if found is None:
             supported = sorted(versions, key=_version_key)
             raise TemplateVersionUnsupported(
@@ -49,6 +64,21 @@ class TemplateRegistry:
                 supportedVersions=supported,
             )
         return found
+
+    @staticmethod
+    def _compatible(versions: dict[str, Template[Any]], version: str) -> Template[Any] | None:
+        """S1-15: the version asked for if we have it, else the newest compatible one; None if incompatible."""
+        if version in versions:
+            return versions[version]
+        wanted = _semver(version)
+        if wanted is None:
+            return None
+        known = [(have, template) for name, template in versions.items() if (have := _semver(name)) is not None]
+        for have, template in known:
+            if have == wanted:
+                return template
+        serving = [(have, template) for have, template in known if _serves(have, wanted)]
+        return max(serving, key=lambda pair: pair[0])[1] if serving else None
 
 
 def builtin_templates() -> list[Template[Any]]:
