@@ -165,7 +165,7 @@ async def test_remote_session_cannot_attach_over_cdp(home: BrowserdHome) -> None
 
 
 async def test_runs_of_a_remote_session_load_under_its_policy(home: BrowserdHome, site: str) -> None:
-    """S1-80, D-33: a template's page loads cannot bypass the caller's trust level (batch and crawl)."""
+    """S1-80, D-33: a template's page loads cannot bypass the caller's trust level (batch, crawl, compare)."""
     async with mcp_client(home, args=(*REMOTE, "--tools", "scrape,runs")) as client:
         batch = ok(
             await client.call_tool(
@@ -186,3 +186,16 @@ async def test_runs_of_a_remote_session_load_under_its_policy(home: BrowserdHome
         assert run["status"] == "failed", text_of(crawl)
         assert all(not page["success"] for page in run["result"]["items"]), run["result"]["items"]
         assert "Welcome" not in text_of(crawl)
+
+        # Tabs of the remote session itself: refused per item with the rule, not a guard page's HTTP 403.
+        urls = [f"{site}/index.html", other_loopback(site)]
+        inputs = {"urls": urls}
+        compare = ok(
+            await client.call_tool(
+                "run_task_template",
+                {"templateId": "multi_tab_compare", "inputs": inputs, "options": {"mode": "sync"}},
+            )
+        ).structured_content
+        assert compare["status"] == "failed", compare
+        for item in compare["result"]["items"]:
+            assert item["errorCode"] == "URL_NOT_ALLOWED" and item["details"]["rule"] == "loopback", item

@@ -25,9 +25,9 @@ from browserd.daemon.runs.templates.batch_extract import Summary, plain_text
 from browserd.daemon.scrape.extract import extract, extract_links
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.smartwait import smart_wait
-from browserd.daemon.sessions.page_errors import navigation_errors
 from browserd.daemon.sessions.snapshot import capture
 from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.tools.pages import goto
 from browserd.protocol.config import Config, RunsConfig
 
 MAX_URLS = 20  # D-41
@@ -62,6 +62,8 @@ class ComparedPage(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=T
     content_artifact_id: str | None = None
     error: str | None = None
     error_code: str | None = None
+    # The error's details: a URL policy refusal names its `rule` here.
+    details: dict[str, Any] | None = None
 
 
 class FieldComparison(msgspec.Struct, kw_only=True, rename="camel"):
@@ -192,7 +194,7 @@ class MultiTabCompare(Template[CompareInputs]):
             async with ctx.step(index):
                 await self._load(ctx, inputs, tab, page)
         except BrowserdError as exc:
-            page.error, page.error_code = exc.message, exc.code
+            page.error, page.error_code, page.details = exc.message, exc.code, exc.details or None
         else:
             page.success = True
         await ctx.add_item(msgspec.to_builtins(page), index)
@@ -200,10 +202,11 @@ class MultiTabCompare(Template[CompareInputs]):
     async def _load(self, ctx: RunContext, inputs: CompareInputs, tab: Tab, page: ComparedPage) -> None:
         config = ctx.services.config.scrape
         timeout_ms = inputs.page_timeout_ms or config.timeout_ms
+        # The caller's URL policy before anything loads, and the guard's refusal named if a redirect hits it.
+        await ctx.services.guards.policy.check_url(page.url, ctx.session.trust_level)
         try:
             async with tab.lock:
-                with navigation_errors(page.url):
-                    reply = await tab.page.goto(page.url, wait_until="domcontentloaded", timeout=timeout_ms)
+                reply = await goto(tab, page.url, "domcontentloaded", timeout_ms)
                 await smart_wait(tab.page, config.smart_wait_max_ms, config.smart_wait_quiet_ms)
                 page.final_url, page.title, html = tab.page.url, await tab.page.title(), await tab.page.content()
                 snapshot = (await capture(tab.page)).text if inputs.extract == "snapshot" else ""
