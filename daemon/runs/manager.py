@@ -288,18 +288,15 @@ class RunManager:
         await self.store.save_run(record)
         await run.ctx.progress(f"run {record.run_id} running")
         error: ErrorInfo | None = None
-        canceled = False
         with anyio.move_on_after(record.timeout_ms / 1000) as deadline, run.working:
             try:
                 await run.template.run(run.ctx, run.inputs)
             except Exception as raised:
                 # A template's own task group wraps what its workers raise; the first one decides.
                 exc = _first_leaf(raised)
-                if isinstance(exc, RunCancelRequested):
-                    canceled = True
-                elif isinstance(exc, BrowserdError):
+                if isinstance(exc, BrowserdError):
                     error = self._step_failure(run, exc)
-                else:  # a template bug fails its run, never the daemon
+                elif not isinstance(exc, RunCancelRequested):  # a template bug fails its run, never the daemon
                     log.error("run %s: template %s failed", record.run_id, record.template_id, exc_info=raised)
                     error = ExecutionError(f"internal error in {record.template_id}: {exc!r}").info()
         if deadline.cancelled_caught:
@@ -310,7 +307,8 @@ class RunManager:
             )
             await self._finish(run, "failed", timeout.info())
             return
-        if run.working.cancelled_caught or (record.cancel_requested and (canceled or self._unfinished(run))):
+        # An accepted cancel ends `canceled` even when it came during the last step (D-37): results so far stay.
+        if run.working.cancelled_caught or record.cancel_requested:
             await self._finish(run, "canceled", RunCanceled(f"run {record.run_id} was canceled").info())
             return
         if error is not None:
@@ -321,10 +319,6 @@ class RunManager:
             threshold = self.config.partial_success_threshold
         status, failure = outcome(run.ctx, run.template.supports_partial_success, threshold)
         await self._finish(run, status, failure)
-
-    @staticmethod
-    def _unfinished(run: ActiveRun) -> bool:
-        return any(step.status in ("pending", "running") for step in run.ctx.steps)
 
     def _step_failure(self, run: ActiveRun, exc: BrowserdError) -> ErrorInfo:
         step = run.ctx.last_failed_step

@@ -214,6 +214,20 @@ async def test_cancel_lets_the_running_step_finish_and_skips_the_pending_ones(ha
     assert await harness.manager.cancel(run.record.run_id) == (False, "canceled"), "terminal states never change"
 
 
+async def test_a_cancel_accepted_during_the_last_step_ends_canceled_with_its_results(harness: Harness) -> None:
+    """S1-31, D-37: cancellation beats success once accepted, though nothing was left to skip."""
+    run = await harness.start("scripted", ["ok", "slow"], inputs={"items": True})
+    while run.ctx.steps[1].status != "running":
+        await anyio.sleep(0.01)
+    assert await harness.manager.cancel(run.record.run_id) == (True, "running")
+    with anyio.fail_after(5):
+        await run.done.wait()
+    assert run.record.status == "canceled" and run.record.error is not None
+    assert run.record.error.error_code == "RUN_CANCELED"
+    assert await harness.steps(run.record.run_id) == ["succeeded", "succeeded"]
+    assert run.record.result is not None and run.record.result["summary"]["succeeded"] == 2
+
+
 async def test_a_forced_cancel_interrupts_the_step_in_flight(harness: Harness) -> None:
     """D-36: force fails the running step, skips the rest, and the run is canceled."""
     run = await harness.start("scripted", ["slow", "slow"], inputs={"slowS": 30})
