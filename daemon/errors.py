@@ -74,6 +74,11 @@ class UrlNotAllowed(BrowserdError):
     hint = "Use an http or https URL that this session's trust level allows."
 
 
+class LimitExceeded(BrowserdError):
+    code = "LIMIT_EXCEEDED"
+    hint = "Close tabs no longer needed (browser_tabs action 'close'), then retry."
+
+
 class Cancelled(BrowserdError):
     code = "CANCELLED"
     hint = "The call was cancelled by the client; send it again if it is still wanted."

@@ -63,6 +63,10 @@ class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
     # Browser tasks running at once in this process, and how many may wait before BUSY (D-20).
     workers: Positive = 4
     queue_size: Annotated[int, msgspec.Meta(ge=0)] = 200
+    # Tabs open at once in one session and in the daemon's whole Chromium; one more is LIMIT_EXCEEDED
+    # (S1-74, S1-77, D-20): maxConcurrentRuns runs of many tabs each must still fit in the browser.
+    max_tabs_per_session: Positive = 20
+    max_total_tabs: Positive = 50
     snapshot_max_chars: Positive = 40_000
     # A snapshot of a very large page takes seconds; longer than an action may wait.
     snapshot_timeout_ms: Positive = 30_000

@@ -22,6 +22,7 @@ import msgspec
 from anyio.abc import TaskGroup
 
 from browserd.daemon.errors import (
+    ArtifactNotFound,
     BrowserdError,
     ExecutionError,
     NotAllowed,
@@ -32,7 +33,7 @@ from browserd.daemon.errors import (
     StepExecutionFailed,
     TrustLevelNotAllowed,
 )
-from browserd.daemon.runs.artifacts import ArtifactStore
+from browserd.daemon.runs.artifacts import ArtifactStore, Chunk
 from browserd.daemon.runs.context import RunCancelRequested, RunContext
 from browserd.daemon.runs.outcome import outcome
 from browserd.daemon.runs.records import (
@@ -215,6 +216,7 @@ class RunManager:
             session_id=session.id,
             session_kept=kept,
             trust_level=caller.trust_level,
+            owner_session_id=caller.id,
             mode=mode,
             timeout_ms=timeout_ms,
             inputs=template.stored_inputs(inputs),
@@ -288,18 +290,15 @@ class RunManager:
         await self.store.save_run(record)
         await run.ctx.progress(f"run {record.run_id} running")
         error: ErrorInfo | None = None
-        canceled = False
         with anyio.move_on_after(record.timeout_ms / 1000) as deadline, run.working:
             try:
                 await run.template.run(run.ctx, run.inputs)
             except Exception as raised:
                 # A template's own task group wraps what its workers raise; the first one decides.
                 exc = _first_leaf(raised)
-                if isinstance(exc, RunCancelRequested):
-                    canceled = True
-                elif isinstance(exc, BrowserdError):
+                if isinstance(exc, BrowserdError):
                     error = self._step_failure(run, exc)
-                else:  # a template bug fails its run, never the daemon
+                elif not isinstance(exc, RunCancelRequested):  # a template bug fails its run, never the daemon
                     log.error("run %s: template %s failed", record.run_id, record.template_id, exc_info=raised)
                     error = ExecutionError(f"internal error in {record.template_id}: {exc!r}").info()
         if deadline.cancelled_caught:
@@ -310,7 +309,8 @@ class RunManager:
             )
             await self._finish(run, "failed", timeout.info())
             return
-        if run.working.cancelled_caught or (record.cancel_requested and (canceled or self._unfinished(run))):
+        # An accepted cancel ends `canceled` even when it came during the last step (D-37): results so far stay.
+        if run.working.cancelled_caught or record.cancel_requested:
             await self._finish(run, "canceled", RunCanceled(f"run {record.run_id} was canceled").info())
             return
         if error is not None:
@@ -321,10 +321,6 @@ class RunManager:
             threshold = self.config.partial_success_threshold
         status, failure = outcome(run.ctx, run.template.supports_partial_success, threshold)
         await self._finish(run, status, failure)
-
-    @staticmethod
-    def _unfinished(run: ActiveRun) -> bool:
-        return any(step.status in ("pending", "running") for step in run.ctx.steps)
 
     def _step_failure(self, run: ActiveRun, exc: BrowserdError) -> ErrorInfo:
         step = run.ctx.last_failed_step
@@ -397,29 +393,55 @@ class RunManager:
 
     # -- reading and canceling ---------------------------------------------------------------------
 
-    async def get(self, run_id: str) -> RunView:
+    # A remote caller reaches only the runs its own session started; to it, any other run does not exist,
+    # so nothing tells it another run (or artifact) is there. Local callers (and the daemon, caller None)
+    # reach every run.
+
+    @staticmethod
+    def _owner_filter(caller: Session | None) -> str | None:
+        return caller.id if caller is not None and caller.trust_level == "remote" else None
+
+    async def _record(self, run_id: str, caller: Session | None) -> RunRecord:
         active = self.active.get(run_id)
         record = active.record if active is not None else await self.store.get_run(run_id)
-        if record is None:
+        owner = self._owner_filter(caller)
+        if record is None or (owner is not None and record.owner_session_id != owner):
             raise RunNotFound(f"no run {run_id}", runId=run_id)
+        return record
+
+    async def get(self, run_id: str, caller: Session | None = None) -> RunView:
+        record = await self._record(run_id, caller)
+        active = self.active.get(run_id)
         artifacts = await self.store.artifacts(run_id)
         steps = list(active.ctx.steps) if active is not None else await self.store.steps(run_id)
         return RunView(record, artifacts, steps)
 
-    async def list(self, status: str | None, template_id: str | None, limit: int, offset: int) -> list[RunRecord]:
-        records = await self.store.list_runs(status, template_id, limit, offset)
+    async def list(
+        self, status: str | None, template_id: str | None, limit: int, offset: int, caller: Session | None = None
+    ) -> list[RunRecord]:
+        records = await self.store.list_runs(status, template_id, limit, offset, self._owner_filter(caller))
         # Active runs are fresher in memory than on disk.
         return [self.active[r.run_id].record if r.run_id in self.active else r for r in records]
 
-    async def cancel(self, run_id: str, force: bool = False) -> tuple[bool, RunStatus]:
+    async def read_artifact(
+        self, artifact_id: str, offset: int = 0, limit: int | None = None, caller: Session | None = None
+    ) -> Chunk:
+        """A chunk of an artifact of a run the caller may see; else ARTIFACT_NOT_FOUND, as for an unknown id."""
+        owner = self._owner_filter(caller)
+        if owner is not None:
+            artifact = await self.store.get_artifact(artifact_id)
+            # An expired run is deleted with its owner: its tombstone answers NOT_FOUND to a remote caller.
+            run = await self.store.get_run(artifact.run_id) if artifact is not None else None
+            if run is None or run.owner_session_id != owner:
+                raise ArtifactNotFound(f"no artifact {artifact_id}", artifactId=artifact_id)
+        return await self.artifacts.read(artifact_id, offset, limit)
+
+    async def cancel(self, run_id: str, force: bool = False, caller: Session | None = None) -> tuple[bool, RunStatus]:
         """Cooperative: the running step finishes and the pending ones are skipped (S1-30, D-36, D-39)."""
+        record = await self._record(run_id, caller)
         active = self.active.get(run_id)
         if active is None:
-            record = await self.store.get_run(run_id)
-            if record is None:
-                raise RunNotFound(f"no run {run_id}", runId=run_id)
             return False, record.status
-        record = active.record
         if record.status in TERMINAL:
             return False, record.status
         record.cancel_requested = True

@@ -42,6 +42,9 @@ class RunRecord(msgspec.Struct, kw_only=True):
     result: dict[str, Any] | None = None
     error: ErrorInfo | None = None
     cancel_requested: bool = False
+    # The session that asked for the run (not the run's own session): a remote caller sees only its own runs.
+    # None on runs recorded before schema 2, which only local callers see.
+    owner_session_id: str | None = None
 
     @property
     def terminal(self) -> bool:

@@ -20,7 +20,8 @@ from browserd.daemon.runs.records import ArtifactRecord, RunRecord, StepRecord
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 1
+# 2: runs.owner_session_id, the session that started the run (schema 1 rows keep NULL).
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -29,7 +30,8 @@ CREATE TABLE IF NOT EXISTS runs (
     status TEXT NOT NULL,
     created_at INTEGER NOT NULL,
     expires_at INTEGER,
-    record BLOB NOT NULL
+    record BLOB NOT NULL,
+    owner_session_id TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_by_created ON runs (created_at DESC);
 CREATE TABLE IF NOT EXISTS steps (
@@ -80,9 +82,17 @@ class RunStore:
             db.close()
             raise StoreError(f"{self.db_path} has schema {version}, newer than this browserd ({SCHEMA_VERSION})")
         db.executescript(_SCHEMA)
+        self._migrate(db)
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         self.db_path.chmod(0o600)
         self._db = db
+
+    @staticmethod
+    def _migrate(db: sqlite3.Connection) -> None:
+        """Bring an older database up to SCHEMA_VERSION in place; existing rows are kept."""
+        columns = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+        if "owner_session_id" not in columns:  # schema 1
+            db.execute("ALTER TABLE runs ADD COLUMN owner_session_id TEXT")
 
     async def open(self) -> None:
         await anyio.to_thread.run_sync(self.open_sync)
@@ -114,9 +124,18 @@ class RunStore:
     @staticmethod
     def _put_run(db: sqlite3.Connection, run: RunRecord, expires_at: int | None = None) -> None:
         db.execute(
-            "INSERT OR REPLACE INTO runs (run_id, template_id, status, created_at, expires_at, record)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (run.run_id, run.template_id, run.status, run.created_at, expires_at, msgspec.json.encode(run)),
+            "INSERT OR REPLACE INTO runs"
+            " (run_id, template_id, status, created_at, expires_at, record, owner_session_id)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                run.run_id,
+                run.template_id,
+                run.status,
+                run.created_at,
+                expires_at,
+                msgspec.json.encode(run),
+                run.owner_session_id,
+            ),
         )
 
     async def save_run(self, run: RunRecord, expires_at: int | None = None) -> None:
@@ -136,11 +155,16 @@ class RunStore:
 
         return await self._do(work)
 
-    async def list_runs(self, status: str | None, template_id: str | None, limit: int, offset: int) -> list[RunRecord]:
+    async def list_runs(
+        self, status: str | None, template_id: str | None, limit: int, offset: int, owner: str | None = None
+    ) -> list[RunRecord]:
+        """Newest first; with `owner`, only the runs that session started."""
+
         def work(db: sqlite3.Connection) -> list[RunRecord]:
             query = "SELECT record FROM runs WHERE (? IS NULL OR status = ?) AND (? IS NULL OR template_id = ?)"
-            query += " ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?"
-            rows = db.execute(query, (status, status, template_id, template_id, limit, offset)).fetchall()
+            query += " AND (? IS NULL OR owner_session_id = ?) ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?"
+            arguments = (status, status, template_id, template_id, owner, owner, limit, offset)
+            rows = db.execute(query, arguments).fetchall()
             return [msgspec.json.decode(row[0], type=RunRecord) for row in rows]
 
         return await self._do(work)

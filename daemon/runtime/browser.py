@@ -66,6 +66,12 @@ class BrowserRuntime:
     def is_running(self) -> bool:
         return self._browser is not None and self._browser.is_connected()
 
+    def open_pages(self) -> int:
+        """Pages open in the daemon's own Chromium, in every context: sessions' tabs and scrapes' pages alike."""
+        if self._browser is None or not self._browser.is_connected():
+            return 0
+        return sum(len(context.pages) for context in self._browser.contexts)
+
     async def browser(self) -> Browser:
         async with self._lock:
             if self._browser is not None and self._browser.is_connected():

@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 from playwright.async_api import BrowserContext
 
-from browserd.daemon.errors import BrowserdError, PageCrashed, SessionNotFound, TrustLevelNotAllowed
+from browserd.daemon.errors import BrowserdError, LimitExceeded, PageCrashed, SessionNotFound, TrustLevelNotAllowed
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.profiles.publisher import StateSource
 from browserd.daemon.profiles.registry import Profiles
@@ -128,7 +128,38 @@ class Session:
         )
         window.network_log_size = self.config.network_log_size
         window.routes = Routes(context, self._next_route_id)
+        window.check_room = self.check_tab_room
         return window
+
+    def _tabs_in_use(self) -> int:
+        # An attached browser's tabs are its owner's: only those this session opened there count.
+        return sum(
+            len([t for t in w.open_tabs() if w.attached is None or t.id in w.own_tabs]) for w in self.windows.values()
+        )
+
+    def tab_room(self) -> int:
+        """How many more tabs may open now: the session's cap and the browser's, whichever is nearer."""
+        session_room = self.config.max_tabs_per_session - self._tabs_in_use()
+        return max(0, min(session_room, self.config.max_total_tabs - self.runtime.open_pages()))
+
+    def check_tab_room(self) -> None:
+        """Before a tab opens: LIMIT_EXCEEDED past [browser] max_tabs_per_session or max_total_tabs (S1-74, S1-77)."""
+        in_use = self._tabs_in_use()
+        if in_use >= self.config.max_tabs_per_session:
+            raise LimitExceeded(
+                f"this session has {in_use} tabs open, the most allowed ([browser] max_tabs_per_session)",
+                limit=self.config.max_tabs_per_session,
+                tabsOpen=in_use,
+            )
+        total = self.runtime.open_pages()
+        if total >= self.config.max_total_tabs:
+            raise LimitExceeded(
+                f"the browser has {total} tabs open across all sessions, the most allowed ([browser] max_total_tabs)",
+                hint="Close tabs no longer needed (browser_tabs action 'close'), or retry when other sessions or "
+                "runs have closed theirs.",
+                limit=self.config.max_total_tabs,
+                tabsOpen=total,
+            )
 
     async def attach_cdp(self, endpoint: str, timeout_ms: int) -> Window:
         """A window on the default context of a browser running elsewhere; its open tabs become this session's."""

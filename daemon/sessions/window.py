@@ -146,6 +146,8 @@ class Window:
     attached: Browser | None = None
     # Tabs this session opened itself (new_tab): in an attached window, the only ones it closes.
     own_tabs: set[str] = field(default_factory=set)
+    # Raises LIMIT_EXCEEDED when the session or the browser has no room for one more tab (Session.check_tab_room).
+    check_room: Callable[[], None] = lambda: None
 
     def __post_init__(self) -> None:
         self.routes = Routes(self.context, numbered("route_"))
@@ -188,14 +190,20 @@ class Window:
             remaining = self.open_tabs()
             self.active_tab_id = remaining[-1].id if remaining else None
 
-    async def new_tab(self) -> Tab:
+    async def new_tab(self, activate: bool = True) -> Tab:
+        """A new blank tab, the active one unless `activate` is false and the window has an active tab already.
+
+        Runs open theirs without activating (D-13: runs never change the caller's active tab).
+        """
+        self.check_room()
         page = await self.context.new_page()
         # The context's "page" event may already have adopted it; find or adopt exactly once.
         tab = next((t for t in self.tabs.values() if t.page is page), None) or self.adopt(page)
         if tab in self.opened:
             self.opened.remove(tab)
         self.own_tabs.add(tab.id)
-        self.active_tab_id = tab.id
+        if activate or self.active_tab_id not in self.tabs:
+            self.active_tab_id = tab.id
         return tab
 
     async def close(self) -> None:

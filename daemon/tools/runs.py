@@ -301,7 +301,7 @@ async def run_task_template(ctx: ToolContext, params: RunTemplateParams, respons
     record = run.record
     if record.mode == "sync":
         await _wait(ctx, run)
-        result = task_run(await manager.get(record.run_id))
+        result = task_run(await manager.get(record.run_id, ctx.session))
     else:
         # The run as created (S1-21: queued), before its task had a chance to start.
         result = task_run(RunView(msgspec.structs.replace(record), [], list(run.ctx.steps)))
@@ -333,7 +333,7 @@ async def _wait(ctx: ToolContext, run: ActiveRun) -> None:
     output=TaskRun,
 )
 async def get_task_run(ctx: ToolContext, params: GetRunParams, response: Response) -> None:
-    result = task_run(await ctx.services.runs.get(params.run_id), params.include_steps)
+    result = task_run(await ctx.services.runs.get(params.run_id, ctx.session), params.include_steps)
     _answer(response, result, _describe(result))
 
 
@@ -346,7 +346,9 @@ async def get_task_run(ctx: ToolContext, params: GetRunParams, response: Respons
     output=RunList,
 )
 async def list_task_runs(ctx: ToolContext, params: ListRunsParams, response: Response) -> None:
-    records = await ctx.services.runs.list(params.status, params.template_id, params.limit, params.offset)
+    records = await ctx.services.runs.list(
+        params.status, params.template_id, params.limit, params.offset, caller=ctx.session
+    )
     runs = [
         RunListEntry(
             run_id=r.run_id,
@@ -369,7 +371,7 @@ async def list_task_runs(ctx: ToolContext, params: ListRunsParams, response: Res
     output=CancelResult,
 )
 async def cancel_task_run(ctx: ToolContext, params: CancelParams, response: Response) -> None:
-    requested, status = await ctx.services.runs.cancel(params.run_id, params.force)
+    requested, status = await ctx.services.runs.cancel(params.run_id, params.force, ctx.session)
     text = (
         f"Cancel requested; the run is {status}. Poll get_task_run until it is canceled."
         if requested
@@ -388,7 +390,7 @@ async def cancel_task_run(ctx: ToolContext, params: CancelParams, response: Resp
     output=ArtifactChunk,
 )
 async def get_artifact(ctx: ToolContext, params: ArtifactParams, response: Response) -> None:
-    chunk = await ctx.services.runs.artifacts.read(params.artifact_id, params.offset, params.limit)
+    chunk = await ctx.services.runs.read_artifact(params.artifact_id, params.offset, params.limit, ctx.session)
     artifact = chunk.artifact
     result = ArtifactChunk(
         artifact_id=artifact.artifact_id,

@@ -128,6 +128,7 @@ def _window_row(session: Session, window: Window) -> dict[str, Any]:
 async def browser_windows(ctx: ToolContext, params: WindowsParams, response: Response) -> None:
     session = ctx.session
     if params.action == "new":
+        session.check_tab_room()  # before the window exists: a refused tab leaves no empty window behind
         window = await session.new_window(params.options)
         await window.new_tab()
         response.text(f"Opened {window.id} with an empty tab; it is now the active window")

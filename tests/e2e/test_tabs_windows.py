@@ -198,6 +198,43 @@ async def test_tabs_list_new_select_and_close_keep_one_active_tab(home: Browserd
         assert await heading(client) == "Help page"
 
 
+async def test_tab_caps_refuse_one_tab_too_many_and_runs_load_within_them(home: BrowserdHome, site: str) -> None:
+    """S1-74, S1-76, S1-77, S1-71, D-13, D-20: LIMIT_EXCEEDED past [browser] max_tabs_per_session; multi_tab_compare
+    loads no more pages at once than there is room for and never switches the caller's active tab."""
+    home.env["BROWSERD_BROWSER_MAX_TABS_PER_SESSION"] = "3"
+    home.env["BROWSERD_BROWSER_MAX_TOTAL_TABS"] = "5"
+    async with mcp_client(home, args=("--tools", "pages,runs")) as client:
+        session_id = (await call(client, "get_runtime_profile", {})).structured_content["session"]["sessionId"]
+        await call(client, "browser_open", {"url": f"{site}/index.html", "snapshot": "none"})
+        await call(client, "browser_tabs", {"action": "new"})
+        await call(client, "browser_tabs", {"action": "new"})
+        error = await fails(client, "browser_tabs", {"action": "new"})
+        assert error["errorCode"] == "LIMIT_EXCEEDED" and error["details"]["limit"] == 3, error
+        assert "browser_tabs" in error["recoverHint"]
+        assert (await fails(client, "browser_windows", {"action": "new"}))["errorCode"] == "LIMIT_EXCEEDED"
+        assert len(await windows(client)) == 1, "a refused tab leaves no empty window behind"
+
+        # The run's own session: 3 pages through the 2 tabs left in the browser, each closed once read.
+        urls = [f"{site}/crawl/a.html", f"{site}/crawl/b.html", f"{site}/crawl/c.html"]
+        request = {"templateId": "multi_tab_compare", "inputs": {"urls": urls}, "options": {"mode": "sync"}}
+        run = (await call(client, "run_task_template", request)).structured_content
+        assert run["status"] == "succeeded", run
+        assert [item["success"] for item in run["result"]["items"]] == [True] * 3
+
+        # The caller's session with room for one tab: it stays open, in the background; the next is refused.
+        await call(client, "browser_tabs", {"action": "close", "tabId": "tab_3"})
+        await call(client, "browser_tabs", {"action": "select", "tabId": "tab_1"})
+        request["inputs"] = {"urls": urls[:2]}
+        run = (await call(client, "run_task_template", {**request, "sessionId": session_id})).structured_content
+        assert run["status"] == "partial_success", run
+        first, second = run["result"]["items"]
+        assert first["success"] and first["tabId"] == "tab_4", first
+        assert second["errorCode"] == "LIMIT_EXCEEDED" and "tabId" not in second, second
+        rows = await tabs(client)
+        assert [row["tabId"] for row in rows] == ["tab_1", "tab_2", "tab_4"]
+        assert active(rows) == "tab_1", "a run never changes the active tab"
+
+
 async def test_unknown_or_closed_tab_is_a_clear_error_naming_browser_tabs(home: BrowserdHome, site: str) -> None:
     """D-13, S2-48: an id that names no open tab says so and how to list the open ones."""
     async with mcp_client(home) as client:

@@ -165,7 +165,7 @@ async def test_remote_session_cannot_attach_over_cdp(home: BrowserdHome) -> None
 
 
 async def test_runs_of_a_remote_session_load_under_its_policy(home: BrowserdHome, site: str) -> None:
-    """S1-80, D-33: a template's page loads cannot bypass the caller's trust level (batch and crawl)."""
+    """S1-80, D-33: a template's page loads cannot bypass the caller's trust level (batch, crawl, compare)."""
     async with mcp_client(home, args=(*REMOTE, "--tools", "scrape,runs")) as client:
         batch = ok(
             await client.call_tool(
@@ -186,3 +186,39 @@ async def test_runs_of_a_remote_session_load_under_its_policy(home: BrowserdHome
         assert run["status"] == "failed", text_of(crawl)
         assert all(not page["success"] for page in run["result"]["items"]), run["result"]["items"]
         assert "Welcome" not in text_of(crawl)
+
+        # Tabs of the remote session itself: refused per item with the rule, not a guard page's HTTP 403.
+        urls = [f"{site}/index.html", other_loopback(site)]
+        inputs = {"urls": urls}
+        compare = ok(
+            await client.call_tool(
+                "run_task_template",
+                {"templateId": "multi_tab_compare", "inputs": inputs, "options": {"mode": "sync"}},
+            )
+        ).structured_content
+        assert compare["status"] == "failed", compare
+        for item in compare["result"]["items"]:
+            assert item["errorCode"] == "URL_NOT_ALLOWED" and item["details"]["rule"] == "loopback", item
+
+
+async def test_a_remote_caller_reaches_only_the_runs_its_session_started(home: BrowserdHome, site: str) -> None:
+    """Issue 4 item 8, D-11: another session's run and artifacts answer RUN_NOT_FOUND / ARTIFACT_NOT_FOUND."""
+    tools = ("--tools", "runs")
+    async with mcp_client(home, args=tools) as local, mcp_client(home, args=(*REMOTE, *tools)) as remote:
+        urls = [f"{site}/crawl/a.html", f"{site}/crawl/b.html"]
+        compare = {"templateId": "multi_tab_compare", "inputs": {"urls": urls}, "options": {"mode": "sync"}}
+        theirs = ok(await local.call_tool("run_task_template", compare)).structured_content
+        artifact = theirs["result"]["items"][0]["contentArtifactId"]
+        batch = {"templateId": "batch_extract_pages", "inputs": {"urls": urls[:1]}, "options": {"mode": "async"}}
+        mine = ok(await remote.call_tool("run_task_template", batch)).structured_content["runId"]
+
+        failed(await remote.call_tool("get_task_run", {"runId": theirs["runId"]}), "RUN_NOT_FOUND")
+        failed(await remote.call_tool("cancel_task_run", {"runId": theirs["runId"]}), "RUN_NOT_FOUND")
+        failed(await remote.call_tool("get_artifact", {"artifactId": artifact}), "ARTIFACT_NOT_FOUND")
+        listed = ok(await remote.call_tool("list_task_runs", {})).structured_content["runs"]
+        assert [run["runId"] for run in listed] == [mine]
+        assert ok(await remote.call_tool("get_task_run", {"runId": mine})).structured_content["runId"] == mine
+        # A local caller sees every run.
+        everything = ok(await local.call_tool("list_task_runs", {})).structured_content["runs"]
+        assert {theirs["runId"], mine} <= {run["runId"] for run in everything}
+        ok(await local.call_tool("get_task_run", {"runId": mine}))

@@ -214,6 +214,20 @@ async def test_cancel_lets_the_running_step_finish_and_skips_the_pending_ones(ha
     assert await harness.manager.cancel(run.record.run_id) == (False, "canceled"), "terminal states never change"
 
 
+async def test_a_cancel_accepted_during_the_last_step_ends_canceled_with_its_results(harness: Harness) -> None:
+    """S1-31, D-37: cancellation beats success once accepted, though nothing was left to skip."""
+    run = await harness.start("scripted", ["ok", "slow"], inputs={"items": True})
+    while run.ctx.steps[1].status != "running":
+        await anyio.sleep(0.01)
+    assert await harness.manager.cancel(run.record.run_id) == (True, "running")
+    with anyio.fail_after(5):
+        await run.done.wait()
+    assert run.record.status == "canceled" and run.record.error is not None
+    assert run.record.error.error_code == "RUN_CANCELED"
+    assert await harness.steps(run.record.run_id) == ["succeeded", "succeeded"]
+    assert run.record.result is not None and run.record.result["summary"]["succeeded"] == 2
+
+
 async def test_a_forced_cancel_interrupts_the_step_in_flight(harness: Harness) -> None:
     """D-36: force fails the running step, skips the rest, and the run is canceled."""
     run = await harness.start("scripted", ["slow", "slow"], inputs={"slowS": 30})
@@ -366,3 +380,70 @@ def test_the_store_is_versioned_wal_and_refuses_a_newer_schema(tmp_path: Path) -
     with pytest.raises(StoreError, match="newer"):
         RunStore(tmp_path).open_sync()
     assert (tmp_path / "runs.db").stat().st_mode & 0o777 == 0o600
+
+
+async def test_a_remote_caller_reaches_only_the_runs_its_session_started(harness: Harness) -> None:
+    """Issue 4 item 8, D-11: another session's run and its artifacts do not exist for a remote caller."""
+    sessions = harness.manager.services.sessions
+    local = await harness.run("scripted", ["ok"], inputs={"artifact": True})
+    remote = sessions.create("remote", "remote")
+    other = sessions.create("other remote", "remote")
+    request = StartRequest("scripted", None, {"outcomes": ["ok"], "artifact": True}, mode="async")
+    mine = await harness.manager.start(request, remote)
+    await mine.done.wait()
+    assert mine.record.owner_session_id == remote.id and mine.record.trust_level == "remote"
+    assert local.result is not None and mine.record.result is not None
+    local_artifact, my_artifact = local.result["artifactId"], mine.record.result["artifactId"]
+
+    for run_id, caller in ((local.run_id, remote), (mine.record.run_id, other)):
+        with pytest.raises(RunNotFound):
+            await harness.manager.get(run_id, caller)
+        with pytest.raises(RunNotFound):
+            await harness.manager.cancel(run_id, caller=caller)
+    for artifact_id, caller in ((local_artifact, remote), (my_artifact, other)):
+        with pytest.raises(ArtifactNotFound):
+            await harness.manager.read_artifact(artifact_id, caller=caller)
+    assert [r.run_id for r in await harness.manager.list(None, None, 10, 0, remote)] == [mine.record.run_id]
+    assert await harness.manager.list(None, None, 10, 0, other) == []
+    assert (await harness.manager.get(mine.record.run_id, remote)).record.status == "succeeded"
+    assert (await harness.manager.read_artifact(my_artifact, caller=remote)).data == b"hello"
+    # Local callers see every run.
+    assert len(await harness.manager.list(None, None, 10, 0, harness.caller)) == 2
+    assert (await harness.manager.read_artifact(my_artifact, caller=harness.caller)).data == b"hello"
+
+
+def test_a_schema_1_store_gains_the_owner_column_and_keeps_its_runs(tmp_path: Path) -> None:
+    """A database from before run ownership opens in place: its runs stay, ownerless (local callers only)."""
+    db = sqlite3.connect(tmp_path / "runs.db")
+    db.executescript(
+        "CREATE TABLE runs (run_id TEXT PRIMARY KEY, template_id TEXT NOT NULL, status TEXT NOT NULL,"
+        " created_at INTEGER NOT NULL, expires_at INTEGER, record BLOB NOT NULL);"
+        "PRAGMA user_version=1;"
+    )
+    old = msgspec.json.encode(
+        {
+            "run_id": "run_old",
+            "template_id": "scripted",
+            "template_version": "1.0.0",
+            "status": "succeeded",
+            "session_id": "sess_1",
+            "session_kept": False,
+            "trust_level": "local",
+            "mode": "sync",
+            "timeout_ms": 1_000,
+            "inputs": {},
+            "created_at": 1,
+            "updated_at": 1,
+        }
+    )
+    db.execute("INSERT INTO runs VALUES ('run_old', 'scripted', 'succeeded', 1, NULL, ?)", (old,))
+    db.commit()
+    db.close()
+    store = RunStore(tmp_path)
+    store.open_sync()
+    try:
+        row = store._sync(lambda db: db.execute("SELECT run_id, owner_session_id FROM runs").fetchall())
+        assert row == [("run_old", None)]
+        assert store._sync(lambda db: db.execute("PRAGMA user_version").fetchone()[0]) == SCHEMA_VERSION == 2
+    finally:
+        store.close()

@@ -1,16 +1,21 @@
 """`multi_tab_compare` 1.0.0: the same extraction on several URLs, each in its own tab of one session,
 side by side (issue 6 item 4).
 
-One tab per URL is opened first, in the order of `urls`, so each has a known tabId that the items
-and the comparison name (and that browser tools can address afterwards when the run used the
-caller's session). Then every tab loads and is read at once, each under its own tab lock: a step
-per URL, and a last step that compares title, status, word count, links count and headings across
-the pages that loaded. A page that fails is an item with its error; the others are still compared
+Each URL gets a tab of its own, named by tabId in its item and in the comparison: a step per URL,
+and a last step that compares title, status, word count, links count and headings across the pages
+that loaded. A page that fails is an item with its error; the others are still compared
 (partial_success). Each page's markdown (or text, or the tab's AI snapshot: `extract`) is an artifact.
+
+Tabs count against [browser] max_tabs_per_session and max_total_tabs (S1-74, S1-76, S1-77): at most
+MAX_CONCURRENCY pages, and no more than there is room for, load at once, each opened when its turn
+comes. In the run's own session a tab is closed as soon as its page is read; in the caller's session
+(sessionId) the tabs stay open for the browser tools, never becoming the active tab (D-13), and a
+page past the cap is an item failed with LIMIT_EXCEEDED.
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -25,12 +30,14 @@ from browserd.daemon.runs.templates.batch_extract import Summary, plain_text
 from browserd.daemon.scrape.extract import extract, extract_links
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.smartwait import smart_wait
-from browserd.daemon.sessions.page_errors import navigation_errors
 from browserd.daemon.sessions.snapshot import capture
 from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.sessions.window import Window
+from browserd.daemon.tools.pages import goto
 from browserd.protocol.config import Config, RunsConfig
 
 MAX_URLS = 20  # D-41
+MAX_CONCURRENCY = 5  # a template's maxConcurrency (D-20)
 HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 ExtractKind = Literal["markdown", "text", "snapshot"]
 MIME_TYPES = {"markdown": "text/markdown", "text": "text/plain", "snapshot": "text/plain"}
@@ -49,9 +56,10 @@ class CompareInputs(Inputs, kw_only=True):
 
 
 class ComparedPage(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
-    tab_id: str
     url: str
     success: bool
+    # Left out when no tab could be opened for the page (LIMIT_EXCEEDED).
+    tab_id: str = ""
     final_url: str | None = None
     status: int | None = None
     title: str | None = None
@@ -62,6 +70,8 @@ class ComparedPage(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=T
     content_artifact_id: str | None = None
     error: str | None = None
     error_code: str | None = None
+    # The error's details: a URL policy refusal names its `rule` here.
+    details: dict[str, Any] | None = None
 
 
 class FieldComparison(msgspec.Struct, kw_only=True, rename="camel"):
@@ -147,6 +157,12 @@ def read_page(html: str, url: str, only_main_content: bool, kind: ExtractKind) -
     return content, words, len(extract_links(html, url)), headings
 
 
+async def _close(tab: Tab) -> None:
+    # A tab already gone with its browser needs no closing.
+    with anyio.CancelScope(shield=True), contextlib.suppress(PlaywrightError):
+        await tab.page.close()
+
+
 class MultiTabCompare(Template[CompareInputs]):
     template_id = "multi_tab_compare"
     version = "1.0.0"
@@ -175,24 +191,39 @@ class MultiTabCompare(Template[CompareInputs]):
 
     async def run(self, ctx: RunContext, inputs: CompareInputs) -> None:
         window = await ctx.session.window()
-        tabs = [await window.new_tab() for _ in inputs.urls]
-        pages = [
-            ComparedPage(tab_id=tab.id, url=url, success=False) for tab, url in zip(tabs, inputs.urls, strict=True)
-        ]
+        pages = [ComparedPage(url=url, success=False) for url in inputs.urls]
+        # The caller's session (sessionId) keeps the tabs for the browser tools; the run's own frees each at once.
+        keep = ctx.record.session_kept
+        at_once = anyio.CapacityLimiter(max(1, min(MAX_CONCURRENCY, len(pages), ctx.session.tab_room())))
         async with anyio.create_task_group() as group:
-            for index, tab in enumerate(tabs):
-                group.start_soon(self._page, ctx, inputs, index, tab, pages[index])
+            for index, page in enumerate(pages):
+                group.start_soon(self._page, ctx, inputs, index, window, page, at_once, keep)
         compare_step = len(inputs.urls)
         async with ctx.step(compare_step):
             comparison = compare(pages)
         ctx.set_output(comparison=msgspec.to_builtins(comparison))
 
-    async def _page(self, ctx: RunContext, inputs: CompareInputs, index: int, tab: Tab, page: ComparedPage) -> None:
+    async def _page(
+        self,
+        ctx: RunContext,
+        inputs: CompareInputs,
+        index: int,
+        window: Window,
+        page: ComparedPage,
+        at_once: anyio.CapacityLimiter,
+        keep: bool,
+    ) -> None:
         try:
-            async with ctx.step(index):
-                await self._load(ctx, inputs, tab, page)
+            async with at_once, ctx.step(index):
+                tab = await window.new_tab(activate=False)
+                page.tab_id = tab.id
+                try:
+                    await self._load(ctx, inputs, tab, page)
+                finally:
+                    if not keep:
+                        await _close(tab)
         except BrowserdError as exc:
-            page.error, page.error_code = exc.message, exc.code
+            page.error, page.error_code, page.details = exc.message, exc.code, exc.details or None
         else:
             page.success = True
         await ctx.add_item(msgspec.to_builtins(page), index)
@@ -200,10 +231,11 @@ class MultiTabCompare(Template[CompareInputs]):
     async def _load(self, ctx: RunContext, inputs: CompareInputs, tab: Tab, page: ComparedPage) -> None:
         config = ctx.services.config.scrape
         timeout_ms = inputs.page_timeout_ms or config.timeout_ms
+        # The caller's URL policy before anything loads, and the guard's refusal named if a redirect hits it.
+        await ctx.services.guards.policy.check_url(page.url, ctx.session.trust_level)
         try:
             async with tab.lock:
-                with navigation_errors(page.url):
-                    reply = await tab.page.goto(page.url, wait_until="domcontentloaded", timeout=timeout_ms)
+                reply = await goto(tab, page.url, "domcontentloaded", timeout_ms)
                 await smart_wait(tab.page, config.smart_wait_max_ms, config.smart_wait_quiet_ms)
                 page.final_url, page.title, html = tab.page.url, await tab.page.title(), await tab.page.content()
                 snapshot = (await capture(tab.page)).text if inputs.extract == "snapshot" else ""
