@@ -46,7 +46,7 @@ class Services:
             config=config,
             runtime=runtime,
             executor=TaskExecutor(runtime, config.browser.workers, config.browser.queue_size),
-            sessions=SessionManager(runtime, config.browser, profiles, guards),
+            sessions=SessionManager(runtime, config.browser, profiles, guards, config.runs.kept_session_idle_s),
             profiles=profiles,
             guards=guards,
         )

@@ -113,6 +113,9 @@ class RunsConfig(msgspec.Struct, forbid_unknown_fields=True):
     # timeout is at most auto_sync_max_timeout_ms, so a client's request timeout is not hit (D-38).
     auto_sync_max_urls: Annotated[int, msgspec.Meta(ge=0)] = 5
     auto_sync_max_timeout_ms: Positive = 120_000
+    # A session login_keep_session kept lives this long once no client or run uses it; every run in it
+    # (and its client's disconnect) starts the count again (D-10). Kept sessions hold idle exit (D-06).
+    kept_session_idle_s: NonNegative = 300.0
 
 
 class ScrapeConfig(msgspec.Struct, forbid_unknown_fields=True):

@@ -96,8 +96,14 @@ def status(as_json: bool) -> None:
     click.echo(f"memory: daemon {memory['daemonRssKiB'] // 1024} MiB, browser {memory['browserPssKiB'] // 1024} MiB")
     click.echo(f"sessions: {len(data['sessions'])}")
     for session in data["sessions"]:
+        kept = ""
+        if session.get("kept"):
+            expires = session.get("expiresAt")
+            left = f", closes in {max(0, expires / 1000 - time.time()):.0f} s unless used" if expires else ""
+            kept = f"  kept{left}"
         click.echo(
             f"  {session['sessionId']}  {session['client']}  {session['trustLevel']}  {len(session['tabs'])} tab(s)"
+            f"{kept}"
         )
         for tab in session["tabs"]:
             click.echo(f"    {tab['tabId']}  {tab['url']}")

@@ -4,7 +4,8 @@ It owns a task group (opened in Daemon.run), so every run has an owner and ends 
 does; at most maxConcurrentRuns run at once and the rest wait `queued`; each run has a deadline
 (the effective timeout, counted from `running`, D-36) and holds the daemon's idle exit while it is
 queued or running. A run gets its own session unless the caller named one; that session is closed
-at the end unless the caller named it or the template keeps it.
+at the end unless the caller named it or the template keeps it. A run holds its session while it is
+active (sessions/manager.py), so a named session outlives its client until the run ends.
 """
 
 from __future__ import annotations
@@ -226,11 +227,13 @@ class RunManager:
         steps = [StepRecord(run_id=record.run_id, index=i, name=name) for i, name in enumerate(template.plan(inputs))]
         ctx = RunContext(record, steps, self.services, session, self.store, self.artifacts)
         run = ActiveRun(template, inputs, ctx, own_session=request.session_id is None)
+        # Held from here, so the session outlives a client that goes away while the run works in it.
+        self.services.sessions.hold(session.id)
         try:
             await self.store.create_run(record, steps)
         except BaseException:
-            if not kept:
-                await self.services.sessions.close(session.id)
+            with anyio.CancelScope(shield=True):
+                await self.services.sessions.release(session.id)
             raise
         self.active[record.run_id] = run
         self._idle.acquire("run")
@@ -382,9 +385,12 @@ class RunManager:
 
     async def _release(self, run: ActiveRun) -> None:
         record = run.record
+        sessions = self.services.sessions
         try:
-            if not record.session_kept:
-                await self.services.sessions.close(record.session_id)
+            if run.template.keep_session and record.status == "succeeded":
+                sessions.keep(record.session_id)  # a logged-in session, own or named, falls under D-10
+            # The session closes here unless it is kept or its client (a named session's) is still there.
+            await sessions.release(record.session_id)
         except Exception:
             log.exception("closing the session of run %s failed", record.run_id)
         self.active.pop(record.run_id, None)

@@ -44,6 +44,7 @@ class Daemon:
         self.catalog = build_catalog()
         self.services = Services.build(config)
         self.idle = IdleMonitor(config.daemon.idle_exit_s)
+        self.services.sessions.idle = self.idle
         self.connections: set[Connection] = set()
         self._stop = anyio.Event()
         self.socket_path = paths.socket_path()
@@ -102,6 +103,7 @@ class Daemon:
                     "sessionId": session.id,
                     "client": session.client_name,
                     "trustLevel": session.trust_level,
+                    **self.services.sessions.describe(session.id),
                     "tabs": tabs,
                 }
             )
@@ -153,6 +155,7 @@ class Daemon:
             # Runs end (failed, saying the daemon stopped) before the sessions they use are closed.
             async with services.runs.serving(self.idle), anyio.create_task_group() as tg:
                 tg.start_soon(self._watch_signals, tg.cancel_scope)
+                tg.start_soon(services.sessions.expire_kept)
                 tg.start_soon(listener.serve, self._handle, tg)
                 if self.config.browser.prewarm:
                     tg.start_soon(self._prewarm)

@@ -1,7 +1,8 @@
 """One client connection: REGISTER, then concurrent REQUESTs, CANCELs and PINGs until it closes.
 
 One connection is one session (DESIGN.md §2). Every request runs in the connection's task group,
-so closing the connection cancels its requests before the session's pages close.
+so closing the connection cancels its requests before the session's pages close; a session that a
+run still works in, or that login_keep_session kept, outlives the connection (sessions/manager.py).
 """
 
 from __future__ import annotations
@@ -150,7 +151,7 @@ class Connection:
                 await self.send_error(exc, message.id)
                 return False
             self.tools = {t.name: t for t in selected}
-            self.session = daemon.services.sessions.create(message.client.name, trust)
+            self.session = daemon.services.sessions.create(message.client.name, trust, connected=True)
             session_id = self.session.id
             daemon.attach(self)
         self.role = message.role
@@ -236,8 +237,10 @@ class Connection:
         with anyio.CancelScope(shield=True):
             self._daemon.detach(self)
             if self.session is not None:
-                await self._daemon.services.sessions.close(self.session.id)
-                log.info("session %s closed", self.session.id)
+                sessions = self._daemon.services.sessions
+                await sessions.disconnect(self.session.id)
+                still = self.session.id in sessions.sessions
+                log.info("session %s %s", self.session.id, "outlives its connection" if still else "closed")
             await self._stream.aclose()
 
 

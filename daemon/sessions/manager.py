@@ -1,8 +1,22 @@
-"""The daemon's sessions, one per registered client (DESIGN.md §2: one connection is one session)."""
+"""The daemon's sessions and how long each lives (DESIGN.md §2, D-10).
+
+A connection's own session lives while its connection does. A run holds the session it works in, so
+a session whose client went away closes when its last run ends, not under the run. A session that
+login_keep_session logged in is kept: once no connection or run uses it, it lives on for
+`[runs] kept_session_idle_s` after its last use (every request and every run in it slides that
+deadline), then closes. Kept sessions hold the daemon's idle exit while they live (D-06).
+"""
 
 from __future__ import annotations
 
+import logging
+import math
 import secrets
+import time
+from collections import Counter
+from typing import Protocol
+
+import anyio
 
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.profiles.registry import Profiles
@@ -11,20 +25,53 @@ from browserd.daemon.sessions.session import Session
 from browserd.protocol.config import BrowserConfig
 from browserd.protocol.messages import TrustLevel
 
+log = logging.getLogger(__name__)
+
+KEPT = "keptSession"
+
+
+class IdleHold(Protocol):
+    def acquire(self, reason: str) -> None: ...
+    def release(self, reason: str) -> None: ...
+
+
+class _NoIdle:
+    def acquire(self, reason: str) -> None:
+        pass
+
+    def release(self, reason: str) -> None:
+        pass
+
 
 def new_session_id() -> str:
     return f"sess_{secrets.token_hex(4)}"
 
 
 class SessionManager:
-    def __init__(self, runtime: BrowserRuntime, config: BrowserConfig, profiles: Profiles, guards: Guards) -> None:
+    def __init__(
+        self,
+        runtime: BrowserRuntime,
+        config: BrowserConfig,
+        profiles: Profiles,
+        guards: Guards,
+        kept_idle_s: float = 300.0,
+    ) -> None:
         self._guards = guards
         self._runtime = runtime
         self._config = config
         self._profiles = profiles
+        self.kept_idle_s = kept_idle_s
         self.sessions: dict[str, Session] = {}
+        # The daemon's idle monitor, set once it exists (the services are built before it).
+        self.idle: IdleHold = _NoIdle()
+        self._connected: set[str] = set()
+        self._runs: Counter[str] = Counter()
+        # Kept session id -> when it closes (anyio clock), counted once nothing uses it.
+        self._kept: dict[str, float] = {}
+        self._changed = anyio.Event()
 
-    def create(self, client_name: str, trust_level: TrustLevel) -> Session:
+    def create(self, client_name: str, trust_level: TrustLevel, connected: bool = False) -> Session:
+        """A new session; `connected` ties it to the connection that asked, until `disconnect`."""
         session_id = new_session_id()
         while session_id in self.sessions:
             session_id = new_session_id()
@@ -32,9 +79,86 @@ class SessionManager:
             session_id, client_name, trust_level, self._runtime, self._config, self._profiles, self._guards
         )
         self.sessions[session_id] = session
+        if connected:
+            self._connected.add(session_id)
         return session
 
+    # -- who uses a session ----------------------------------------------------------------------
+
+    def hold(self, session_id: str) -> None:
+        """A run works in the session: it stays open until the matching `release`."""
+        self._runs[session_id] += 1
+        self.touch(session_id)
+
+    async def release(self, session_id: str) -> None:
+        self._runs[session_id] -= 1
+        if self._runs[session_id] <= 0:
+            del self._runs[session_id]
+        self.touch(session_id)
+        await self._close_if_unused(session_id)
+
+    async def disconnect(self, session_id: str) -> None:
+        """The session's connection closed: it closes now unless a run holds it or it is kept."""
+        self._connected.discard(session_id)
+        self.touch(session_id)
+        await self._close_if_unused(session_id)
+
+    def keep(self, session_id: str) -> None:
+        if session_id in self.sessions and session_id not in self._kept:
+            self.idle.acquire(KEPT)
+            self._kept[session_id] = 0.0
+            self.touch(session_id)
+
+    def touch(self, session_id: str) -> None:
+        """A use of the session: a kept one's idle deadline starts again from now."""
+        if session_id in self._kept:
+            self._kept[session_id] = anyio.current_time() + self.kept_idle_s
+            self._notify()
+
+    def _in_use(self, session_id: str) -> bool:
+        return session_id in self._connected or session_id in self._runs
+
+    async def _close_if_unused(self, session_id: str) -> None:
+        if not self._in_use(session_id) and session_id not in self._kept:
+            await self.close(session_id)
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    def describe(self, session_id: str) -> dict[str, object]:
+        """What `browserd status` shows of a session's lifetime; expiresAt (epoch ms) only once it can expire."""
+        deadline = self._kept.get(session_id)
+        expires = None
+        if deadline is not None and not self._in_use(session_id):
+            expires = round((time.time() + deadline - anyio.current_time()) * 1000)
+        return {
+            "connected": session_id in self._connected,
+            "activeRuns": self._runs.get(session_id, 0),
+            "kept": deadline is not None,
+            "expiresAt": expires,
+        }
+
+    async def expire_kept(self) -> None:
+        """Close kept sessions once their idle deadline passes; runs until the daemon stops."""
+        while True:
+            changed = self._changed
+            now = anyio.current_time()
+            for session_id, deadline in list(self._kept.items()):
+                if deadline <= now and not self._in_use(session_id):
+                    log.info("kept session %s was idle for %s s; closing it", session_id, self.kept_idle_s)
+                    await self.close(session_id)
+            deadlines = [d for s, d in self._kept.items() if not self._in_use(s)]
+            with anyio.move_on_after(min(deadlines) - anyio.current_time() if deadlines else math.inf):
+                await changed.wait()
+
+    # -- closing -----------------------------------------------------------------------------------
+
     async def close(self, session_id: str) -> None:
+        self._connected.discard(session_id)
+        self._runs.pop(session_id, None)
+        if self._kept.pop(session_id, None) is not None:
+            self.idle.release(KEPT)
         session = self.sessions.pop(session_id, None)
         if session is not None:
             await session.aclose()
