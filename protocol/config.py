@@ -84,6 +84,8 @@ class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
     # Requests each tab's network log keeps (browser_network), the oldest going first; 0 turns the
     # log off, and with it the per-request events it costs.
     network_log_size: Annotated[int, msgspec.Meta(ge=0, le=100_000)] = 500
+    # How a new session answers alert/confirm/prompt until browser_dialogs changes it (D-31).
+    dialog_policy: Literal["accept", "dismiss"] = "accept"
     # A response or post body shown by browser_network is cut after this many characters by default.
     network_body_max_chars: Positive = 20_000
 

@@ -29,7 +29,7 @@ class DialogRecord:
 
 @dataclass
 class Dialogs:
-    """A session's dialog policy (accept by default, D-31) and its recent dialogs."""
+    """A session's dialog policy (`[browser] dialog_policy`, D-31) and its recent dialogs."""
 
     policy: DialogAction = "accept"
     prompt_text: str | None = None  # what a prompt is answered with; None: its default value

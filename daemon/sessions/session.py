@@ -62,6 +62,7 @@ class Session:
 
     def __post_init__(self) -> None:
         self.downloads = Downloads(self.output_dir / "downloads")
+        self.dialogs.policy = self.config.dialog_policy
 
     @property
     def output_dir(self) -> Path:

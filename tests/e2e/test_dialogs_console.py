@@ -49,13 +49,19 @@ async def test_dialogs_follow_the_session_policy_and_are_remembered(home: Browse
         assert all(d["tabId"] == "tab_1" and d["at"].endswith("Z") for d in history["history"])
 
 
-async def test_only_the_last_ten_dialogs_are_kept(home: BrowserdHome, site: str) -> None:
+async def test_only_the_last_ten_dialogs_are_kept_and_the_policy_starts_from_config(
+    home: BrowserdHome, site: str
+) -> None:
+    """D-31: `[browser] dialog_policy` is where a new session's policy starts; the history keeps 10."""
+    home.env["BROWSERD_BROWSER_DIALOG_POLICY"] = "dismiss"
     async with mcp_client(home) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/dialogs.html", "snapshot": "none"}))
+        dismissed = ok(await client.call_tool("browser_click", {"target": "#confirm"}))
+        assert "dismissed" in text_of(dismissed) and "confirm: false" in text_of(dismissed)
         for _ in range(12):
             ok(await client.call_tool("browser_click", {"target": "#alert", "snapshot": "none"}))
-        history = ok(await client.call_tool("browser_dialogs", {})).structured_content["history"]
-        assert len(history) == 10
+        answer = ok(await client.call_tool("browser_dialogs", {})).structured_content
+        assert answer["policy"] == "dismiss" and len(answer["history"]) == 10
 
 
 async def test_console_keeps_messages_and_uncaught_errors_filtered_by_level_and_text(
