@@ -39,6 +39,11 @@ class ExternalChromium:
     def endpoint(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def ws_endpoint(self) -> str:
+        with urllib.request.urlopen(f"{self.endpoint}/json/version", timeout=10) as reply:
+            url: str = json.load(reply)["webSocketDebuggerUrl"]
+        return url
+
     def page_urls(self) -> list[str]:
         with urllib.request.urlopen(f"{self.endpoint}/json/list", timeout=10) as reply:
             targets: list[dict[str, Any]] = json.load(reply)
@@ -114,8 +119,9 @@ async def test_attached_tabs_are_driven_and_detaching_leaves_the_browser_running
         # The user's tab stays; the tab the session opened itself goes with it.
         assert chromium.page_urls() == [f"{site}/states.html"]
 
-        # Attached again, then the session ends with the client: only a disconnect again.
-        again = ok(await client.call_tool("browser_connect_cdp", {"endpoint": chromium.endpoint}))
+        # Attached again, by its ws:// endpoint this time; then the session ends with the client: only a
+        # disconnect again.
+        again = ok(await client.call_tool("browser_connect_cdp", {"endpoint": chromium.ws_endpoint()}))
         assert again.structured_content["windowId"] == "win_2"
         ok(await client.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
     assert wait_for(lambda: not home.browserd("status").stdout.count("sess_"), 15)
