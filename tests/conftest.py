@@ -303,8 +303,43 @@ def scratch() -> Iterator[Path]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+class ConfigEnv(dict[str, str]):
+    """The environment of a test on a shared daemon: setting a key (a config override) stops that daemon
+    first, so the test's client starts one that reads it; the test then leaves it to be stopped too."""
+
+    def __init__(self, base: dict[str, str], stop_daemon: Any) -> None:
+        super().__init__(base)
+        self.changed = False
+        self._stop_daemon = stop_daemon
+
+    def __setitem__(self, key: str, value: str) -> None:
+        if not self.changed:
+            self._stop_daemon()
+        self.changed = True
+        super().__setitem__(key, value)
+
+
+@pytest.fixture(scope="module")
+def module_home() -> Iterator[BrowserdHome]:
+    home = make_home()
+    try:
+        yield home
+    finally:
+        home.stop_daemon()
+        shutil.rmtree(home.root, ignore_errors=True)
+
+
 @pytest.fixture
-def home() -> Iterator[BrowserdHome]:
+def home(request: pytest.FixtureRequest) -> Iterator[BrowserdHome]:
+    """A daemon of the test's own; in a module marked `shared_daemon`, the module's daemon (each test still
+    has a session of its own, as every MCP client does), which saves a daemon and Chromium start per test."""
+    if request.node.get_closest_marker("shared_daemon") is not None:
+        shared: BrowserdHome = request.getfixturevalue("module_home")
+        env = ConfigEnv(shared.env, shared.stop_daemon)
+        yield BrowserdHome(shared.root, env)
+        if env.changed:
+            shared.stop_daemon()
+        return
     home = make_home()
     try:
         yield home

@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import BrowserdHome, mcp_client
 from tests.e2e.results import text_of
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
 
 # Short action timeouts keep the error cases fast; they are limits, never asserted durations.
 QUICK_MS = 800

@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import BrowserdHome, mcp_client
 from tests.e2e.results import failed, ok, text_of
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
 
 
 async def test_dialogs_follow_the_session_policy_and_are_remembered(home: BrowserdHome, site: str) -> None:

@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import BrowserdHome, mcp_client
 from tests.e2e.results import failed, ok, text_of
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
 
 # S2-22: the roles that always get a ref and that interactive=true must keep.
 INTERACTIVE_ROLES = {

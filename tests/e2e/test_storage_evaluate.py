@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import BrowserdHome, mcp_client
 from tests.e2e.results import failed, ok, text_of
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
 
 
 async def _status(client: Any, site: str) -> str:

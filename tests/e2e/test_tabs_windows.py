@@ -28,7 +28,7 @@ import pytest
 from tests.conftest import BrowserdHome, mcp_client
 from tests.e2e.results import text_of
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
 
 PROBE_HTML = b"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">

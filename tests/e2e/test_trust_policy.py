@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import BrowserdHome, mcp_client
 from tests.e2e.results import failed, ok, text_of
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
 REMOTE = ("--trust", "remote")
 TOOLS = ("--tools", "pages,scrape")
 
