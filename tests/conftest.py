@@ -18,7 +18,7 @@ import threading
 import time
 import urllib.parse
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -319,14 +319,20 @@ class ConfigEnv(dict[str, str]):
         super().__setitem__(key, value)
 
 
-@pytest.fixture(scope="module")
-def module_home() -> Iterator[BrowserdHome]:
+@contextmanager
+def own_home() -> Iterator[BrowserdHome]:
     home = make_home()
     try:
         yield home
     finally:
         home.stop_daemon()
         shutil.rmtree(home.root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def module_home() -> Iterator[BrowserdHome]:
+    with own_home() as home:
+        yield home
 
 
 @pytest.fixture
@@ -340,12 +346,8 @@ def home(request: pytest.FixtureRequest) -> Iterator[BrowserdHome]:
         if env.changed:
             shared.stop_daemon()
         return
-    home = make_home()
-    try:
+    with own_home() as home:
         yield home
-    finally:
-        home.stop_daemon()
-        shutil.rmtree(home.root, ignore_errors=True)
 
 
 @pytest.fixture

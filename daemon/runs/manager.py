@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import msgspec
@@ -49,6 +49,7 @@ from browserd.daemon.runs.records import (
 from browserd.daemon.runs.store import RunStore
 from browserd.daemon.runs.templates.base import Inputs, Template
 from browserd.daemon.runs.templates.registry import TemplateRegistry, builtin_templates
+from browserd.daemon.runtime.idle_hold import IdleHold, NoIdleHold
 from browserd.protocol.messages import ErrorInfo
 
 if TYPE_CHECKING:
@@ -56,19 +57,6 @@ if TYPE_CHECKING:
     from browserd.daemon.sessions.session import Session
 
 log = logging.getLogger(__name__)
-
-
-class IdleHold(Protocol):
-    def acquire(self, reason: str) -> None: ...
-    def release(self, reason: str) -> None: ...
-
-
-class _NoIdle:
-    def acquire(self, reason: str) -> None:
-        pass
-
-    def release(self, reason: str) -> None:
-        pass
 
 
 @dataclass
@@ -126,14 +114,14 @@ class RunManager:
         self.active: dict[str, ActiveRun] = {}
         self._slots = anyio.Semaphore(self.config.max_concurrent_runs)
         self._group: TaskGroup | None = None
-        self._idle: IdleHold = _NoIdle()
+        self._idle: IdleHold = NoIdleHold()
 
     # -- life cycle --------------------------------------------------------------------------------
 
     @asynccontextmanager
     async def serving(self, idle: IdleHold | None = None) -> AsyncIterator[RunManager]:
         """Open the store, settle what a dead daemon left running, and own the runs until exit."""
-        self._idle = idle or _NoIdle()
+        self._idle = idle or NoIdleHold()
         await self.store.open()
         await self.recover()
         try:

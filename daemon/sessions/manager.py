@@ -14,13 +14,13 @@ import math
 import secrets
 import time
 from collections import Counter
-from typing import Protocol
 
 import anyio
 
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
+from browserd.daemon.runtime.idle_hold import IdleHold, NoIdleHold
 from browserd.daemon.sessions.session import Session
 from browserd.protocol.config import BrowserConfig
 from browserd.protocol.messages import TrustLevel
@@ -28,19 +28,6 @@ from browserd.protocol.messages import TrustLevel
 log = logging.getLogger(__name__)
 
 KEPT = "keptSession"
-
-
-class IdleHold(Protocol):
-    def acquire(self, reason: str) -> None: ...
-    def release(self, reason: str) -> None: ...
-
-
-class _NoIdle:
-    def acquire(self, reason: str) -> None:
-        pass
-
-    def release(self, reason: str) -> None:
-        pass
 
 
 def new_session_id() -> str:
@@ -63,7 +50,7 @@ class SessionManager:
         self.kept_idle_s = kept_idle_s
         self.sessions: dict[str, Session] = {}
         # The daemon's idle monitor, set once it exists (the services are built before it).
-        self.idle: IdleHold = _NoIdle()
+        self.idle: IdleHold = NoIdleHold()
         self._connected: set[str] = set()
         self._runs: Counter[str] = Counter()
         # Kept session id -> when it closes (anyio clock), counted once nothing uses it.

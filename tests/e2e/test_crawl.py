@@ -11,14 +11,12 @@ tests/integration/test_crawl_engine.py.
 from __future__ import annotations
 
 import base64
-import shutil
-from collections.abc import Iterator
 from typing import Any
 
 import anyio
 import pytest
 
-from tests.conftest import BrowserdHome, make_home, mcp_client
+from tests.conftest import BrowserdHome, mcp_client
 from tests.e2e.results import failed, ok
 
 pytestmark = pytest.mark.anyio
@@ -27,16 +25,6 @@ TOOLS = ("--tools", "scrape,runs")
 TERMINAL = ("succeeded", "failed", "partial_success", "canceled")
 POLL_S = 0.3
 FOLLOW_TIMEOUT_S = 120
-
-
-@pytest.fixture(scope="module")
-def daemon_home() -> Iterator[BrowserdHome]:
-    home = make_home()
-    try:
-        yield home
-    finally:
-        home.stop_daemon()
-        shutil.rmtree(home.root, ignore_errors=True)
 
 
 async def follow(client: Any, run_id: str) -> dict[str, Any]:
@@ -67,10 +55,10 @@ def by_path(items: list[dict[str, Any]], site: str) -> dict[str, dict[str, Any]]
 
 
 async def test_crawl_sync_delivers_each_page_once_with_its_markdown_as_an_artifact(
-    daemon_home: BrowserdHome, site: str
+    module_home: BrowserdHome, site: str
 ) -> None:
     """The 404 page fails and the others succeed: partial_success, with the crawl's figures in result.crawl."""
-    async with mcp_client(daemon_home, args=TOOLS) as client:
+    async with mcp_client(module_home, args=TOOLS) as client:
         run = ok(
             await client.call_tool("crawl", {"url": f"{site}/crawl/index.html", "mode": "sync"})
         ).structured_content
@@ -89,9 +77,9 @@ async def test_crawl_sync_delivers_each_page_once_with_its_markdown_as_an_artifa
         assert len(markdown.encode()) == page_c["markdownBytes"]
 
 
-async def test_crawl_async_answers_with_a_run_to_follow(daemon_home: BrowserdHome, site: str) -> None:
+async def test_crawl_async_answers_with_a_run_to_follow(module_home: BrowserdHome, site: str) -> None:
     """With the default tool groups: the run crawl answers with can be followed to its end."""
-    async with mcp_client(daemon_home) as client:
+    async with mcp_client(module_home) as client:
         started = ok(
             await client.call_tool(
                 "crawl", {"url": f"{site}/crawl/index.html", "excludePaths": [r"missing\.html$"], "maxDepth": 1}
@@ -106,8 +94,8 @@ async def test_crawl_async_answers_with_a_run_to_follow(daemon_home: BrowserdHom
         assert (await artifact_text(client, index["markdownArtifactId"])).strip()
 
 
-async def test_crawl_is_a_template_too(daemon_home: BrowserdHome, site: str) -> None:
-    async with mcp_client(daemon_home, args=TOOLS) as client:
+async def test_crawl_is_a_template_too(module_home: BrowserdHome, site: str) -> None:
+    async with mcp_client(module_home, args=TOOLS) as client:
         listed = ok(await client.call_tool("list_task_templates", {})).structured_content
         crawl = next(t for t in listed["templates"] if t["templateId"] == "crawl")
         assert crawl["version"] == "1.0.0" and set(crawl["trustLevelSupport"]) == {"local", "remote"}
@@ -126,8 +114,8 @@ async def test_crawl_is_a_template_too(daemon_home: BrowserdHome, site: str) -> 
         assert run["result"]["summary"]["total"] == 3
 
 
-async def test_cancel_mid_crawl_keeps_the_pages_already_crawled(daemon_home: BrowserdHome, site: str) -> None:
-    async with mcp_client(daemon_home, args=TOOLS) as client:
+async def test_cancel_mid_crawl_keeps_the_pages_already_crawled(module_home: BrowserdHome, site: str) -> None:
+    async with mcp_client(module_home, args=TOOLS) as client:
         started = ok(
             await client.call_tool("crawl", {"url": f"{site}/gen/200/0.html", "concurrency": 1})
         ).structured_content
@@ -148,8 +136,8 @@ async def test_cancel_mid_crawl_keeps_the_pages_already_crawled(daemon_home: Bro
         assert "Generated page 0" in await artifact_text(client, first["markdownArtifactId"])
 
 
-async def test_crawl_bad_inputs_are_refused_with_the_parameter_named(daemon_home: BrowserdHome, site: str) -> None:
-    async with mcp_client(daemon_home, args=TOOLS) as client:
+async def test_crawl_bad_inputs_are_refused_with_the_parameter_named(module_home: BrowserdHome, site: str) -> None:
+    async with mcp_client(module_home, args=TOOLS) as client:
         start = f"{site}/crawl/index.html"
         error = failed(await client.call_tool("crawl", {"url": start, "limit": 50_000}), "INVALID_PARAMETER")
         assert error["details"]["field"] == "limit"
@@ -169,10 +157,10 @@ async def test_crawl_bad_inputs_are_refused_with_the_parameter_named(daemon_home
         assert run["status"] == "failed" and run["error"]["details"]["stepErrorCode"] == "URL_NOT_ALLOWED"
 
 
-async def test_multi_tab_compare_sync_puts_the_pages_side_by_side(daemon_home: BrowserdHome, site: str) -> None:
+async def test_multi_tab_compare_sync_puts_the_pages_side_by_side(module_home: BrowserdHome, site: str) -> None:
     """a.html and dupe.html share their content; b.html differs; each page is in its own tab."""
     urls = [f"{site}/crawl/a.html", f"{site}/crawl/dupe.html", f"{site}/crawl/b.html"]
-    async with mcp_client(daemon_home, args=TOOLS) as client:
+    async with mcp_client(module_home, args=TOOLS) as client:
         run = ok(
             await client.call_tool(
                 "run_task_template",
@@ -198,10 +186,10 @@ async def test_multi_tab_compare_sync_puts_the_pages_side_by_side(daemon_home: B
 
 
 async def test_multi_tab_compare_async_with_a_failing_page_is_partial_and_snapshots(
-    daemon_home: BrowserdHome, site: str
+    module_home: BrowserdHome, site: str
 ) -> None:
     urls = [f"{site}/crawl/a.html", f"{site}/crawl/c.html", f"{site}/crawl/missing.html"]
-    async with mcp_client(daemon_home, args=TOOLS) as client:
+    async with mcp_client(module_home, args=TOOLS) as client:
         started = ok(
             await client.call_tool(
                 "run_task_template",

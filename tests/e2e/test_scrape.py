@@ -6,23 +6,21 @@ format), TC-02 (waitFor), TC-03 (smartWait), TC-04 (main-content fallback), TC-0
 plus includeTags/excludeTags, HTTP error pages, `map` and the CLI. TC-17 (runtime reuse) is a property
 of the code's layering and has no end-to-end test. Login profiles are in test_login_profiles.py.
 
-Most tests share one daemon (module fixture `daemon_home`); a test that needs its own configuration
+Most tests share one daemon (module fixture `module_home`); a test that needs its own configuration
 gets the per-test `home`.
 """
 
 from __future__ import annotations
 
 import base64
-import shutil
 import struct
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from tests.conftest import BrowserdHome, make_home, mcp_client
+from tests.conftest import BrowserdHome, mcp_client
 from tests.e2e.results import failed, ok, text_of
 
 pytestmark = pytest.mark.anyio
@@ -37,17 +35,6 @@ INDEX_LINK_TEXTS = [
     "New tabs and popups", "Never loads", "Large page", "Clickables without roles", "Element states",
     "JavaScript dialogs", "Console messages", "Drag and drop", "Scrolling", "Hover menu", "Keyboard",
 ]  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def daemon_home() -> Iterator[BrowserdHome]:
-    """One daemon for the tests that need nothing but the default configuration."""
-    home = make_home()
-    try:
-        yield home
-    finally:
-        home.stop_daemon()
-        shutil.rmtree(home.root, ignore_errors=True)
 
 
 def field_of(error: dict[str, Any]) -> str | None:
@@ -79,12 +66,12 @@ async def scrape(client: Any, **args: Any) -> Any:
 # TC-01: every format
 
 
-async def test_tc01_every_format_returns_its_payload(daemon_home: BrowserdHome, site: str) -> None:
+async def test_tc01_every_format_returns_its_payload(module_home: BrowserdHome, site: str) -> None:
     """TC-01, S0-02, S0-04, S0-32, S0-73..S0-76, D-23: one call, one format; markdown is the default and
     keeps the page's heading; html is HTML; links are absolute, de-duplicated and carry their text;
     screenshot and fullscreenshot are PNG image content, the full one taller than the viewport."""
     index = f"{site}/index.html"
-    async with mcp_client(daemon_home, args=SCRAPE_TOOLS) as client:
+    async with mcp_client(module_home, args=SCRAPE_TOOLS) as client:
         markdown = ok(await scrape(client, url=index))
         assert markdown.structured_content["format"] == "markdown", "markdown is the default format (S0-32)"
         assert "# Welcome to the browserd test site" in text_of(markdown)
@@ -121,10 +108,10 @@ async def test_tc01_every_format_returns_its_payload(daemon_home: BrowserdHome, 
         )
 
 
-async def test_tc01_every_result_carries_the_page_metadata(daemon_home: BrowserdHome, site: str) -> None:
+async def test_tc01_every_result_carries_the_page_metadata(module_home: BrowserdHome, site: str) -> None:
     """Issue 5 item 1, D-23: url, statusCode, title, description, language and canonicalUrl in
     structuredContent, for the text formats and the links format alike."""
-    async with mcp_client(daemon_home, args=SCRAPE_TOOLS) as client:
+    async with mcp_client(module_home, args=SCRAPE_TOOLS) as client:
         for fmt in ("markdown", "html", "links"):
             data = ok(await scrape(client, url=f"{site}/late.html", format=fmt)).structured_content
             assert data["url"] == f"{site}/late.html", fmt
@@ -139,19 +126,19 @@ async def test_tc01_every_result_carries_the_page_metadata(daemon_home: Browserd
         assert shot["title"] == "Scrolling"
 
 
-async def test_screenshot_results_give_the_image_size(daemon_home: BrowserdHome, site: str) -> None:
+async def test_screenshot_results_give_the_image_size(module_home: BrowserdHome, site: str) -> None:
     """D-23: `screenshot` and `fullscreenshot` = PNG as ImageContent plus {url, width, height}."""
-    async with mcp_client(daemon_home, args=SCRAPE_TOOLS) as client:
+    async with mcp_client(module_home, args=SCRAPE_TOOLS) as client:
         full = ok(await scrape(client, url=f"{site}/scroll.html", format="fullscreenshot"))
         width, height = png_size(png_of(full))
         assert (full.structured_content.get("width"), full.structured_content.get("height")) == (width, height)
 
 
-async def test_markdown_keeps_the_heading_of_pages_without_an_article(daemon_home: BrowserdHome, site: str) -> None:
+async def test_markdown_keeps_the_heading_of_pages_without_an_article(module_home: BrowserdHome, site: str) -> None:
     """Issue 5 item 2 (headings and lists kept), S0-72: the page's <h1> is a markdown heading even when
     the page is mostly form controls (form.html) or a bare error page (<title> and <h1> only)."""
     pages = {"form.html": "# Form with every input kind\n", "status?code=404": "# Status 404\n"}
-    async with mcp_client(daemon_home, args=SCRAPE_TOOLS) as client:
+    async with mcp_client(module_home, args=SCRAPE_TOOLS) as client:
         for page, heading in pages.items():
             markdown = text_of(ok(await scrape(client, url=f"{site}/{page}")))
             assert markdown.startswith(heading), f"{page}: expected {heading!r} first, got:\n{markdown[:300]}"
@@ -160,10 +147,10 @@ async def test_markdown_keeps_the_heading_of_pages_without_an_article(daemon_hom
 # TC-02: waitFor
 
 
-async def test_tc02_wait_for_waits_that_long_within_its_bounds(daemon_home: BrowserdHome, site: str) -> None:
+async def test_tc02_wait_for_waits_that_long_within_its_bounds(module_home: BrowserdHome, site: str) -> None:
     """TC-02, S0-34, S0-69: waitFor=1500 reads late.html after its 800 ms content appeared; waitFor
     outside 0..60000 is INVALID_PARAMETER naming waitFor; the bounds themselves are accepted."""
-    async with mcp_client(daemon_home, args=SCRAPE_TOOLS) as client:
+    async with mcp_client(module_home, args=SCRAPE_TOOLS) as client:
         late = ok(await scrape(client, url=f"{site}/late.html", waitFor=1500))
         assert "Loaded late" in text_of(late)
         for bad in (60_001, -1):
@@ -207,10 +194,10 @@ async def test_tc03_a_page_that_never_finished_loading_comes_with_a_warning(home
         assert result.structured_content.get("warning"), result.structured_content
 
 
-async def test_tc03_smart_wait_gives_a_stable_result_with_late_content(daemon_home: BrowserdHome, site: str) -> None:
+async def test_tc03_smart_wait_gives_a_stable_result_with_late_content(module_home: BrowserdHome, site: str) -> None:
     """TC-03, S0-69, D-21: without waitFor, smartWait (load, network idle, then DOM quiet) waits for
     late.html's paragraph, added 800 ms after load, every time."""
-    async with mcp_client(daemon_home, args=SCRAPE_TOOLS) as client:
+    async with mcp_client(module_home, args=SCRAPE_TOOLS) as client:
         seen = [
             "Loaded late" in text_of(ok(await scrape(client, url=f"{site}/late.html", format="html")))
             for _attempt in range(4)
@@ -221,11 +208,11 @@ async def test_tc03_smart_wait_gives_a_stable_result_with_late_content(daemon_ho
 # TC-04: main content and its fallback
 
 
-async def test_tc04_empty_main_content_falls_back_to_the_whole_page(daemon_home: BrowserdHome, site: str) -> None:
+async def test_tc04_empty_main_content_falls_back_to_the_whole_page(module_home: BrowserdHome, site: str) -> None:
     """TC-04, S0-33, S0-70, S0-71: onlyMainContent (null/absent = true) finds the main content where there
     is one and drops the navigation; where the main content is empty (the menu list of states.html on its
     own has no article in it) the whole (filtered) page is returned instead, mainContentFound false."""
-    async with mcp_client(daemon_home, args=SCRAPE_TOOLS) as client:
+    async with mcp_client(module_home, args=SCRAPE_TOOLS) as client:
         main = ok(await scrape(client, url=f"{site}/index.html", onlyMainContent=None))
         assert main.structured_content["mainContentFound"] is True
         assert "# Welcome to the browserd test site" in text_of(main)
@@ -240,10 +227,10 @@ async def test_tc04_empty_main_content_falls_back_to_the_whole_page(daemon_home:
         assert "# Folder tree" in text_of(whole)
 
 
-async def test_only_main_content_false_keeps_the_navigation(daemon_home: BrowserdHome, site: str) -> None:
+async def test_only_main_content_false_keeps_the_navigation(module_home: BrowserdHome, site: str) -> None:
     """S0-70, D-23: only onlyMainContent=true removes nav, header, footer and aside; with false the
     markdown keeps index.html's navigation links and `html` is the page's HTML (`page.content()`)."""
-    async with mcp_client(daemon_home, args=SCRAPE_TOOLS) as client:
+    async with mcp_client(module_home, args=SCRAPE_TOOLS) as client:
         markdown = text_of(ok(await scrape(client, url=f"{site}/index.html", onlyMainContent=False)))
         assert f"[A form]({site}/form.html)" in markdown, markdown
         html = text_of(ok(await scrape(client, url=f"{site}/index.html", format="html", onlyMainContent=False)))
@@ -254,7 +241,7 @@ async def test_only_main_content_false_keeps_the_navigation(daemon_home: Browser
 
 
 async def test_tc05_invalid_parameters_name_the_field_and_the_daemon_keeps_serving(
-    daemon_home: BrowserdHome, site: str
+    module_home: BrowserdHome, site: str
 ) -> None:
     """TC-05, S0-31..S0-35, D-32: a non-http(s) URL, an unknown format, waitFor out of range, a bad
     profileId, an unknown or missing field and an unsupported selector are each INVALID_PARAMETER naming
@@ -275,7 +262,7 @@ async def test_tc05_invalid_parameters_name_the_field_and_the_daemon_keeps_servi
         ({"url": index, "includeTags": ["a:hover"]}, "includeTags"),
         ({"url": index, "timeout": 0}, "timeout"),
     ]
-    async with mcp_client(daemon_home, args=SCRAPE_TOOLS) as client:
+    async with mcp_client(module_home, args=SCRAPE_TOOLS) as client:
         before = ok(await client.call_tool("get_runtime_profile", {})).structured_content["daemonPid"]
         for args, field in cases:
             error = failed(await client.call_tool("scrape", args), "INVALID_PARAMETER")
@@ -289,9 +276,9 @@ async def test_tc05_invalid_parameters_name_the_field_and_the_daemon_keeps_servi
 # includeTags / excludeTags, HTTP errors
 
 
-async def test_include_and_exclude_tags_pick_the_parts_of_the_page(daemon_home: BrowserdHome, site: str) -> None:
+async def test_include_and_exclude_tags_pick_the_parts_of_the_page(module_home: BrowserdHome, site: str) -> None:
     """Issue 5 item 1: excludeTags removes what its CSS selectors match, includeTags keeps only that."""
-    async with mcp_client(daemon_home, args=SCRAPE_TOOLS) as client:
+    async with mcp_client(module_home, args=SCRAPE_TOOLS) as client:
         without = text_of(ok(await scrape(client, url=f"{site}/tree.html", excludeTags=["#g-photos"])))
         assert "# Folder tree" in without
         assert "report.txt" in without
@@ -301,18 +288,18 @@ async def test_include_and_exclude_tags_pick_the_parts_of_the_page(daemon_home: 
         assert "Scrolling" not in only, "includeTags leaves the heading outside #inner out"
 
 
-async def test_include_tags_keep_the_links_and_list_of_the_part(daemon_home: BrowserdHome, site: str) -> None:
+async def test_include_tags_keep_the_links_and_list_of_the_part(module_home: BrowserdHome, site: str) -> None:
     """Issue 5 item 2 (links absolute, lists kept): the part includeTags keeps is rendered like any
     content, its list items as a list and its links as markdown links."""
-    async with mcp_client(daemon_home, args=SCRAPE_TOOLS) as client:
+    async with mcp_client(module_home, args=SCRAPE_TOOLS) as client:
         nav = text_of(ok(await scrape(client, url=f"{site}/index.html", includeTags=["nav"])))
     assert f"[A form]({site}/form.html)" in nav, nav
     assert f"[Keyboard]({site}/keys.html)" in nav, nav
 
 
-async def test_http_error_pages_are_results_with_their_status(daemon_home: BrowserdHome, site: str) -> None:
+async def test_http_error_pages_are_results_with_their_status(module_home: BrowserdHome, site: str) -> None:
     """S0-01, D-23: a 404 or 500 page is content, not a tool error: its statusCode and text come back."""
-    async with mcp_client(daemon_home, args=SCRAPE_TOOLS) as client:
+    async with mcp_client(module_home, args=SCRAPE_TOOLS) as client:
         for code in (404, 500):
             result = ok(await scrape(client, url=f"{site}/status?code={code}"))
             assert result.structured_content["statusCode"] == code
@@ -323,12 +310,12 @@ async def test_http_error_pages_are_results_with_their_status(daemon_home: Brows
 # map
 
 
-async def test_map_lists_ranks_and_limits_the_site_urls(daemon_home: BrowserdHome, site: str) -> None:
+async def test_map_lists_ranks_and_limits_the_site_urls(module_home: BrowserdHome, site: str) -> None:
     """Issue 5 item 3: map finds the page's links (absolute, same site, with their text); `search` keeps
     the matching ones best first; `limit` cuts the list and `total` still counts them all; a site without
     a sitemap answers an empty list for sitemap=only, not an error."""
     index = f"{site}/index.html"
-    async with mcp_client(daemon_home, args=SCRAPE_TOOLS) as client:
+    async with mcp_client(module_home, args=SCRAPE_TOOLS) as client:
         everything = ok(await client.call_tool("map", {"url": index})).structured_content
         urls = [row["url"] for row in everything["urls"]]
         assert len(urls) == len(INDEX_LINK_TEXTS) == everything["total"]
@@ -360,29 +347,29 @@ async def test_map_lists_ranks_and_limits_the_site_urls(daemon_home: BrowserdHom
 # the command line
 
 
-def test_cli_scrape_prints_or_writes_each_format(daemon_home: BrowserdHome, site: str) -> None:
+def test_cli_scrape_prints_or_writes_each_format(module_home: BrowserdHome, site: str) -> None:
     """Issue 5 item 6: `browserd scrape URL [--format F] [-o FILE]`: markdown on stdout or into a file,
     a screenshot into a PNG file (and a clear usage error without -o), a refused URL with its error code."""
-    out_dir = daemon_home.root / "out"
+    out_dir = module_home.root / "out"
     out_dir.mkdir(exist_ok=True)
-    printed = daemon_home.browserd("scrape", f"{site}/index.html")
+    printed = module_home.browserd("scrape", f"{site}/index.html")
     assert printed.returncode == 0, printed.stderr
     assert "# Welcome to the browserd test site" in printed.stdout
 
     markdown_file = out_dir / "index.md"
-    written = daemon_home.browserd("scrape", f"{site}/index.html", "-o", str(markdown_file), "--json")
+    written = module_home.browserd("scrape", f"{site}/index.html", "-o", str(markdown_file), "--json")
     assert written.returncode == 0, written.stderr
     assert "# Welcome to the browserd test site" in markdown_file.read_text()
     assert '"statusCode": 200' in written.stderr, "--json puts the metadata on stderr"
 
     png = out_dir / "shot.png"
-    shot = daemon_home.browserd("scrape", f"{site}/scroll.html", "--format", "screenshot", "-o", str(png))
+    shot = module_home.browserd("scrape", f"{site}/scroll.html", "--format", "screenshot", "-o", str(png))
     assert shot.returncode == 0, shot.stderr
     assert Path(png).read_bytes().startswith(PNG_MAGIC)
 
-    no_file = daemon_home.browserd("scrape", f"{site}/scroll.html", "--format", "screenshot")
+    no_file = module_home.browserd("scrape", f"{site}/scroll.html", "--format", "screenshot")
     assert no_file.returncode == 2 and "-o" in no_file.stderr, no_file.stderr
 
-    refused = daemon_home.browserd("scrape", "ftp://127.0.0.1/file.txt")
+    refused = module_home.browserd("scrape", "ftp://127.0.0.1/file.txt")
     assert refused.returncode == 1
     assert "INVALID_PARAMETER" in refused.stderr
