@@ -264,7 +264,7 @@ async def list_task_templates(ctx: ToolContext, params: NoParams, response: Resp
             name=t.name,
             description=t.description,
             trust_level_support=list(t.trust_level_support),
-            limits=dict(t.limits),
+            limits=t.limits_under(ctx.services.config),
             supports_partial_success=t.supports_partial_success,
             partial_success_threshold=t.partial_success_threshold,
             max_timeout_ms=t.max_timeout_ms,

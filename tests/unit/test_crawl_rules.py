@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from browserd.daemon.errors import InvalidParameter
-from browserd.daemon.runs.templates.crawl import CrawlInputs, crawl_request
+from browserd.daemon.runs.templates.crawl import Crawl, CrawlInputs, crawl_request
 from browserd.daemon.scrape.crawl import CrawlRequest, Scope, url_key
 from browserd.daemon.scrape.robots import parse_robots
-from browserd.protocol.config import load
+from browserd.protocol.config import Config, CrawlConfig, load
 
 ROBOTS = """
 # comment
@@ -95,3 +95,9 @@ def test_crawl_limits_come_from_the_config_section() -> None:
     with pytest.raises(InvalidParameter) as caught:
         crawl_request(CrawlInputs(url="https://site.test/", limit=51), config.crawl)
     assert caught.value.details["field"] == "limit"
+
+
+def test_list_task_templates_shows_the_configured_crawl_maxima() -> None:
+    """S1-11: the limits a template lists are those the configuration enforces, not the defaults."""
+    config = Config(crawl=CrawlConfig(max_limit=40, max_concurrency=2))
+    assert Crawl().limits_under(config) == {"maxLimit": 40, "maxConcurrency": 2}

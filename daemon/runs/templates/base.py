@@ -69,6 +69,10 @@ class Template(ABC, Generic[InputsT]):
                 field=f"inputs.{where}" if where else "inputs",
             ) from exc
 
+    def limits_under(self, config: Config) -> dict[str, int]:
+        """The limits list_task_templates shows: those this configuration enforces."""
+        return dict(self.limits)
+
     def check(self, inputs: InputsT, config: Config) -> None:
         """Checks the schema and the configured limits cannot express; raise InvalidParameter naming the input."""
 

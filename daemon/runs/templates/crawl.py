@@ -133,8 +133,10 @@ class Crawl(Template[CrawlInputs]):
     )
     inputs = CrawlInputs
     outputs = CrawlResult
-    limits = {"maxLimit": CrawlConfig().max_limit, "maxConcurrency": CrawlConfig().max_concurrency}  # noqa: RUF012
     supports_partial_success = True
+
+    def limits_under(self, config: Config) -> dict[str, int]:
+        return {"maxLimit": config.crawl.max_limit, "maxConcurrency": config.crawl.max_concurrency}
 
     def check(self, inputs: CrawlInputs, config: Config) -> None:
         crawl_request(inputs, config.crawl)
