@@ -8,6 +8,11 @@ TaskExecutor, so a crawl obeys the daemon's worker limit like any scrape. Finish
 to the loop over a stream, are de-duplicated, handed to `on_page` in the order they finish, and
 their links join the frontier.
 
+Sitemaps: unless `sitemap` is "skip", the URLs the site's sitemaps list (robots.txt `Sitemap:` lines,
+else /sitemap.xml; indexes followed) join the frontier at depth 1 after the start page, under the
+same scope and robots.txt rules as links; "only" follows no links, so the crawl is the start page plus
+its sitemaps' pages.
+
 Which links are followed: http(s) only; the start URL's site (its host, `www.` ignored) unless
 `allow_subdomains` (also hosts under it) or `allow_external` (anything); no links from pages deeper
 than `max_depth` (the start page is depth 0); include/exclude patterns are Python regular
@@ -34,7 +39,7 @@ import re
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import anyio
@@ -45,7 +50,7 @@ from playwright.async_api import Error as PlaywrightError
 from browserd.daemon.errors import BrowserdError, Busy, ExecutionError, InvalidParameter, RobotsDisallowed
 from browserd.daemon.scrape.extract import extract, extract_links
 from browserd.daemon.scrape.links import absolute_http_url
-from browserd.daemon.scrape.mapping import site_of
+from browserd.daemon.scrape.mapping import SitemapMode, read_sitemaps, site_of
 from browserd.daemon.scrape.robots import Robots, read_robots
 from browserd.daemon.scrape.service import ScrapeRequest, load_page
 from browserd.daemon.services import Services
@@ -75,6 +80,7 @@ class CrawlRequest:
     allow_subdomains: bool = False
     allow_external: bool = False
     ignore_robots: bool = False
+    sitemap: SitemapMode = "include"
     sort_query: bool = False
     concurrency: int = 3
     only_main_content: bool = True
@@ -117,6 +123,7 @@ class CrawlSummary:
     duplicates: int = 0
     skipped_by_robots: int = 0
     discovered: int = 1  # URLs queued, the start URL included
+    from_sitemap: int = 0  # of those, URLs the sitemaps listed
     stop_reason: StopReason = "running"
     crawl_delay_s: float | None = None
 
@@ -196,6 +203,17 @@ class _RobotsTask:
 
 
 @dataclass
+class _SitemapTask:
+    """A BrowserTask: the page URLs of the site's sitemaps, through the context's HTTP client."""
+
+    url: str
+
+    async def run(self, context: BrowserContext) -> list[str]:
+        pages, _files = await read_sitemaps(context.request, self.url)
+        return pages
+
+
+@dataclass
 class _Loaded:
     page: CrawlPage
     links: list[str]
@@ -227,13 +245,14 @@ class Crawler:
         parts = urlsplit(url)
         origin = f"{parts.scheme}://{parts.netloc}"
         if origin not in self._robots:
-            guards = self.services.guards
-            async with guards.guarding(self.request.trust_level) as guard:
-                options = guard.context_options if guard else {}
-                self._robots[origin] = await self._busy_retry(
-                    lambda: self.services.executor.run_in_context(_RobotsTask(url), **options)
-                )
+            self._robots[origin] = await self._fetch(_RobotsTask(url))
         return self._robots[origin]
+
+    async def _fetch(self, task: _RobotsTask | _SitemapTask) -> Any:
+        """A plain HTTP read in a context of the executor, under the crawl's URL policy."""
+        async with self.services.guards.guarding(self.request.trust_level) as guard:
+            options = guard.context_options if guard else {}
+            return await self._busy_retry(lambda: self.services.executor.run_in_context(task, **options))
 
     async def run(self) -> CrawlSummary:
         """Crawl until a stop condition; the summary says which one ended it."""
@@ -253,17 +272,35 @@ class Crawler:
                 delay_s = min(robots.crawl_delay_s, self.request.max_crawl_delay_s)
         timed_out = True
         with anyio.move_on_after(self.timeout_s):
-            await self._crawl(start, delay_s)
+            seeds = await self._sitemap_pages(start)
+            await self._crawl(start, delay_s, seeds)
             timed_out = False
         if timed_out:
             self.summary.stop_reason = "timeout"
         return self.summary
 
-    async def _crawl(self, start: str, delay_s: float) -> None:
+    async def _sitemap_pages(self, start: str) -> list[str]:
+        if self.request.sitemap == "skip" or self.request.max_depth < 1:
+            return []
+        try:
+            listed: list[str] = await self._fetch(_SitemapTask(start))
+        except (BrowserdError, PlaywrightError) as exc:  # a crawl without its sitemap still crawls
+            log.info("crawl: no sitemap pages for %s: %s", start, exc)
+            return []
+        return listed
+
+    async def _crawl(self, start: str, delay_s: float, seeds: list[str]) -> None:
         request, summary = self.request, self.summary
         concurrency = 1 if delay_s else max(1, request.concurrency)
         frontier: deque[tuple[str, int]] = deque([(start, 0)])
         seen = {self._key(start)}
+        for url in seeds:
+            key = self._key(url)
+            if key not in seen and self.scope.follows(url):
+                seen.add(key)
+                frontier.append((url, 1))
+                summary.discovered += 1
+                summary.from_sitemap += 1
         delivered: set[str] = set()
         in_flight = 0
         send, receive = anyio.create_memory_object_stream[_Loaded](max_buffer_size=concurrency)
@@ -309,7 +346,7 @@ class Crawler:
         else:
             summary.failed += 1
         await self.on_page(page)
-        if page.depth >= self.request.max_depth:
+        if page.depth >= self.request.max_depth or self.request.sitemap == "only":
             return
         for link in loaded.links:
             key = self._key(link)

@@ -197,3 +197,44 @@ def slow_robots_site() -> Iterator[str]:
 async def test_crawl_delay_is_read_and_the_crawl_still_completes(services: Services, slow_robots_site: str) -> None:
     pages, summary = await crawl(services, slow_robots_site, url=f"{slow_robots_site}/gen/4/0.html", concurrency=5)
     assert summary.crawl_delay_s == 0.2 and len(pages) == 4 and summary.failed == 0
+
+
+class _SitemapHandler(SiteHandler):
+    """tests/site with a /sitemap.xml listing two pages no crawl link leads to, one robots.txt disallows,
+    one on another host, and the start page itself."""
+
+    def do_GET(self) -> None:
+        if self.path == "/sitemap.xml":
+            base = f"http://127.0.0.1:{self.server.server_address[1]}"
+            listed = [f"{base}/help.html", f"{base}/states.html", f"{base}/crawl/private/secret.html"]
+            listed += ["http://localhost/elsewhere.html", f"{base}/crawl/index.html"]
+            body = "".join(f"<url><loc>{url}</loc></url>" for url in listed)
+            xml = f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</urlset>'
+            self._send(200, xml.encode(), "application/xml")
+            return
+        super().do_GET()
+
+
+@pytest.fixture
+def sitemap_site() -> Iterator[str]:
+    server = _Server(("127.0.0.1", 0), _SitemapHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+async def test_sitemap_pages_join_the_crawl_under_its_rules(services: Services, sitemap_site: str) -> None:
+    """A site's sitemap pages are crawled at depth 1 (same site, robots.txt obeyed); `only` follows no
+    links, `skip` reads no sitemap."""
+    pages, summary = await crawl(services, sitemap_site, max_depth=1)
+    depths = {page.url.removeprefix(sitemap_site): page.depth for page in pages}
+    assert depths["/help.html"] == depths["/states.html"] == 1
+    assert "/crawl/private/secret.html" not in depths and "/crawl/b.html" in depths
+    assert summary.from_sitemap == 3 and summary.skipped_by_robots >= 1  # help, states and the disallowed one
+
+    only, _ = await crawl(services, sitemap_site, sitemap="only")
+    assert paths(only, sitemap_site) == {"/crawl/index.html", "/help.html", "/states.html"}
+
+    skipped, summary = await crawl(services, sitemap_site, max_depth=1, sitemap="skip")
+    assert "/help.html" not in paths(skipped, sitemap_site) and summary.from_sitemap == 0

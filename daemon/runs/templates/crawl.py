@@ -19,6 +19,7 @@ from browserd.daemon.runs.templates.base import Inputs, Template
 from browserd.daemon.runs.templates.batch_extract import Summary
 from browserd.daemon.scrape.crawl import Crawler, CrawlPage, CrawlRequest, StopReason, compile_patterns
 from browserd.daemon.scrape.links import check_http_url
+from browserd.daemon.scrape.mapping import SitemapMode
 from browserd.protocol.config import Config, CrawlConfig, RunsConfig
 
 # Bounds of the schema; the configured ones ([crawl] max_limit, max_concurrency) are checked when a run is asked for.
@@ -43,6 +44,10 @@ class CrawlInputs(Inputs, kw_only=True):
     allow_subdomains: Annotated[bool, msgspec.Meta(description="Also follow hosts under the start host.")] = False
     allow_external_links: Annotated[bool, msgspec.Meta(description="Follow links to any host.")] = False
     ignore_robots_txt: Annotated[bool, msgspec.Meta(description="Load pages robots.txt disallows.")] = False
+    sitemap: Annotated[
+        SitemapMode,
+        msgspec.Meta(description="include: sitemap pages join the links; only: no links followed; skip."),
+    ] = "include"
     sort_query: Annotated[bool, msgspec.Meta(description="?a=1&b=2 and ?b=2&a=1 are one page.")] = False
     concurrency: (
         Annotated[int, msgspec.Meta(ge=1, le=SCHEMA_MAX_CONCURRENCY, description="Pages loading at once.")] | None
@@ -74,6 +79,7 @@ class CrawlInfo(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True
     duplicates: int
     skipped_by_robots: int
     discovered: int
+    from_sitemap: int = 0
     limit: int
     max_depth: int
     crawl_delay_s: float | None = None
@@ -115,6 +121,7 @@ def crawl_request(inputs: CrawlInputs, config: CrawlConfig) -> CrawlRequest:
         allow_subdomains=inputs.allow_subdomains,
         allow_external=inputs.allow_external_links,
         ignore_robots=inputs.ignore_robots_txt,
+        sitemap=inputs.sitemap,
         sort_query=inputs.sort_query,
         concurrency=concurrency,
         only_main_content=inputs.only_main_content,
@@ -157,6 +164,7 @@ class Crawl(Template[CrawlInputs]):
                 duplicates=summary.duplicates,
                 skipped_by_robots=summary.skipped_by_robots,
                 discovered=summary.discovered,
+                from_sitemap=summary.from_sitemap,
                 limit=request.limit,
                 max_depth=request.max_depth,
                 crawl_delay_s=summary.crawl_delay_s,
