@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,18 @@ async def crawl(services: Services, site: str, **options: Any) -> tuple[list[Cra
         timeout_s=timeout_s,
     )
     return pages, await crawler.run()
+
+
+@contextmanager
+def serving(handler: type[SiteHandler]) -> Iterator[str]:
+    """tests/site served on 127.0.0.1 by a handler that changes some of its answers."""
+    server = _Server(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def paths(pages: list[CrawlPage], site: str) -> set[str]:
@@ -138,18 +151,12 @@ class _RobotsFailing(SiteHandler):
 
 async def test_a_robots_txt_the_server_fails_to_give_disallows_everything(services: Services) -> None:
     """RFC 9309 §2.3.1.4: a 5xx robots.txt leaves the rules unknown, so nothing is crawled, and the error says why."""
-    server = _Server(("127.0.0.1", 0), _RobotsFailing)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        base = f"http://127.0.0.1:{server.server_address[1]}"
+    with serving(_RobotsFailing) as base:
         with pytest.raises(RobotsDisallowed) as caught:
             await crawl(services, base)
         assert "HTTP 503" in caught.value.message
         pages, _ = await crawl(services, base, ignore_robots=True, max_depth=0)
         assert [page.ok for page in pages] == [True]
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 async def test_external_hosts_only_when_allowed(services: Services, site: str) -> None:
@@ -187,11 +194,8 @@ class _SlowRobotsHandler(SiteHandler):
 
 @pytest.fixture
 def slow_robots_site() -> Iterator[str]:
-    server = _Server(("127.0.0.1", 0), _SlowRobotsHandler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(_SlowRobotsHandler) as base:
+        yield base
 
 
 async def test_crawl_delay_is_read_and_the_crawl_still_completes(services: Services, slow_robots_site: str) -> None:
@@ -217,11 +221,8 @@ class _SitemapHandler(SiteHandler):
 
 @pytest.fixture
 def sitemap_site() -> Iterator[str]:
-    server = _Server(("127.0.0.1", 0), _SitemapHandler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(_SitemapHandler) as base:
+        yield base
 
 
 async def test_sitemap_pages_join_the_crawl_under_its_rules(services: Services, sitemap_site: str) -> None:
