@@ -192,6 +192,11 @@ class Scope:
         return not self.include or any(pattern.search(target) for pattern in self.include)
 
 
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
 @dataclass
 class _RobotsTask:
     """A BrowserTask: robots.txt through the context's HTTP client (the browser's proxy and policy)."""
@@ -207,9 +212,10 @@ class _SitemapTask:
     """A BrowserTask: the page URLs of the site's sitemaps, through the context's HTTP client."""
 
     url: str
+    robots: Robots | None
 
     async def run(self, context: BrowserContext) -> list[str]:
-        pages, _files = await read_sitemaps(context.request, self.url)
+        pages, _files = await read_sitemaps(context.request, self.url, self.robots)
         return pages
 
 
@@ -242,8 +248,7 @@ class Crawler:
         return url_key(url, self.request.sort_query)
 
     async def robots_for(self, url: str) -> Robots:
-        parts = urlsplit(url)
-        origin = f"{parts.scheme}://{parts.netloc}"
+        origin = _origin(url)
         if origin not in self._robots:
             self._robots[origin] = await self._fetch(_RobotsTask(url))
         return self._robots[origin]
@@ -283,7 +288,9 @@ class Crawler:
         if self.request.sitemap == "skip" or self.request.max_depth < 1:
             return []
         try:
-            listed: list[str] = await self._fetch(_SitemapTask(start))
+            # robots.txt was read for the start page unless the crawl ignores it; its Sitemap: lines are reused.
+            robots = self._robots.get(_origin(start))
+            listed: list[str] = await self._fetch(_SitemapTask(start, robots))
         except (BrowserdError, PlaywrightError) as exc:  # a crawl without its sitemap still crawls
             log.info("crawl: no sitemap pages for %s: %s", start, exc)
             return []

@@ -12,7 +12,7 @@ from playwright.async_api import APIRequestContext, BrowserContext
 from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.scrape.extract import extract_links
-from browserd.daemon.scrape.robots import fetch_text, read_robots
+from browserd.daemon.scrape.robots import Robots, fetch_text, read_robots
 from browserd.daemon.scrape.smartwait import smart_wait
 
 SitemapMode = Literal["include", "only", "skip"]
@@ -65,10 +65,14 @@ def _parse_sitemap(text: str) -> tuple[list[str], list[str]]:
     return ([], locs) if root.tag.endswith("sitemapindex") else (locs, [])
 
 
-async def read_sitemaps(request: APIRequestContext, start_url: str) -> tuple[list[str], list[str]]:
-    """Every page URL the site's sitemaps list, and the sitemap files read."""
+async def read_sitemaps(
+    request: APIRequestContext, start_url: str, robots: Robots | None = None
+) -> tuple[list[str], list[str]]:
+    """Every page URL the site's sitemaps list, and the sitemap files read; `robots`: the site's robots.txt
+    if the caller has read it already."""
     parts = urlsplit(start_url)
-    robots = await read_robots(request, start_url)
+    if robots is None:
+        robots = await read_robots(request, start_url)
     pending = robots.sitemaps or [f"{parts.scheme}://{parts.netloc}/sitemap.xml"]
     seen: list[str] = []
     pages: list[str] = []

@@ -3,8 +3,8 @@
 A connection's own session lives while its connection does. A run holds the session it works in, so
 a session whose client went away closes when its last run ends, not under the run. A session that
 login_keep_session logged in is kept: once no connection or run uses it, it lives on for
-`[runs] kept_session_idle_s` after its last use (every request and every run in it slides that
-deadline), then closes. Kept sessions hold the daemon's idle exit while they live (D-06).
+`[runs] kept_session_idle_s` after its last use (a run in it starting or ending, or its client
+leaving, starts that count again), then closes. Kept sessions hold the daemon's idle exit while they live (D-06).
 """
 
 from __future__ import annotations
