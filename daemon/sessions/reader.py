@@ -7,7 +7,6 @@ this tab's previous snapshot (D-30); the output is always bounded by `max_chars`
 from __future__ import annotations
 
 import difflib
-import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,6 @@ from browserd.daemon.sessions.tab import RefInfo, Tab
 from browserd.daemon.sessions.targets import is_ref, locate
 
 ERRORS_SHOWN = 3
-_FIRST_REF = re.compile(r"\[ref=([^\]]+)\]")
 TOO_BIG_HINT = "The page may be very large: narrow the snapshot with scope=<ref>, maxDepth or interactive=true."
 
 
@@ -69,8 +67,9 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
     except ExecutionError as exc:
         raise ExecutionError(exc.message, hint=TOO_BIG_HINT, **exc.details) from exc
     nodes = aria.parse(captured.text)
-    tab.refs = _refs(nodes, captured.selectors)
+    tab.refs = _refs(nodes, captured.clickables)
     tab.refs_document, tab.refs_navigations = tab.document, tab.navigations
+    tab.issued.update(tab.refs)
     if root_ref is not None:
         nodes = [node for node in aria.walk(nodes) if node.ref == root_ref][:1]
         if not nodes:
@@ -112,7 +111,7 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
     return Reading(text, whole if is_delta else body, body.count("\n") + 1, len(tab.refs), truncated, is_delta)
 
 
-def _refs(nodes: list[aria.Node], selectors: dict[str, str]) -> dict[str, RefInfo]:
+def _refs(nodes: list[aria.Node], clickables: dict[str, aria.Clickable]) -> dict[str, RefInfo]:
     ref_nodes = [node for node in aria.walk(nodes) if node.ref is not None]
     totals = Counter((node.role, node.name) for node in ref_nodes)
     seen: Counter[tuple[str, str]] = Counter()
@@ -121,7 +120,7 @@ def _refs(nodes: list[aria.Node], selectors: dict[str, str]) -> dict[str, RefInf
         key = (node.role, node.name)
         nth = seen[key] if totals[key] > 1 else None
         seen[key] += 1
-        refs[node.ref or ""] = RefInfo(node.role, node.name, selectors.get(node.ref or ""), nth)
+        refs[node.ref or ""] = RefInfo(node.role, node.name, clickables.get(node.ref or ""), nth)
     return refs
 
 
@@ -138,10 +137,10 @@ async def _scope_ref(tab: Tab, scope: str) -> str:
         raise ElementAmbiguous(f"scope {target.described} matches {count} elements; it must match one", scope=scope)
     with action_errors("snapshot", target.described):
         head = await target.locator.aria_snapshot(mode="ai", depth=1)
-    found = _FIRST_REF.search(head)
+    found = next((node.ref for node in aria.walk(aria.parse(head)) if node.ref), None)
     if found is None:
         raise ElementNotFound(f"scope {target.described} is not in the accessibility tree (hidden?)", scope=scope)
-    return found.group(1)
+    return found
 
 
 def _delta(before: str, after: str) -> str:

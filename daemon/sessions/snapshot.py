@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from playwright.async_api import Locator, Page
@@ -30,11 +30,23 @@ ACTIONABLE_CONTAINERS = frozenset({"region", "dialog", "alertdialog"})
 # Containers whose label tells apart the same control repeated in each of them.
 ITEM_ROLES = frozenset({"listitem", "row", "article"})
 ITEM_LABEL_CHARS = 40
+# Roles whose text after ": " is their value, worth keeping in a short listing.
+_VALUE_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton", "slider", "option"})
 
 _LINE = re.compile(r"^(?P<indent> *)- (?P<body>.*)$")
-_NODE = re.compile(r'^(?P<role>[a-z]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?(?P<attrs>(?: \[[^\]]*\])*)(?P<rest>:.*)?$')
-_ATTR = re.compile(r"\[([a-z]+)(?:=([^\]]*))?\]")
+# A line's key once YAML's quoting is undone: a role, the name as a JSON string, then [attributes].
+_KEY = re.compile(r'^(?P<role>[a-z]+)(?: (?P<name>"(?:[^"\\]|\\.)*"))?(?P<attrs>(?: \[[^\]]*\])*)$')
+_ATTR = re.compile(r"\[([a-z-]+)(?:=([^\]]*))?\]")
 _REF_ATTR = re.compile(r" \[ref=[^\]]*\]")
+# Escapes of YAML's double-quoted scalars that Playwright writes (yamlEscapeValueIfNeeded).
+_YAML_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)")
+_YAML_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
+                 "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028",
+                 "P": "\u2029"}  # fmt: skip
+_SPECIAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|[\n:](\s|$)|\s#|[\n\r{}`]|^[-+]?\.(inf|nan)$", re.I)
+_YAML_WORDS = frozenset({"y", "n", "yes", "no", "true", "false", "on", "off", "null", "~"})
+_VALUE_ESCAPES = re.compile(r'[\\"\x00-\x1f\x7f-\x9f]')
+_ESCAPED = {"\\": "\\\\", '"': '\\"', "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _BOX = re.compile(r" \[box=(-?\d+),(-?\d+),(\d+),(\d+)\]")
 
 # Runs in every document before its scripts: remembers elements that get a click listener, since a
@@ -53,7 +65,7 @@ CLICK_TRACKER_JS = """(() => {
 })();"""
 
 # Elements whose kind or state the ARIA snapshot does not show, with their rounded client boxes:
-# [x, y, w, h, [attributes to add], selector, label]. The last two are set for elements that act on
+# [x, y, w, h, [attributes to add], selector, label, tag]. The last three are set for elements that act on
 # a click without a role; Playwright folds those into their parent's text when they are inline, so
 # they get a ref of ours (c1, c2...) resolved through a CSS selector unique in the document.
 _ANNOTATIONS_JS = """() => {
@@ -106,7 +118,7 @@ _ANNOTATIONS_JS = """() => {
       if (collapsed) extra.push('collapsed');
       const label = clickable ? (e.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 80) : null;
       found.push([Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height), extra,
-                  clickable ? selectorOf(e) : null, label]);
+                  clickable ? selectorOf(e) : null, label, e.tagName]);
     }
   };
   visit(document);
@@ -116,16 +128,24 @@ _ANNOTATIONS_JS = """() => {
 
 @dataclass
 class Node:
-    text: str  # the line without its indentation and leading "- "
+    text: str  # the line as shown, without its indentation and leading "- "
     role: str = ""  # "" for text and property lines
     name: str = ""
     ref: str | None = None
     attrs: dict[str, str] = field(default_factory=dict)
     children: list[Node] = field(default_factory=list)
+    # The line with YAML's quoting undone: `role "name" [attrs]` (or `text`, `/url`) and what follows ": ".
+    key: str = ""
+    value: str | None = None
 
     @property
     def interactive(self) -> bool:
         return self.role in INTERACTIVE_ROLES or self.attrs.get("cursor") == "pointer"
+
+    @property
+    def plain(self) -> str:
+        """The line as a person reads it: no YAML quoting."""
+        return self.key if self.value is None else f"{self.key}: {self.value}"
 
 
 def parse(snapshot: str) -> list[Node]:
@@ -139,7 +159,7 @@ def parse(snapshot: str) -> list[Node]:
                 stack[-1][1].text += "\n" + raw
             continue
         depth = len(match["indent"])
-        node = _node(match["body"])
+        node = parse_line(match["body"])
         while stack and stack[-1][0] >= depth:
             stack.pop()
         (stack[-1][1].children if stack else roots).append(node)
@@ -147,13 +167,97 @@ def parse(snapshot: str) -> list[Node]:
     return roots
 
 
-def _node(body: str) -> Node:
-    match = _NODE.match(body)
+def parse_line(body: str) -> Node:
+    """One snapshot line (without indentation and "- "), whatever quoting Playwright chose for it.
+
+    Playwright writes `key` or `key: value`; the key is single-quoted when it holds what YAML would
+    misread (`: `, ` #`, a leading quote...), the value double-quoted, and the name inside the key is
+    a JSON string.
+    """
+    key_scalar, value_scalar = _split(body)
+    key = unquote(key_scalar)
+    value = None if value_scalar is None else unquote(value_scalar)
+    match = _KEY.match(key)
     if match is None or match["role"] == "text":
-        return Node(body)
-    attrs = {key: value or "true" for key, value in _ATTR.findall(match["attrs"] or "")}
-    name = (match["name"] or "").replace('\\"', '"')
-    return Node(body, match["role"], name, attrs.get("ref"), attrs)
+        return Node(body, key=key, value=value)
+    attrs = {name: attr or "true" for name, attr in _ATTR.findall(match["attrs"] or "")}
+    name = json.loads(match["name"]) if match["name"] else ""
+    return Node(body, match["role"], name, attrs.get("ref"), attrs, key=key, value=value)
+
+
+def _split(body: str) -> tuple[str, str | None]:
+    """The key and value scalars of a line; the value is None when there is none (`key` or `key:`)."""
+    if body.startswith("'"):
+        end = 1
+        while True:
+            end = body.find("'", end)
+            if end < 0:
+                return body, None  # not a quoted key after all
+            if body.startswith("''", end):
+                end += 2
+                continue
+            break
+        key, rest = body[: end + 1], body[end + 1 :]
+    else:
+        # An unquoted key never holds ": " nor ends with ":" (Playwright quotes those).
+        cut = body.find(": ")
+        key, rest = (body, "") if cut < 0 else (body[:cut], body[cut:])
+        if cut < 0 and body.endswith(":"):
+            key, rest = body[:-1], ":"
+    return key, rest[2:] if rest.startswith(": ") else None
+
+
+def unquote(scalar: str) -> str:
+    """A YAML scalar as Playwright writes it: plain, 'single-quoted' or "double-quoted"."""
+    if len(scalar) >= 2 and scalar[0] == scalar[-1] == "'":
+        return scalar[1:-1].replace("''", "'")
+    if len(scalar) >= 2 and scalar[0] == scalar[-1] == '"':
+        return _YAML_ESCAPE.sub(_unescape, scalar[1:-1])
+    return scalar
+
+
+def _unescape(match: re.Match[str]) -> str:
+    code = match.group(1)
+    if len(code) > 1:
+        return chr(int(code[1:], 16))
+    return _YAML_ESCAPES.get(code, match.group(0))
+
+
+def _needs_quotes(text: str) -> bool:
+    """Playwright's rule (yamlStringNeedsQuotes): what a YAML reader would take for something else."""
+    lowered = text.lower()
+    return (
+        not text
+        or text != text.strip()
+        or _SPECIAL.search(text) is not None
+        or text[0] in "&*],?!>|@\"'#%[-"
+        or lowered in _YAML_WORDS
+        or _is_number(text)
+    )
+
+
+def _is_number(text: str) -> bool:
+    # JavaScript's !isNaN(Number(text)), which the rule uses, for the forms a snapshot line can hold.
+    try:
+        float(text.replace("_", "!"))
+    except ValueError:
+        return text.lower().startswith(("0x", "0o", "0b")) and text[2:].isalnum()
+    return True
+
+
+def quote_key(key: str) -> str:
+    return "'" + key.replace("'", "''") + "'" if _needs_quotes(key) else key
+
+
+def quote_value(value: str) -> str:
+    if not _needs_quotes(value):
+        return value
+    return '"' + _VALUE_ESCAPES.sub(lambda m: _ESCAPED.get(m.group(0), f"\\x{ord(m.group(0)):02x}"), value) + '"'
+
+
+def render_line(key: str, value: str | None = None) -> str:
+    """A snapshot line (without indentation) quoted as Playwright quotes it, so parse_line reads it back."""
+    return quote_key(key) if value is None else f"{quote_key(key)}: {quote_value(value)}"
 
 
 def render(nodes: list[Node], depth: int = 0) -> list[str]:
@@ -189,17 +293,17 @@ def _interactive(nodes: list[Node], repeated: set[tuple[str, str]], item: str) -
         if node.interactive:
             # Only what can be acted on: link targets (/url) and plain text below it cost tokens for
             # nothing here; the full snapshot and browser_get have them.
-            text = _without_text(node)
+            key = node.key
             if node.role in INTERACTIVE_ROLES:
                 # A pointer cursor says "clickable"; for a link or button that goes without saying.
-                text = text.replace(" [cursor=pointer]", "")
+                key = key.replace(" [cursor=pointer]", "")
             if item and (node.role, node.name) in repeated:
-                text += f" [in={json.dumps(item)}]"
-            kept.append(Node(text, node.role, node.name, node.ref, node.attrs, children))
+                key += f" [in={json.dumps(item, ensure_ascii=False)}]"
+            kept.append(replace(node, text=render_line(key, _kept_value(node)), children=children))
         elif node.role == "heading":
-            kept.append(Node(_context_line(node), node.role, node.name, None, node.attrs))
+            kept.append(replace(node, text=_context_line(node), ref=None, children=[]))
         elif children and node.role in LANDMARK_ROLES:
-            kept.append(Node(_context_line(node), node.role, node.name, None, node.attrs, children))
+            kept.append(replace(node, text=_context_line(node), ref=None, children=children))
         else:
             kept.extend(children)
     return kept
@@ -209,12 +313,11 @@ def _label(node: Node) -> str:
     """What an item is called: its name, its own text, or the first text inside it."""
     if node.name:
         return node.name[:ITEM_LABEL_CHARS]
-    _head, sep, value = node.text.partition(": ")
-    if sep and value.strip():
-        return value.strip()[:ITEM_LABEL_CHARS]
+    if node.value and node.value.strip():
+        return node.value.strip()[:ITEM_LABEL_CHARS]
     for child in node.children:
-        if child.role == "" and child.text.startswith("text: "):
-            return child.text.removeprefix("text: ").strip()[:ITEM_LABEL_CHARS]
+        if child.role == "" and child.key == "text" and child.value:
+            return child.value.strip()[:ITEM_LABEL_CHARS]
     return ""
 
 
@@ -222,7 +325,7 @@ def prune(nodes: list[Node], depth: int) -> list[Node]:
     """At most `depth` levels, the way Playwright's own depth limit cuts."""
     if depth <= 0:
         return []
-    return [Node(n.text, n.role, n.name, n.ref, n.attrs, prune(n.children, depth - 1)) for n in nodes]
+    return [replace(n, children=prune(n.children, depth - 1)) for n in nodes]
 
 
 def compact(nodes: list[Node]) -> list[Node]:
@@ -230,38 +333,56 @@ def compact(nodes: list[Node]) -> list[Node]:
     kept: list[Node] = []
     for node in nodes:
         children = compact(node.children)
-        if node.role in WRAPPER_ROLES and not node.name and not node.interactive and not _has_text(node):
+        if node.role in WRAPPER_ROLES and not node.name and not node.interactive and not node.value:
             kept.extend(children)
         else:
-            kept.append(Node(node.text, node.role, node.name, node.ref, node.attrs, children))
+            kept.append(replace(node, children=children))
     return kept
-
-
-def _has_text(node: Node) -> bool:
-    return ": " in node.text and node.text.rstrip().endswith(":") is False
 
 
 def _context_line(node: Node) -> str:
     # Headings and landmarks only say where things are, so their refs would cost tokens for nothing;
     # regions and dialogs keep theirs, since one scrolls a region and closes a dialog.
-    text = _without_text(node)
-    return text if node.role in ACTIONABLE_CONTAINERS else _REF_ATTR.sub("", text)
+    key = node.key if node.role in ACTIONABLE_CONTAINERS else _REF_ATTR.sub("", node.key)
+    return render_line(key, _kept_value(node))
 
 
-def _without_text(node: Node) -> str:
-    # `paragraph [ref=e4]: long text` -> `paragraph [ref=e4]`; the value stays for inputs.
-    if not node.name or node.role in ("textbox", "searchbox", "combobox", "spinbutton", "slider", "option"):
-        # An input's value, and the text that is the only name of a clickable element, are kept.
-        return node.text.rstrip(":")
-    head, sep, _rest = node.text.partition(": ")
-    return head if sep else node.text.rstrip(":")
+def _kept_value(node: Node) -> str | None:
+    # `paragraph [ref=e4]: long text` -> `paragraph [ref=e4]`; an input's value, and the text that is
+    # the only name of an element, are kept.
+    return node.value if not node.name or node.role in _VALUE_ROLES else None
+
+
+# What a clickable is now, read the way _ANNOTATIONS_JS read it: [tag, label, width, height].
+IDENTITY_JS = """(e) => {
+  const r = e.getBoundingClientRect();
+  return [e.tagName, (e.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 80), Math.round(r.width),
+          Math.round(r.height)];
+}"""
+
+
+@dataclass(frozen=True)
+class Clickable:
+    """A ref of ours (c1...) for a clickable Playwright gave none: the element's CSS selector, unique in
+    the document, and what the element was when the snapshot saw it. The selector goes by position, so
+    after the page changes it may reach another element: the rest tells that apart."""
+
+    selector: str
+    tag: str
+    text: str
+    width: int
+    height: int
+
+    def same(self, now: list[Any]) -> bool:
+        """Whether an element read by IDENTITY_JS is this one (its box may move, not change size)."""
+        tag, text, width, height = now
+        return (tag, text) == (self.tag, self.text) and abs(width - self.width) <= 1 and abs(height - self.height) <= 1
 
 
 @dataclass
 class Capture:
     text: str
-    # Refs of ours (c1...) for clickables Playwright gave none, and the CSS selector of each.
-    selectors: dict[str, str] = field(default_factory=dict)
+    clickables: dict[str, Clickable] = field(default_factory=dict)
 
 
 async def capture(
@@ -307,8 +428,8 @@ def _annotate(text: str, marks: list[list[Any]]) -> Capture:
 def _add_clickables(lines: list[str], boxes: list[tuple[int, int, int, int, int]], marks: list[list[Any]]) -> Capture:
     """Each clickable goes under the deepest line whose box holds its centre."""
     inserts: dict[int, list[str]] = {}
-    selectors: dict[str, str] = {}
-    for number, (x, y, w, h, _extra, selector, label) in enumerate(marks, start=1):
+    clickables: dict[str, Clickable] = {}
+    for number, (x, y, w, h, _extra, selector, label, tag) in enumerate(marks, start=1):
         cx, cy = x + w / 2, y + h / 2
         holder = next(
             (i for i, left, top, right, bottom in reversed(boxes) if left <= cx <= right and top <= cy <= bottom), None
@@ -316,13 +437,15 @@ def _add_clickables(lines: list[str], boxes: list[tuple[int, int, int, int, int]
         if holder is None:
             continue
         ref = f"c{number}"
-        selectors[ref] = selector
+        clickables[ref] = Clickable(selector, tag, label, w, h)
         indent = len(lines[holder]) - len(lines[holder].lstrip(" ")) + 2
-        inserts.setdefault(holder, []).append(f"{' ' * indent}- clickable {json.dumps(label)} [ref={ref}]")
+        key = f"clickable {json.dumps(label, ensure_ascii=False)} [ref={ref}]"
+        inserts.setdefault(holder, []).append(f"{' ' * indent}- {render_line(key)}")
     out: list[str] = []
     for index, line in enumerate(lines):
         extra = inserts.get(index)
         # `- paragraph [ref=e5]: its text` keeps its text; a bare `- main [ref=e2]` gains the colon of a parent.
-        out.append(line if not extra or line.endswith(":") or ": " in line.lstrip(" -") else line + ":")
+        has_text = _split(line.lstrip(" ")[2:])[1] is not None
+        out.append(line if not extra or line.endswith(":") or has_text else line + ":")
         out.extend(extra or [])
-    return Capture("\n".join(out), selectors)
+    return Capture("\n".join(out), clickables)

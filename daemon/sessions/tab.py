@@ -14,6 +14,7 @@ from playwright.async_api import Response as PageResponse
 
 from browserd.daemon.sessions.network import NetworkLog
 from browserd.daemon.sessions.records import CONSOLE_BUFFER, ConsoleRecord, DialogRecord
+from browserd.daemon.sessions.snapshot import Clickable
 
 if TYPE_CHECKING:
     from browserd.daemon.sessions.window import Window
@@ -29,8 +30,8 @@ class RefInfo:
 
     role: str
     name: str
-    # Set for refs of ours (c1...), which Playwright cannot resolve: the element's unique CSS selector.
-    selector: str | None = None
+    # Set for refs of ours (c1...), which Playwright cannot resolve.
+    clickable: Clickable | None = None
     # Position among the elements of the same role and name, when there are several (S2-21).
     nth: int | None = None
 
@@ -45,6 +46,8 @@ class Tab:
     # Refs of this tab's latest snapshot; cleared when the tab loads a new document, because
     # Playwright numbers refs afresh in every document (e5 on the next page is another element).
     refs: dict[str, RefInfo] = field(default_factory=dict)
+    # Every ref any snapshot of this tab has shown, to tell a stale ref from one that never existed.
+    issued: set[str] = field(default_factory=set)
     document: int = 0
     refs_document: int = -1
     # Main-frame document loads, counted when their request starts (long before domcontentloaded moves

@@ -14,9 +14,12 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator
 
 from browserd.daemon.errors import ElementNotFound, InvalidParameter, RefNotFound
+from browserd.daemon.sessions.snapshot import IDENTITY_JS, Clickable
 from browserd.daemon.sessions.tab import RefInfo, Tab
 
 _REF = re.compile(r"^@?((?:f\d+)?e\d+|c\d+)$")
+# The element was there a moment ago (count > 0): reading it takes no longer than a round trip.
+IDENTITY_TIMEOUT_MS = 2_000
 
 
 @dataclass
@@ -40,13 +43,23 @@ async def locate(tab: Tab, target: str) -> Target:
     if match is None:
         return Target(tab.page.locator(target), f"selector {json.dumps(target)}", f"page.locator({target!r})")
     ref = match.group(1)
+    if ref not in tab.issued:
+        raise RefNotFound(
+            f"ref {ref} was never in a snapshot of {tab.id}",
+            hint=f"Call browser_snapshot (or browser_find) on {tab.id} and use a ref it shows; refs of another "
+            "tab work only with that tab's tabId.",
+            ref=ref,
+            tabId=tab.id,
+        )
     if not tab.refs_current:
         raise _stale(tab, ref)
     info = tab.refs.get(ref)
     if info is None:
-        raise RefNotFound(f"ref {ref} is not in the latest snapshot of {tab.id}", ref=ref, tabId=tab.id)
-    described = f"ref {ref} ({info.role}{' ' + json.dumps(info.name) if info.name else ''})"
-    selector = info.selector or f"aria-ref={ref}"
+        raise RefNotFound(
+            f"ref {ref} is not in the latest snapshot of {tab.id} (an earlier one showed it)", ref=ref, tabId=tab.id
+        )
+    described = f"ref {ref} ({info.role}{' ' + json.dumps(info.name, ensure_ascii=False) if info.name else ''})"
+    selector = info.clickable.selector if info.clickable else f"aria-ref={ref}"
     locator = tab.page.locator(selector)
     try:
         count = await locator.count()
@@ -67,7 +80,25 @@ async def locate(tab: Tab, target: str) -> Target:
             hint="The page changed since the snapshot: call browser_snapshot for fresh refs.",
             ref=ref,
         )
+    if info.clickable is not None:
+        await _same_clickable(locator, info.clickable, described, ref)
     return Target(locator, described, _code_for(info, selector), exists=True)
+
+
+async def _same_clickable(locator: Locator, clickable: Clickable, described: str, ref: str) -> None:
+    """A ref of ours goes by position in the document: after the page changes, that position may hold
+    another element, and acting on it would be acting on the wrong thing."""
+    try:
+        now = await locator.first.evaluate(IDENTITY_JS, timeout=IDENTITY_TIMEOUT_MS)
+    except PlaywrightError:
+        now = None
+    if now is None or not clickable.same(now):
+        raise RefNotFound(
+            f"{described} is stale: the element at its place is now "
+            + (f"<{str(now[0]).lower()}> {json.dumps(now[1], ensure_ascii=False)}" if now else "gone"),
+            ref=ref,
+            expected={"tag": clickable.tag.lower(), "text": clickable.text},
+        )
 
 
 def _stale(tab: Tab, ref: str) -> RefNotFound:

@@ -1,0 +1,98 @@
+"""The one parser of snapshot lines (daemon/sessions/snapshot.py), without a browser.
+
+Playwright writes each line as YAML: a key (`role "name" [attrs]`, single-quoted when it holds `: `,
+` #`, a leading quote...) and an optional value (double-quoted when needed). Every line must give
+back its role, name and ref whatever quoting was chosen; the lines below are Playwright's own output
+for tests/site/widgets.html.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from browserd.daemon.sessions import snapshot as aria
+
+WIDGETS = """\
+- main [ref=e2]:
+  - tablist [ref=e5]:
+    - tab [selected] [ref=e6] [cursor=pointer]:
+      - 'link "Tab #1" [ref=e7]':
+        - /url: "#tabs-1"
+    - tab [ref=e8] [cursor=pointer]:
+      - 'link "Tab #2: \\"Details\\"" [ref=e9]':
+        - /url: "#tabs-2"
+    - tab [ref=e10] [cursor=pointer]:
+      - 'link "Tab #3 it''s a ''quote'' \\\\ back" [ref=e11]':
+        - /url: "#tabs-3"
+  - tablist [ref=e14]:
+    - 'tab "Section #40" [ref=f1e5] [collapsed]'
+    - 'tab "Note: read me" [ref=e19] [cursor=pointer]'
+    - paragraph [ref=e20]: "Note: a value with \\"quotes\\" and \\\\"
+  - 'button "Say \\"hi\\": now" [ref=e21]'"""
+
+# Letters and the characters YAML quoting is about; no digits, which YAML 1.1 would read as numbers/dates.
+TEXT = st.text(alphabet=st.sampled_from("ab Z#:'\"\\-[]{}&*!|>%@`,?\t\n"), max_size=30)
+# Keys hold the name as a JSON string, so never a raw tab or line break.
+KEY = st.text(alphabet=st.sampled_from("ab Z#:'\"\\-[]{}&*!|>%@`,?"), min_size=1, max_size=30)
+
+
+@pytest.mark.parametrize(
+    ("ref", "role", "name"),
+    [
+        ("e7", "link", "Tab #1"),
+        ("e9", "link", 'Tab #2: "Details"'),
+        ("e11", "link", "Tab #3 it's a 'quote' \\ back"),
+        ("f1e5", "tab", "Section #40"),
+        ("e19", "tab", "Note: read me"),
+        ("e21", "button", 'Say "hi": now'),
+    ],
+)
+def test_quoted_lines_give_their_ref_role_and_name(ref: str, role: str, name: str) -> None:
+    nodes = {node.ref: node for node in aria.walk(aria.parse(WIDGETS)) if node.ref}
+    assert ref in nodes, f"ref {ref} was not read from its line; refs read: {sorted(nodes)}"
+    assert (nodes[ref].role, nodes[ref].name) == (role, name)
+
+
+def test_quoted_lines_keep_their_attributes_children_and_values() -> None:
+    nodes = {node.ref: node for node in aria.walk(aria.parse(WIDGETS)) if node.ref}
+    assert nodes["f1e5"].attrs == {"ref": "f1e5", "collapsed": "true"}
+    assert nodes["e19"].interactive and nodes["e19"].attrs["cursor"] == "pointer"
+    assert [child.plain for child in nodes["e7"].children] == ["/url: #tabs-1"]
+    assert nodes["e20"].value == 'Note: a value with "quotes" and \\'
+
+
+def test_interactive_listing_keeps_links_inside_tabs() -> None:
+    listing = "\n".join(aria.render(aria.interactive_only(aria.parse(WIDGETS))))
+    for ref in ("e6", "e7", "e8", "e9", "e10", "e11", "f1e5", "e19", "e21"):
+        assert f"[ref={ref}]" in listing, f"{ref} missing from the interactive listing:\n{listing}"
+    assert "/url" not in listing and "[cursor=pointer]" not in listing
+
+
+def test_a_label_that_needs_quoting_is_written_so_it_reads_back() -> None:
+    key = f"clickable {json.dumps('Delete: item #2')} [ref=c1]"
+    node = aria.parse_line(aria.render_line(key))
+    assert (node.role, node.name, node.ref) == ("clickable", "Delete: item #2", "c1")
+
+
+@given(name=TEXT, value=st.none() | TEXT)
+def test_any_name_and_value_round_trip_through_quoting(name: str, value: str | None) -> None:
+    key = f"button {json.dumps(name, ensure_ascii=False)} [ref=e5]"
+    written = aria.render_line(key, value)
+    node = aria.parse_line(written)
+    assert (node.role, node.name, node.ref, node.value) == ("button", name, "e5", value), written
+
+
+@given(key=KEY, value=st.none() | TEXT)
+def test_quoting_means_to_a_yaml_reader_what_the_parser_reads(key: str, value: str | None) -> None:
+    """A maintained YAML library as the judge: the line is a YAML list item with the same key and value."""
+    written = aria.render_line(key, value)
+    loaded = yaml.load(f"- {written}", Loader=yaml.CSafeLoader)
+    expected = [key] if value is None else [{key: value}]
+    assert loaded == expected, written
+    node = aria.parse_line(written)
+    assert (node.key, node.value) == (key, value)
