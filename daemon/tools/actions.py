@@ -9,6 +9,7 @@ import msgspec
 from playwright.async_api import Locator
 
 from browserd.daemon.errors import ElementNotInteractable, InvalidParameter
+from browserd.daemon.sessions.fields import check_taken, field_info, input_value
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.targets import Target, locate
@@ -138,10 +139,9 @@ async def browser_click(ctx: ToolContext, tab: Tab, params: ClickParams, respons
 
 
 async def _write(
-    tab: Tab, params: TargetParams, submit: bool, action: str, write: Callable[[Locator], Awaitable[None]]
+    params: TargetParams, target: Target, submit: bool, action: str, write: Callable[[Locator], Awaitable[None]]
 ) -> Target:
     """fill and type: the same checks, the optional Enter, the same report."""
-    target = await locate(tab, params.target)
     await usable(target, action, editable=True)
     with action_errors(action, target.described):
         await write(target.locator)
@@ -150,19 +150,31 @@ async def _write(
     return target
 
 
-def _written(response: Response, what: str, target: Target, code: str, submit: bool) -> None:
+def _written(response: Response, what: str, target: Target, code: str, submit: bool, note: str = "") -> None:
     _done(response, what, target, code)
+    if note:
+        response.text(note)
     if submit:
         response.code(f"await {target.code}.press({SUBMIT_KEY!r})")
 
 
 @tab_tool("browser_fill", "pages", "Replace the value of an input or textarea.", FillParams)
 async def browser_fill(ctx: ToolContext, tab: Tab, params: FillParams, response: Response) -> None:
-    async def write(locator: Locator) -> None:
-        await locator.fill(params.value, timeout=params.timeout)
+    target = await locate(tab, params.target)
+    # What kind of field it is decides the format it stores and the error that helps when it is no field.
+    with action_errors("fill", target.described):
+        field = await field_info(target.locator, target.described, params.timeout)
+    stored = await input_value(tab.page, field, params.value, target.described)
 
-    target = await _write(tab, params, params.submit, "fill", write)
-    _written(response, "Filled", target, f"fill({params.value!r})", params.submit)
+    async def write(locator: Locator) -> None:
+        await locator.fill(stored, timeout=params.timeout)
+
+    await _write(params, target, params.submit, "fill", write)
+    # Pages rewrite or refuse values (masks, maxlength, scripts): "Filled" is said only of a value that took.
+    with action_errors("fill", target.described):
+        await check_taken(target.locator, field, stored, target.described, params.timeout)
+    as_stored = f"It holds {stored!r}, the field's own format for {params.value!r}." if stored != params.value else ""
+    _written(response, "Filled", target, f"fill({stored!r})", params.submit, as_stored)
 
 
 @tab_tool("browser_type", "pages", "Type text into an element key by key (after what it holds).", TypeParams)
@@ -172,7 +184,7 @@ async def browser_type(ctx: ToolContext, tab: Tab, params: TypeParams, response:
     async def write(locator: Locator) -> None:
         await locator.press_sequentially(params.text, delay=delay, timeout=params.timeout)
 
-    target = await _write(tab, params, params.submit, "type", write)
+    target = await _write(params, await locate(tab, params.target), params.submit, "type", write)
     slow = f", delay={delay}" if delay else ""
     _written(response, "Typed into", target, f"press_sequentially({params.text!r}{slow})", params.submit)
 
