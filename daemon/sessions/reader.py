@@ -7,11 +7,12 @@ this tab's previous snapshot (D-30); the output is always bounded by `max_chars`
 from __future__ import annotations
 
 import difflib
+import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from browserd.daemon.errors import ElementAmbiguous, ElementNotFound, ExecutionError
+from browserd.daemon.errors import ElementAmbiguous, ElementNotFound, ExecutionError, InvalidParameter
 from browserd.daemon.sessions import snapshot as aria
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.sessions.tab import RefInfo, Tab
@@ -30,6 +31,8 @@ class SnapshotOptions:
     delta: bool = False
     max_chars: int = 40_000
     timeout_ms: int = 30_000
+    # Where to start in a snapshot longer than max_chars: the cut note names the next offset.
+    offset: int = 0
 
 
 @dataclass
@@ -40,6 +43,7 @@ class Reading:
     refs: int
     truncated: bool
     delta: bool
+    next_offset: int | None = None
 
 
 async def header(tab: Tab, errors: list[str] | None = None) -> str:
@@ -92,14 +96,23 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
     is_delta = options.delta and previous is not None
     if is_delta:
         body = _delta(previous or "", whole)
-    cut = body[: options.max_chars]
-    truncated = len(body) > options.max_chars
-    if truncated:
-        cut = cut[: cut.rfind("\n") + 1] + (
-            f"… cut at {options.max_chars} of {len(body)} characters. Narrow it with interactive=true, "
-            "maxDepth, scope=<ref>, or pass saveTo to get the whole snapshot in a file."
+    start = 0 if is_delta else _line_start(body, options.offset)
+    cut, next_offset = _page(body, start, options.max_chars)
+    truncated = next_offset is not None
+    if truncated and is_delta:
+        cut += (
+            f"… cut at {len(cut)} of {len(body)} characters of changes. browser_snapshot {{}} shows the whole page "
+            "(in parts, with offset)."
         )
-    title = "Snapshot"
+    elif next_offset is not None:
+        cut += (
+            f"… characters {start}-{next_offset} of {len(body)} shown. Next part: browser_snapshot "
+            f"{json.dumps(_next_call(options, next_offset))}. Or narrow it with interactive=true, scope=<ref>, "
+            "or pass saveTo to get the whole snapshot in a file."
+        )
+    elif start:
+        cut += f"\n… end of the snapshot ({len(body)} characters)."
+    title = f"Snapshot from character {start}" if start else "Snapshot"
     if is_delta:
         earlier = (
             f", including {tab.unseen_actions} earlier action(s) answered without one" if tab.unseen_actions else ""
@@ -108,7 +121,47 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
     if complete:
         tab.unseen_actions = 0
     text = f"{await header(tab, tab.take_console_errors())}\n\n{title}:\n```yaml\n{cut}\n```"
-    return Reading(text, whole if is_delta else body, body.count("\n") + 1, len(tab.refs), truncated, is_delta)
+    lines = body.count("\n") + 1
+    return Reading(text, whole if is_delta else body, lines, len(tab.refs), truncated, is_delta, next_offset)
+
+
+def _line_start(body: str, offset: int) -> int:
+    """The start of the line `offset` falls in, so a part never begins halfway through a line."""
+    if offset <= 0:
+        return 0
+    if offset >= len(body):
+        raise InvalidParameter(
+            f"offset {offset} is past the end of the snapshot ({len(body)} characters)",
+            hint="Pass the offset the previous part's note named, or 0 for the start.",
+            field="offset",
+        )
+    return body.rfind("\n", 0, offset) + 1
+
+
+def _page(body: str, start: int, max_chars: int) -> tuple[str, int | None]:
+    """At most max_chars of body from start, ending at a line's end; and where the next part starts."""
+    end = start + max_chars
+    if end >= len(body):
+        return body[start:], None
+    last_break = body.rfind("\n", start, end)
+    if last_break < 0:
+        return body[start:end] + "\n", end  # one line longer than a part: cut inside it
+    return body[start : last_break + 1], last_break + 1
+
+
+def _next_call(options: SnapshotOptions, offset: int) -> dict[str, object]:
+    call: dict[str, object] = {"offset": offset}
+    if options.interactive:
+        call["interactive"] = True
+    if options.compact:
+        call["compact"] = True
+    if options.max_depth is not None:
+        call["maxDepth"] = options.max_depth
+    if options.scope is not None:
+        call["scope"] = options.scope
+    if options.max_chars != SnapshotOptions.max_chars:
+        call["maxChars"] = options.max_chars
+    return call
 
 
 def _refs(nodes: list[aria.Node], clickables: dict[str, aria.Clickable]) -> dict[str, RefInfo]:

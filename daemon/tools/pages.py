@@ -61,6 +61,7 @@ class SnapshotParams(TabParams):
     scope: Annotated[str, msgspec.Meta(description="Only this element's subtree: a ref or CSS selector.")] | None = None
     delta: Annotated[bool, msgspec.Meta(description="Only the lines changed since this tab's last snapshot.")] = False
     max_chars: MaxChars | None = None
+    offset: Annotated[int, msgspec.Meta(ge=0, description="Start here in a snapshot cut by maxChars.")] = 0
     save_to: Annotated[str, msgspec.Meta(description="File name: write the whole snapshot there.")] | None = None
 
 
@@ -224,6 +225,7 @@ async def browser_snapshot(ctx: ToolContext, tab: Tab, params: SnapshotParams, r
         delta=params.delta,
         max_chars=params.max_chars or ctx.services.config.browser.snapshot_max_chars,
         timeout_ms=ctx.services.config.browser.snapshot_timeout_ms,
+        offset=params.offset,
     )
     with page_errors("snapshot"):
         reading = await read(tab, options)
@@ -235,6 +237,8 @@ async def browser_snapshot(ctx: ToolContext, tab: Tab, params: SnapshotParams, r
         "truncated": reading.truncated,
         "delta": reading.delta,
     }
+    if reading.next_offset is not None:
+        data["nextOffset"] = reading.next_offset
     if params.save_to is not None:
         path = save(reading, ctx.session.output_dir, params.save_to)
         data["savedTo"] = str(path)
