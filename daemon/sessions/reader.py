@@ -106,9 +106,9 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
         )
     elif next_offset is not None:
         cut += (
-            f"… characters {start}-{next_offset} of {len(body)} shown. Next part: browser_snapshot "
-            f"{json.dumps(_next_call(options, next_offset))}. Or narrow it with interactive=true, scope=<ref>, "
-            "or pass saveTo to get the whole snapshot in a file."
+            f"… cut at {options.max_chars} characters (this part: {start}-{next_offset} of {len(body)}). Next part: "
+            f"browser_snapshot {json.dumps(_next_call(options, next_offset))}. Or narrow it with interactive=true, "
+            "maxDepth, scope=<ref>, or pass saveTo to get the whole snapshot in a file."
         )
     elif start:
         cut += f"\n… end of the snapshot ({len(body)} characters)."
