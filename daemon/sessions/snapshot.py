@@ -14,7 +14,10 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import anyio
 from playwright.async_api import Locator, Page
+
+from browserd.daemon.errors import ExecutionError
 
 INTERACTIVE_ROLES = frozenset({
     "clickable", "button", "link", "textbox", "checkbox", "radio", "combobox", "listbox", "menuitem",
@@ -25,6 +28,8 @@ LANDMARK_ROLES = frozenset({
     "main", "navigation", "banner", "contentinfo", "complementary", "region", "form", "search", "dialog",
     "alertdialog", "iframe", "tablist", "tree", "menu", "menubar", "listbox", "grid", "table",
 })  # fmt: skip
+# For the script that annotates a snapshot, when the caller gives no timeout (Playwright's default).
+DEFAULT_TIMEOUT_MS = 30_000
 WRAPPER_ROLES = frozenset({"generic", "none", "presentation", "group"})
 ACTIONABLE_CONTAINERS = frozenset({"region", "dialog", "alertdialog"})
 # Containers whose label tells apart the same control repeated in each of them.
@@ -389,7 +394,11 @@ async def capture(
     page: Page, scope: Locator | None = None, depth: int | None = None, timeout_ms: int | None = None
 ) -> Capture:
     """The AI-mode snapshot of the page (or of `scope`), with input kinds, states and clickables added."""
-    marks: list[list[Any]] = await page.main_frame.evaluate(_ANNOTATIONS_JS)
+    marks: list[list[Any]] = []
+    with anyio.move_on_after((timeout_ms or DEFAULT_TIMEOUT_MS) / 1000) as waiting:
+        marks = await page.main_frame.evaluate(_ANNOTATIONS_JS)
+    if waiting.cancelled_caught:
+        raise ExecutionError(f"the page did not answer within {timeout_ms or DEFAULT_TIMEOUT_MS} ms (a script keeps it busy?)")
     target = scope if scope is not None else page
     text = await target.aria_snapshot(mode="ai", depth=depth, boxes=bool(marks), timeout=timeout_ms)
     return _annotate(text, marks) if marks else Capture(text)

@@ -3,25 +3,45 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 import anyio
-from playwright.async_api import ConsoleMessage, Dialog, Download, Frame, Page, Request
+from playwright.async_api import CDPSession, ConsoleMessage, Dialog, Download, Frame, Page, Request
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Response as PageResponse
 
+from browserd.daemon.errors import BrowserdError, ExecutionError
 from browserd.daemon.sessions.network import NetworkLog
 from browserd.daemon.sessions.records import CONSOLE_BUFFER, ConsoleRecord, DialogRecord
 from browserd.daemon.sessions.snapshot import Clickable
 
 if TYPE_CHECKING:
     from browserd.daemon.sessions.window import Window
+    from browserd.protocol.config import BrowserConfig
 
 PDF_TYPES = {"application/pdf", "application/x-pdf"}
 # Errors seen since the last snapshot; older ones only matter to browser_console (a later issue).
 _MAX_CONSOLE_ERRORS = 20
+# A page that answers takes a round trip to evaluate `1`; one stuck in a script never does.
+PROBE_TIMEOUT_S = 2.0
+# Stopping a script is answered off the page's main thread, at once unless the renderer is gone.
+STOP_TIMEOUT_S = 2.0
+# Loading the fresh page that replaces a stuck one; past this the fresh page stays blank.
+REPLACE_LOAD_TIMEOUT_S = 15.0
+# Beyond every limit a call on a tab may use (load, action, snapshot, settling) before it counts as stuck.
+CALL_SLACK_S = 10.0
+
+
+def call_deadline_s(config: BrowserConfig, *call_timeouts_ms: int | None) -> float:
+    """How long one call on a tab may take: one load, one action and one snapshot at their limits, the
+    call's own timeouts on top, and some slack. Only a tab stuck for good reaches it."""
+    limits_ms = config.navigation_timeout_ms + config.action_timeout_ms + config.snapshot_timeout_ms
+    own_ms = sum(timeout for timeout in call_timeouts_ms if timeout)
+    return (limits_ms + config.settle_max_ms + own_ms) / 1000 + CALL_SLACK_S
 
 
 @dataclass
@@ -65,6 +85,10 @@ class Tab:
     console: deque[ConsoleRecord] = field(default_factory=lambda: deque(maxlen=CONSOLE_BUFFER))
     # The tab's requests (browser_network), sized by its window.
     network: NetworkLog = field(init=False)
+    # A CDP session kept open to stop a runaway script: attaching one needs the page's main thread,
+    # which such a script holds, so it is attached before any call runs (arm).
+    stopper: CDPSession | None = None
+    armed: bool = False
 
     def __post_init__(self) -> None:
         self.network = NetworkLog(self.window.network_log_size)
@@ -143,6 +167,90 @@ class Tab:
         if not name.lower().endswith(".pdf"):
             name += ".pdf"
         self.window.downloads.fetch(self.page.context.request, response.url, name, self.id)
+
+    async def arm(self) -> None:
+        """Attach the session that can stop this tab's scripts, once, while the page still answers."""
+        if self.armed:
+            return
+        self.armed = True
+        with anyio.move_on_after(STOP_TIMEOUT_S):
+            try:
+                self.stopper = await self.page.context.new_cdp_session(self.page)
+            except PlaywrightError:  # a backend without CDP: runaway scripts end only with the page
+                self.stopper = None
+
+    @asynccontextmanager
+    async def answering(self, deadline_s: float) -> AsyncIterator[None]:
+        """A call on this tab, with a deadline; when it fails, a tab stuck in a script is brought back.
+
+        Only failing calls check the page, so a call that succeeds pays nothing for this.
+        """
+        await self.arm()
+        with anyio.CancelScope(deadline=anyio.current_time() + deadline_s) as scope:
+            try:
+                yield
+            except (BrowserdError, PlaywrightError) as exc:
+                if await self.answers():
+                    raise
+                raise self._not_answering(await self.recover(), exc) from exc
+        if scope.cancelled_caught:
+            raise self._not_answering(await self.recover(), None, deadline_s)
+
+    def _not_answering(self, done: str, cause: BaseException | None, deadline_s: float | None = None) -> ExecutionError:
+        why = f"did not answer within {deadline_s:g} s" if deadline_s is not None else "stopped answering"
+        first = str(cause).splitlines()[0] if cause is not None and str(cause) else ""
+        return ExecutionError(
+            f"{self.id} {why} (a script kept the page busy){': ' + first if first else ''}; {done}",
+            hint="Call browser_snapshot to see the page as it is now, then go on; avoid the script or action that "
+            "looped.",
+            tabId=self.id,
+            url=self.page.url,
+            recovered=done,
+        )
+
+    async def answers(self) -> bool:
+        """Whether the page runs a trivial script within PROBE_TIMEOUT_S (a navigating page counts)."""
+        with anyio.move_on_after(PROBE_TIMEOUT_S):
+            # A document being replaced, or a closed page, fails at once: either way no script holds it.
+            with suppress(PlaywrightError):
+                await self.page.evaluate("1")
+            return True
+        return False
+
+    async def recover(self) -> str:
+        """Stop the script that holds the page; if it still does not answer, put a fresh page at its URL
+        in this tab's place. Answers what was done, for the error that reports it."""
+        if self.stopper is not None:
+            with anyio.move_on_after(STOP_TIMEOUT_S):
+                with suppress(PlaywrightError):
+                    await self.stopper.send("Runtime.terminateExecution")
+            if await self.answers():
+                return "its running script was stopped and the page answers again"
+        return await self._replace()
+
+    async def _replace(self) -> str:
+        old, url, window = self.page, self.page.url, self.window
+        page = await old.context.new_page()
+        # The context's page event made it a tab of its own: that tab takes this one's id and place.
+        fresh = next((tab for tab in window.tabs.values() if tab.page is page), None) or window.adopt(page)
+        if fresh in window.opened:
+            window.opened.remove(fresh)
+        window.tabs.pop(fresh.id, None)
+        fresh.id, self.id = self.id, f"{self.id} (replaced)"
+        fresh.issued = self.issued  # refs of the stuck page are stale, not unknown
+        window.tabs[fresh.id] = fresh
+        with anyio.move_on_after(STOP_TIMEOUT_S):
+            with suppress(PlaywrightError):
+                await old.close(run_before_unload=False)
+        done = f"the page was replaced by a fresh one at {url}"
+        with anyio.move_on_after(REPLACE_LOAD_TIMEOUT_S) as loading:
+            try:
+                await page.goto(url, wait_until="domcontentloaded")
+            except PlaywrightError as exc:
+                return f"the page was replaced by a blank one ({url} did not load: {str(exc).splitlines()[0]})"
+        if loading.cancelled_caught:
+            return f"the page was replaced by a fresh one, still loading {url}"
+        return done
 
     def take_events(self) -> list[str]:
         events, self.events = self.events, []

@@ -74,10 +74,19 @@ async def browser_evaluate(ctx: ToolContext, tab: Tab, params: EvaluateParams, r
             else:
                 result = await tab.page.evaluate(params.expression, params.arg)
     except TimeoutError as exc:
+        if await tab.answers():
+            raise ExecutionError(
+                f"the script did not finish within {timeout_ms} ms",
+                hint="Return sooner (do not await a promise that may never settle), or pass a larger timeout.",
+                timeoutMs=timeout_ms,
+            ) from exc
+        # The script still runs and holds the page: nothing else on this tab can run until it is stopped.
+        done = await tab.recover()
         raise ExecutionError(
-            f"the script did not finish within {timeout_ms} ms",
-            hint="Return sooner (do not await a promise that may never settle), or pass a larger timeout.",
+            f"the script did not finish within {timeout_ms} ms; {done}",
+            hint="Do not loop without end (while(true) with no way out); pass a larger timeout for slow work.",
             timeoutMs=timeout_ms,
+            recovered=done,
         ) from exc
     except PlaywrightTimeout as exc:
         raise ExecutionError(f"the script timed out: {exc}", timeoutMs=timeout_ms) from exc

@@ -13,7 +13,7 @@ import msgspec
 
 from browserd.daemon.sessions.reader import SnapshotOptions, read
 from browserd.daemon.sessions.settle import settle
-from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.sessions.tab import Tab, call_deadline_s
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool
 from browserd.daemon.tools.response import Response
@@ -54,7 +54,8 @@ def tab_tool(
     def register(handler: TabHandler[P]) -> Tool[P]:
         async def run(ctx: ToolContext, args: P, response: Response) -> None:
             tab = await (resolve(ctx, args) if resolve else ctx.session.tab(args.tab_id))
-            async with tab.lock:
+            own_timeouts = (getattr(args, "timeout", None), getattr(args, "time_ms", None))
+            async with tab.lock, tab.answering(call_deadline_s(ctx.services.config.browser, *own_timeouts)):
                 tab.take_events()  # what happened before this call was reported by an earlier one
                 await handler(ctx, tab, args, response)
                 if isinstance(args, ActionParams):
