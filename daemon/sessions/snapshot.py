@@ -395,10 +395,11 @@ async def capture(
 ) -> Capture:
     """The AI-mode snapshot of the page (or of `scope`), with input kinds, states and clickables added."""
     marks: list[list[Any]] = []
-    with anyio.move_on_after((timeout_ms or DEFAULT_TIMEOUT_MS) / 1000) as waiting:
+    limit_ms = timeout_ms or DEFAULT_TIMEOUT_MS
+    with anyio.move_on_after(limit_ms / 1000) as waiting:
         marks = await page.main_frame.evaluate(_ANNOTATIONS_JS)
     if waiting.cancelled_caught:
-        raise ExecutionError(f"the page did not answer within {timeout_ms or DEFAULT_TIMEOUT_MS} ms (a script keeps it busy?)")
+        raise ExecutionError(f"the page did not answer within {limit_ms} ms (a script keeps it busy?)")
     target = scope if scope is not None else page
     text = await target.aria_snapshot(mode="ai", depth=depth, boxes=bool(marks), timeout=timeout_ms)
     return _annotate(text, marks) if marks else Capture(text)
