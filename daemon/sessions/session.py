@@ -20,6 +20,7 @@ from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.sessions.downloads import Downloads
 from browserd.daemon.sessions.records import Dialogs
 from browserd.daemon.sessions.routes import Routes, numbered
+from browserd.daemon.sessions.settle import TRACKER_JS
 from browserd.daemon.sessions.snapshot import CLICK_TRACKER_JS
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import ProfileLink, Viewport, Window, WindowOptions
@@ -121,7 +122,8 @@ class Session:
         return window
 
     async def _window(self, context: BrowserContext, options: WindowOptions) -> Window:
-        await context.add_init_script(CLICK_TRACKER_JS)
+        # One script (one round trip): clickables for snapshots, and what an action starts for settling.
+        await context.add_init_script(f"{CLICK_TRACKER_JS}\n{TRACKER_JS}")
         context.set_default_timeout(self.config.action_timeout_ms)
         context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
         window = Window(
