@@ -92,9 +92,9 @@ class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class McpConfig(msgspec.Struct, forbid_unknown_fields=True):
-    # Tool groups a client sees unless `browserd mcp --tools` says otherwise; `core` is always on.
-    # `runs` is on because `crawl` (scrape) answers with a run that only the run tools can follow.
-    tools: list[str] = msgspec.field(default_factory=lambda: ["pages", "scrape", "runs"])
+    # Tool groups a client sees unless `browserd mcp --tools` says otherwise; `core` is always on. The
+    # default stays under 15k characters of tools/list (issue 10): devtools, scrape and runs are asked for.
+    tools: list[str] = msgspec.field(default_factory=lambda: ["pages"])
     # Answers of actions end with the Playwright Python code they ran (`browserd mcp --codegen` per client).
     # Off by default: most agents never read it, and every answer would pay its tokens.
     codegen: bool = False

@@ -20,12 +20,12 @@ from browserd.daemon.tools.registry import Params, Tool
 from browserd.daemon.tools.response import Response
 
 _OPENED_POLL_S = 0.01
-TabId = Annotated[str, msgspec.Meta(description="Default: the active tab.")]
+TabId = str  # the active tab when left out, as everywhere: saying so in every schema costs every client
 TargetText = Annotated[str, msgspec.Meta(description="Ref (e5) or CSS selector.")]
 TimeoutMs = Annotated[int, msgspec.Meta(ge=1, le=300_000, description="ms")]
 SnapshotMode = Annotated[
     Literal["none", "delta", "full", "interactive"],
-    msgspec.Meta(description="Snapshot in the answer; delta: changed lines only."),
+    msgspec.Meta(description="delta: changed lines only"),
 ]
 
 
