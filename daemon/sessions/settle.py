@@ -13,7 +13,7 @@ the wait, and the texts of those elements come back so a delta can leave them ou
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -214,7 +214,7 @@ async def _evaluate_across_navigation(page: Page, script: str, arg: list[int], m
     return None
 
 
-def ticks(line: str, ticking: list[str]) -> bool:
+def ticks(line: str, ticking: Sequence[str]) -> bool:
     """Whether a snapshot line shows one of the ticking texts, whatever its numbers read now."""
     shape = _DIGITS.sub("#", line)
     return any(_DIGITS.sub("#", text) in shape for text in ticking)
