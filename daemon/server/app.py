@@ -119,6 +119,7 @@ class Daemon:
                 "running": runtime.is_running(),
                 "pid": browser_pid,
                 "launches": runtime.launches,
+                "spareWindow": runtime.spare_context is not None,
                 "executable": runtime.executable.path if runtime.executable else None,
             },
             "memory": {
