@@ -33,7 +33,7 @@ def files(tmp_path: Path) -> dict[str, Path]:
 async def test_upload_sets_single_and_multiple_file_inputs(
     home: BrowserdHome, site: str, files: dict[str, Path]
 ) -> None:
-    async with mcp_client(home, args=DEVTOOLS) as client:
+    async with mcp_client(home, args=("--codegen",)) as client:  # the answer names the Playwright call
         ok(await client.call_tool("browser_open", {"url": f"{site}/upload.html", "snapshot": "none"}))
 
         single = ok(await client.call_tool("browser_upload", {"target": "#single", "paths": [str(files["a"])]}))

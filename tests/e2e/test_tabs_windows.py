@@ -205,7 +205,7 @@ async def test_tab_caps_refuse_one_tab_too_many_and_runs_load_within_them(home: 
     loads no more pages at once than there is room for and never switches the caller's active tab."""
     home.env["BROWSERD_BROWSER_MAX_TABS_PER_SESSION"] = "3"
     home.env["BROWSERD_BROWSER_MAX_TOTAL_TABS"] = "5"
-    async with mcp_client(home, args=("--tools", "pages,runs")) as client:
+    async with mcp_client(home, args=("--tools", "pages,devtools,runs")) as client:
         session_id = (await call(client, "get_runtime_profile", {})).structured_content["session"]["sessionId"]
         await call(client, "browser_open", {"url": f"{site}/index.html", "snapshot": "none"})
         await call(client, "browser_tabs", {"action": "new"})
