@@ -70,9 +70,10 @@ class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
     snapshot_max_chars: Positive = 40_000
     # A snapshot of a very large page takes seconds; longer than an action may wait.
     snapshot_timeout_ms: Positive = 30_000
-    # After an action the page settles before its snapshot: no DOM change for settle_quiet_ms, at most
-    # settle_max_ms. The quiet window outlasts the usual 100-150 ms debounce of suggestion lists.
-    settle_quiet_ms: Annotated[int, msgspec.Meta(ge=0)] = 200
+    # After an action the page settles before its snapshot: what the action started (timers its input
+    # handlers set, such as a suggestion list's debounce, requests, a navigation) has finished and the DOM
+    # has not changed for settle_quiet_ms since; at most settle_max_ms (daemon/sessions/settle.py).
+    settle_quiet_ms: Annotated[int, msgspec.Meta(ge=0)] = 50
     settle_max_ms: Annotated[int, msgspec.Meta(ge=0)] = 1_500
     # Screenshots larger than this many pixels on their long edge are scaled down.
     screenshot_max_px: Positive = 2_000
@@ -91,9 +92,12 @@ class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class McpConfig(msgspec.Struct, forbid_unknown_fields=True):
-    # Tool groups a client sees unless `browserd mcp --tools` says otherwise; `core` is always on.
-    # `runs` is on because `crawl` (scrape) answers with a run that only the run tools can follow.
-    tools: list[str] = msgspec.field(default_factory=lambda: ["pages", "scrape", "runs"])
+    # Tool groups a client sees unless `browserd mcp --tools` says otherwise; `core` is always on. The
+    # default stays under 15k characters of tools/list (issue 10): devtools, scrape and runs are asked for.
+    tools: list[str] = msgspec.field(default_factory=lambda: ["pages"])
+    # Answers of actions end with the Playwright Python code they ran (`browserd mcp --codegen` per client).
+    # Off by default: most agents never read it, and every answer would pay its tokens.
+    codegen: bool = False
 
 
 class RunsConfig(msgspec.Struct, forbid_unknown_fields=True):

@@ -82,6 +82,8 @@ class Register(_Message, tag="REGISTER"):
     trust_level: TrustLevel = "local"
     profile_id: str | None = None
     tools: list[str] | None = None
+    # Answers carry their Playwright code when true; None leaves it to the daemon's `[mcp] codegen`.
+    codegen: bool | None = None
 
 
 class RegisterOk(_Message, tag="REGISTER_OK"):

@@ -41,12 +41,18 @@ def main() -> None:
     show_default=True,
     help="remote: no private or loopback hosts, no scripts, no uploads.",
 )
-def mcp(tools: str | None, trust: str) -> None:
+@click.option(
+    "--codegen/--no-codegen",
+    "codegen",
+    default=None,
+    help="Answers of actions carry the Playwright Python code they ran (default: [mcp] codegen, off).",
+)
+def mcp(tools: str | None, trust: str, codegen: bool | None) -> None:
     """Serve MCP over stdio for one client (what an MCP client starts)."""
     from browserd.shim.mcp_server import run_stdio_server
 
     groups = [g.strip() for g in tools.split(",") if g.strip()] if tools else None
-    sys.exit(run_stdio_server(groups, trust))  # type: ignore[arg-type]
+    sys.exit(run_stdio_server(groups, trust, codegen))  # type: ignore[arg-type]
 
 
 @main.command()

@@ -56,12 +56,14 @@ class DaemonClient:
         role: Role = "shim",
         trust_level: TrustLevel = "local",
         tools: list[str] | None = None,
+        codegen: bool | None = None,
         on_tools_changed: ToolsHandler | None = None,
     ) -> None:
         self._client = client
         self._role: Role = role
         self._trust: TrustLevel = trust_level
         self._tool_groups = tools
+        self._codegen = codegen
         self._on_tools_changed = on_tools_changed
         self._ids = itertools.count(1)
         self._pending: dict[str, asyncio.Future[Message]] = {}
@@ -103,6 +105,7 @@ class DaemonClient:
                 role=self._role,
                 trust_level=self._trust,
                 tools=self._tool_groups,
+                codegen=self._codegen,
             )
         )
         if isinstance(reply, Error):

@@ -105,10 +105,16 @@ def call_result(payload: Payload) -> dict[str, Any]:
 
 class McpShim:
     def __init__(
-        self, channel: StdioChannel, tool_groups: list[str] | None, trust: TrustLevel, spawn_timeout_s: float
+        self,
+        channel: StdioChannel,
+        tool_groups: list[str] | None,
+        trust: TrustLevel,
+        spawn_timeout_s: float,
+        codegen: bool | None = None,
     ) -> None:
         self._out = channel
         self._groups = tool_groups
+        self._codegen = codegen
         self._trust: TrustLevel = trust
         self._spawn_timeout_s = spawn_timeout_s
         self._server_info = {"name": "browserd", "version": __version__}
@@ -137,6 +143,7 @@ class McpShim:
             ClientInfo(name="browserd-mcp", version=__version__, pid=os.getpid()),
             trust_level=self._trust,
             tools=self._groups,
+            codegen=self._codegen,
             on_tools_changed=self._tools_changed,
         )
         registered = await client.connect(spawn=True, timeout_s=self._spawn_timeout_s)
@@ -365,7 +372,7 @@ class McpShim:
         )
 
 
-def run_stdio_server(tool_groups: list[str] | None, trust: TrustLevel) -> int:
+def run_stdio_server(tool_groups: list[str] | None, trust: TrustLevel, codegen: bool | None = None) -> int:
     from browserd.protocol.config import ConfigError, DaemonConfig, load
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="browserd mcp: %(message)s")
@@ -374,7 +381,7 @@ def run_stdio_server(tool_groups: list[str] | None, trust: TrustLevel) -> int:
     except ConfigError as exc:
         log.warning("%s; using defaults", exc)
         spawn_timeout = DaemonConfig().spawn_timeout_s
-    shim = McpShim(StdioChannel(), tool_groups, trust, spawn_timeout)
+    shim = McpShim(StdioChannel(), tool_groups, trust, spawn_timeout, codegen)
     try:
         import uvloop
 

@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 import anyio
-from playwright.async_api import Browser, Playwright, async_playwright
+from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
 
 from browserd.daemon.errors import ExecutionError
 from browserd.daemon.runtime.chromium import ChromiumFound, chromium_version, find_chromium
@@ -42,6 +42,8 @@ class BrowserRuntime:
         self._found: ChromiumFound | None = None
         self._version = ""
         self.launches = 0
+        # The warm window kept for the next session (SessionManager.keep_spare): its page is nobody's tab yet.
+        self.spare_context: BrowserContext | None = None
 
     @property
     def executable(self) -> ChromiumFound | None:
@@ -70,7 +72,7 @@ class BrowserRuntime:
         """Pages open in the daemon's own Chromium, in every context: sessions' tabs and scrapes' pages alike."""
         if self._browser is None or not self._browser.is_connected():
             return 0
-        return sum(len(context.pages) for context in self._browser.contexts)
+        return sum(len(context.pages) for context in self._browser.contexts if context is not self.spare_context)
 
     async def browser(self) -> Browser:
         async with self._lock:

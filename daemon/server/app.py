@@ -119,6 +119,7 @@ class Daemon:
                 "running": runtime.is_running(),
                 "pid": browser_pid,
                 "launches": runtime.launches,
+                "spareWindow": runtime.spare_context is not None,
                 "executable": runtime.executable.path if runtime.executable else None,
             },
             "memory": {
@@ -156,6 +157,7 @@ class Daemon:
             async with services.runs.serving(self.idle), anyio.create_task_group() as tg:
                 tg.start_soon(self._watch_signals, tg.cancel_scope)
                 tg.start_soon(services.sessions.expire_kept)
+                tg.start_soon(services.sessions.keep_spare)
                 tg.start_soon(listener.serve, self._handle, tg)
                 if self.config.browser.prewarm:
                     tg.start_soon(self._prewarm)

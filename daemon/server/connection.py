@@ -29,8 +29,8 @@ from browserd.daemon.runtime.browser import is_crash
 from browserd.daemon.sessions.session import Session
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Tool
+from browserd.daemon.tools.response import PageSeen, error_payload
 from browserd.daemon.tools.response import Response as ToolResponse
-from browserd.daemon.tools.response import error_payload
 from browserd.protocol.framing import FrameError, encode_frame, read_frame
 from browserd.protocol.messages import (
     PROTOCOL_VERSION,
@@ -72,6 +72,9 @@ class Connection:
         self.client_name = ""
         self.session: Session | None = None
         self.tools: dict[str, Tool[Any]] = {}
+        # Lean answers (issue 10): the page header this client last saw, and whether it wants Playwright code.
+        self.page_seen = PageSeen()
+        self.codegen = False
 
     async def send(self, message: Message) -> None:
         try:
@@ -151,6 +154,7 @@ class Connection:
                 await self.send_error(exc, message.id)
                 return False
             self.tools = {t.name: t for t in selected}
+            self.codegen = daemon.config.mcp.codegen if message.codegen is None else message.codegen
             self.session = daemon.services.sessions.create(message.client.name, trust, connected=True)
             session_id = self.session.id
             daemon.attach(self)
@@ -225,7 +229,7 @@ class Connection:
         async def progress(done: float, total: float | None, message: str | None) -> None:
             await self.send(Event(id=request.id, progress=done, total=total, message=message))
 
-        response = ToolResponse()
+        response = ToolResponse(self.codegen, self.page_seen)
         await tool.handler(ToolContext(self._daemon.services, self.session, progress), params, response)
         return response.payload()
 

@@ -5,6 +5,12 @@ a session whose client went away closes when its last run ends, not under the ru
 login_keep_session logged in is kept: once no connection or run uses it, it lives on for
 `[runs] kept_session_idle_s` after its last use (a run in it starting or ending, or its client
 leaving, starts that count again), then closes. Kept sessions hold the daemon's idle exit while they live (D-06).
+
+While any session lives and the browser runs, one warm window (a context of default options with its
+blank page) waits for the next session's first call, so that call does not create one (issue 10). Each
+spare goes to exactly one session; the next is prepared in the background by `keep_spare`, which the
+daemon's task group owns. With no session left (the daemon is counting down to its idle exit) no spare
+is kept, and the last one is closed when the daemon stops.
 """
 
 from __future__ import annotations
@@ -21,7 +27,8 @@ from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.idle_hold import IdleHold, NoIdleHold
-from browserd.daemon.sessions.session import Session
+from browserd.daemon.sessions.session import WINDOW_SCRIPT, Session, SpareWindow
+from browserd.daemon.sessions.window import Viewport, WindowOptions
 from browserd.protocol.config import BrowserConfig
 from browserd.protocol.messages import TrustLevel
 
@@ -56,6 +63,8 @@ class SessionManager:
         # Kept session id -> when it closes (anyio clock), counted once nothing uses it.
         self._kept: dict[str, float] = {}
         self._changed = anyio.Event()
+        self._spare: SpareWindow | None = None
+        self._spare_wanted = anyio.Event()
 
     def create(self, client_name: str, trust_level: TrustLevel, connected: bool = False) -> Session:
         """A new session; `connected` ties it to the connection that asked, until `disconnect`."""
@@ -65,7 +74,9 @@ class SessionManager:
         session = Session(
             session_id, client_name, trust_level, self._runtime, self._config, self._profiles, self._guards
         )
+        session.take_spare = self.take_spare
         self.sessions[session_id] = session
+        self._spare_changed()
         if connected:
             self._connected.add(session_id)
         return session
@@ -139,6 +150,61 @@ class SessionManager:
             with anyio.move_on_after(min(deadlines) - anyio.current_time() if deadlines else math.inf):
                 await changed.wait()
 
+    # -- the spare window --------------------------------------------------------------------------
+
+    def take_spare(self) -> SpareWindow | None:
+        """The warm window, for one session only; the keeper prepares the next."""
+        spare, self._spare = self._spare, None
+        self._runtime.spare_context = None
+        self._spare_changed()
+        if spare is None or spare[1].is_closed() or spare[0].browser is None or not spare[0].browser.is_connected():
+            return None  # the browser it lived in was relaunched
+        return spare
+
+    async def keep_spare(self) -> None:
+        """Keep one spare window while sessions live and the browser runs; runs until the daemon stops."""
+        try:
+            while True:
+                changed = self._spare_wanted
+                if self._spare is None and self.sessions and self._runtime.is_running():
+                    try:
+                        self._spare = await self._new_spare()
+                        self._runtime.spare_context = self._spare[0]
+                    except Exception:  # the next session just opens its own window
+                        log.debug("could not prepare a spare window", exc_info=True)
+                elif self._spare is not None and not self.sessions:
+                    await self._drop_spare()
+                await changed.wait()
+        finally:
+            await self._drop_spare()
+
+    def _spare_changed(self) -> None:
+        """A session came or went, or took the spare: the keeper looks again."""
+        self._spare_wanted.set()
+        self._spare_wanted = anyio.Event()
+
+    async def _new_spare(self) -> SpareWindow:
+        browser = await self._runtime.browser()
+        default = Viewport(self._config.viewport_width, self._config.viewport_height)
+        context = await browser.new_context(**WindowOptions().context_options(default, browser.version))
+        try:
+            await context.add_init_script(WINDOW_SCRIPT)
+            return context, await context.new_page()
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await context.close()
+            raise
+
+    async def _drop_spare(self) -> None:
+        spare, self._spare = self._spare, None
+        self._runtime.spare_context = None
+        if spare is not None:
+            with anyio.CancelScope(shield=True):
+                try:
+                    await spare[0].close()
+                except Exception:  # the browser may already be gone, and the context with it
+                    log.debug("closing the spare window failed", exc_info=True)
+
     # -- closing -----------------------------------------------------------------------------------
 
     async def close(self, session_id: str) -> None:
@@ -147,6 +213,7 @@ class SessionManager:
         if self._kept.pop(session_id, None) is not None:
             self.idle.release(KEPT)
         session = self.sessions.pop(session_id, None)
+        self._spare_changed()
         if session is not None:
             await session.aclose()
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from browserd.daemon.errors import ElementAmbiguous, ElementNotFound, ExecutionError, InvalidParameter
 from browserd.daemon.sessions import snapshot as aria
 from browserd.daemon.sessions.page_errors import action_errors
+from browserd.daemon.sessions.settle import ticks
 from browserd.daemon.sessions.tab import RefInfo, Tab
 from browserd.daemon.sessions.targets import is_ref, locate
 
@@ -33,11 +34,14 @@ class SnapshotOptions:
     timeout_ms: int = 30_000
     # Where to start in a snapshot longer than max_chars: the cut note names the next offset.
     offset: int = 0
+    # Texts that change on their own (clocks, counters: sessions.settle): a delta leaves their lines out.
+    ticking: tuple[str, ...] = ()
 
 
 @dataclass
 class Reading:
-    text: str  # the header plus the (possibly cut) snapshot
+    header: str  # where the tab is: url, title, tab, new console errors
+    snapshot: str  # the (possibly cut) snapshot under its title, without the header
     full: str  # the whole snapshot, for saveTo
     lines: int
     refs: int
@@ -95,7 +99,7 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
         tab.last_snapshot, tab.last_snapshot_document = whole, tab.document
     is_delta = options.delta and previous is not None
     if is_delta:
-        body = _delta(previous or "", whole)
+        body = _delta(previous or "", whole, options.ticking)
     start = 0 if is_delta else _line_start(body, options.offset)
     cut, next_offset = _page(body, start, options.max_chars)
     truncated = next_offset is not None
@@ -120,9 +124,18 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
         title = f"Changes since the previous snapshot{earlier}"
     if complete:
         tab.unseen_actions = 0
-    text = f"{await header(tab, tab.take_console_errors())}\n\n{title}:\n```yaml\n{cut}\n```"
-    lines = body.count("\n") + 1
-    return Reading(text, whole if is_delta else body, lines, len(tab.refs), truncated, is_delta, next_offset)
+    where = await header(tab, tab.take_console_errors())
+    shown = f"{title}:\n```yaml\n{cut}\n```"
+    return Reading(
+        where,
+        shown,
+        whole if is_delta else body,
+        body.count("\n") + 1,
+        len(tab.refs),
+        truncated,
+        is_delta,
+        next_offset,
+    )
 
 
 def _line_start(body: str, offset: int) -> int:
@@ -196,8 +209,8 @@ async def _scope_ref(tab: Tab, scope: str) -> str:
     return found
 
 
-def _delta(before: str, after: str) -> str:
-    """The lines removed (-) and added (+); focus moving ([active]) alone is not a change."""
+def _delta(before: str, after: str, ticking: tuple[str, ...] = ()) -> str:
+    """The lines removed (-) and added (+); focus moving ([active]) and ticking texts alone are no change."""
     old, new = before.splitlines(), after.splitlines()
     matcher = difflib.SequenceMatcher(
         a=[_unfocused(line) for line in old], b=[_unfocused(line) for line in new], autojunk=False
@@ -205,8 +218,8 @@ def _delta(before: str, after: str) -> str:
     changes: list[str] = []
     for op, a1, a2, b1, b2 in matcher.get_opcodes():
         if op != "equal":
-            changes.extend(f"- {line}" for line in old[a1:a2])
-            changes.extend(f"+ {line}" for line in new[b1:b2])
+            changes.extend(f"- {line}" for line in old[a1:a2] if not ticks(line, ticking))
+            changes.extend(f"+ {line}" for line in new[b1:b2] if not ticks(line, ticking))
     return "\n".join(changes) if changes else "(no changes)"
 
 

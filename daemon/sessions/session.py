@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from playwright.async_api import BrowserContext
+from playwright.async_api import BrowserContext, Page
 
 from browserd.daemon.errors import BrowserdError, LimitExceeded, PageCrashed, SessionNotFound, TrustLevelNotAllowed
 from browserd.daemon.policy.proxy import Guards
@@ -20,6 +20,7 @@ from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.sessions.downloads import Downloads
 from browserd.daemon.sessions.records import Dialogs
 from browserd.daemon.sessions.routes import Routes, numbered
+from browserd.daemon.sessions.settle import TRACKER_JS
 from browserd.daemon.sessions.snapshot import CLICK_TRACKER_JS
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import ProfileLink, Viewport, Window, WindowOptions
@@ -28,6 +29,11 @@ from browserd.protocol.config import BrowserConfig
 from browserd.protocol.messages import TrustLevel
 
 log = logging.getLogger(__name__)
+
+# Added to every window's context: clickables for snapshots, and what an action starts for settling.
+WINDOW_SCRIPT = f"{CLICK_TRACKER_JS}\n{TRACKER_JS}"
+# A warm context of default options with its blank page and WINDOW_SCRIPT (SessionManager.keep_spare).
+SpareWindow = tuple[BrowserContext, Page]
 
 
 class TabNotFound(BrowserdError):
@@ -59,6 +65,8 @@ class Session:
     _window_numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _next_route_id: Callable[[], str] = field(default_factory=lambda: numbered("route_"))  # session-wide ids
     _lock: anyio.Lock = field(default_factory=anyio.Lock)
+    # Hands over a warm window, if one is ready, for the session's first window (SessionManager.take_spare).
+    take_spare: Callable[[], SpareWindow | None] = lambda: None
 
     def __post_init__(self) -> None:
         self.downloads = Downloads(self.output_dir / "downloads")
@@ -94,7 +102,8 @@ class Session:
             if self.active_window_id not in self.windows:
                 self.active_window_id = None
 
-    async def new_window(self, options: WindowOptions | None = None) -> Window:
+    async def new_window(self, options: WindowOptions | None = None, warm: bool = False) -> Window:
+        """A new window; `warm` takes the daemon's spare one when the options are the defaults, with its tab."""
         options = options or WindowOptions()
         browser = await self.runtime.browser()
         default = Viewport(self.config.viewport_width, self.config.viewport_height)
@@ -105,23 +114,33 @@ class Session:
             context_options["storage_state"] = snapshot.storage_state()
         # A remote session's windows (and any window, once origin lists are set) send their traffic through a guard.
         guard = await self.guards.open(self.trust_level)
+        spare = self.take_spare() if warm and guard is None and options == WindowOptions() else None
         try:
-            context = await browser.new_context(**context_options, **(guard.context_options if guard else {}))
+            context = (
+                spare[0]
+                if spare is not None
+                else await browser.new_context(**context_options, **(guard.context_options if guard else {}))
+            )
         except BaseException:
             if guard is not None:
                 guard.close()
             raise
-        window = await self._window(context, options)
+        window = await self._window(context, options, scripted=spare is not None)
         window.guard = guard
         if snapshot is not None:
             window.profile = self._link(snapshot.meta.profile_id, snapshot.version, context, options.publish)
         window.watch()
+        if spare is not None:
+            tab = window.adopt(spare[1])
+            window.own_tabs.add(tab.id)
+            window.active_tab_id = tab.id
         self.windows[window.id] = window
         self.active_window_id = window.id
         return window
 
-    async def _window(self, context: BrowserContext, options: WindowOptions) -> Window:
-        await context.add_init_script(CLICK_TRACKER_JS)
+    async def _window(self, context: BrowserContext, options: WindowOptions, scripted: bool = False) -> Window:
+        if not scripted:
+            await context.add_init_script(WINDOW_SCRIPT)
         context.set_default_timeout(self.config.action_timeout_ms)
         context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
         window = Window(
@@ -216,7 +235,7 @@ class Session:
                     raise WindowNotFound(f"no window {window_id} in this session", windowId=window_id)
                 return found
             active = self.windows.get(self.active_window_id or "")
-            return active if active is not None else await self.new_window()
+            return active if active is not None else await self.new_window(warm=True)
 
     def ensure_active_tab(self) -> None:
         """After a close: when the active window has no tab left, the newest open tab elsewhere is active."""

@@ -1,10 +1,157 @@
-"""Waiting for a page to settle after an action, so its snapshot shows what the action caused."""
+"""Waiting for a page to settle, so its snapshot shows what an action or a load caused.
+
+An action pays only for what it started (issue 10). A script that runs in every document before its
+own (TRACKER_JS) marks the work a user input starts: timers set by an input event's handlers (a debounced
+suggestion list), timers and animation frames those timers set in turn, fetches and XHRs. After the action
+one evaluate waits until that work is done and the DOM has been quiet for `quiet_ms` since the last
+change it caused; when the action started nothing, it answers after a short grace period. A navigation
+the action started (Navigation API `navigate`) is waited for. Timer callbacks that no input started and
+that change the same element again and again (clocks, counters) are "ticking": their changes never hold
+the wait, and the texts of those elements come back so a delta can leave them out.
+"""
 
 from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import anyio
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
+
+# Whatever an action caused may take this long to start (a microtask, a message, an animation frame).
+GRACE_MS = 25
+# Timers longer than this are no reaction to the input an agent waits for (a 30 s session timeout...).
+_TRACKED_DELAY_MS = 1000
+# A timer chain deeper than this is a loop the input started, not one reaction to it.
+_MAX_GENERATION = 4
+_TICKING_TEXT_CHARS = 200
+_INTERRUPT_POLL_S = 0.02
+_DIGITS = re.compile(r"\d+")
+
+TRACKER_JS = f"""(() => {{
+  if (window.__browserdSettle) return;
+  const s = {{ timers: new Set(), pending: 0, lastActivity: 0, navigating: false, opening: false,
+    downloading: false, ticking: new Set() }};
+  Object.defineProperty(window, '__browserdSettle', {{ value: s }});
+  const INPUT = new Set(['click', 'dblclick', 'auxclick', 'contextmenu', 'mousedown', 'mouseup', 'mousemove',
+    'mouseover', 'mouseenter', 'mouseout', 'mouseleave', 'pointerdown', 'pointerup', 'pointermove', 'pointerover',
+    'pointerenter', 'keydown', 'keyup', 'keypress', 'beforeinput', 'input', 'change', 'submit', 'focus', 'blur',
+    'focusin', 'focusout', 'wheel', 'scroll', 'drop', 'dragstart', 'dragend', 'paste']);
+  let generation = 0;  // of the tracked callback running now; 0 outside one
+  const caused = () => generation || (window.event && INPUT.has(window.event.type) ? 1 : 0);
+  const counts = new WeakMap();
+  const background = (records) => {{
+    // Counted once per callback: an element that one-shot callback edits twice does not tick.
+    const changed = new Set(records.map((r) => r.target.nodeType === 1 ? r.target : r.target.parentElement));
+    for (const e of changed) {{
+      if (!e) continue;
+      const n = (counts.get(e) || 0) + 1;
+      counts.set(e, n);
+      if (n >= 2 && s.ticking.size < 50) s.ticking.add(e);
+    }}
+  }};
+  const observer = new MutationObserver(() => {{ s.lastActivity = performance.now(); }});
+  const observe = () => observer.observe(document, {{ subtree: true, childList: true, attributes: true,
+    characterData: true }});
+  observe();
+  // Runs `fn` as part of the action (gen > 0) or of the page's own life, and files its DOM changes so.
+  const run = (gen, fn, self, args) => {{
+    const outer = generation;
+    generation = gen;
+    try {{ return fn.apply(self, args); }} finally {{
+      generation = outer;
+      const records = observer.takeRecords();
+      if (gen) {{ s.lastActivity = performance.now(); }} else if (records.length) {{ background(records); }}
+    }}
+  }};
+  const wrapTimer = (name, clearName, delayed) => {{
+    const original = window[name], clear = window[clearName];
+    window[name] = function (fn, delay, ...args) {{
+      if (typeof fn !== 'function') return original.apply(this, arguments);
+      const parent = caused();
+      const gen = parent && parent < {_MAX_GENERATION} && (!delayed || (+delay || 0) <= {_TRACKED_DELAY_MS})
+        ? parent + 1 : 0;
+      let id;
+      const callback = function (...given) {{
+        if (gen) s.timers.delete(id);
+        return run(gen, fn, this, delayed ? args : given);
+      }};
+      id = delayed ? original.call(this, callback, delay) : original.call(this, callback);
+      if (gen) s.timers.add(id);
+      return id;
+    }};
+    window[clearName] = function (id) {{ s.timers.delete(id); return clear.apply(this, arguments); }};
+  }};
+  wrapTimer('setTimeout', 'clearTimeout', true);
+  wrapTimer('requestAnimationFrame', 'cancelAnimationFrame', false);
+  const interval = window.setInterval;
+  window.setInterval = function (fn, ...rest) {{
+    if (typeof fn !== 'function') return interval.apply(this, arguments);
+    return interval.call(this, function (...given) {{ return run(0, fn, this, given); }}, ...rest);
+  }};
+  const track = (promise) => {{
+    s.pending++;
+    const done = () => {{ s.pending--; s.lastActivity = performance.now(); }};
+    promise.then(done, done);
+  }};
+  const fetch = window.fetch;
+  if (fetch) window.fetch = function () {{
+    const answer = fetch.apply(this, arguments);
+    if (caused()) track(answer);
+    return answer;
+  }};
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function () {{
+    if (caused()) track(new Promise((resolve) => this.addEventListener('loadend', resolve, {{ once: true }})));
+    return send.apply(this, arguments);
+  }};
+  if (window.navigation) navigation.addEventListener('navigate', (e) => {{
+    if (e.downloadRequest !== null) s.downloading = true;
+    else if (!e.destination.sameDocument) s.navigating = true;
+  }});
+  // A tab the browser opens arrives as its own event, later than the click that opened it.
+  const opens = (e) => {{
+    const link = !e.defaultPrevented && e.target instanceof Element && e.target.closest('a[href]');
+    if (link && (link.target === '_blank' || e.ctrlKey || e.metaKey || e.shiftKey || e.button === 1)) {{
+      s.opening = true;
+    }}
+  }};
+  window.addEventListener('click', opens);
+  window.addEventListener('auxclick', opens);
+  const open = window.open;
+  window.open = function () {{
+    const opened = open.apply(this, arguments);
+    if (opened) s.opening = true;
+    return opened;
+  }};
+}})();"""
+
+_ACTION_JS = """([graceMs, quietMs, maxMs, textChars]) => new Promise((resolve) => {
+  const s = window.__browserdSettle;
+  const start = performance.now();
+  const done = () => {
+    if (!s) return resolve([[], false, false]);
+    const ticking = [...s.ticking].filter((e) => e.isConnected)
+      .map((e) => (e.textContent || '').trim().slice(0, textChars));
+    resolve([ticking, s.opening, s.downloading]);
+    s.opening = s.downloading = false;
+  };
+  const check = () => {
+    const now = performance.now();
+    if (now - start >= maxMs) return done();
+    if (s) {
+      const busy = s.timers.size || s.pending || s.navigating;
+      if (!busy && now - start >= graceMs && now - s.lastActivity >= quietMs) return done();
+    } else if (now - start >= quietMs) {
+      return done();  // a document without the tracker (opened before browserd attached): a fixed wait
+    }
+    setTimeout(check, 5);
+  };
+  check();
+})"""
 
 _QUIET_JS = """([quietMs, maxMs]) => new Promise((resolve) => {
   let timer;
@@ -17,17 +164,57 @@ _QUIET_JS = """([quietMs, maxMs]) => new Promise((resolve) => {
 
 
 async def settle(page: Page, quiet_ms: int, max_ms: int) -> None:
-    """Until the DOM has been quiet for `quiet_ms` (at most `max_ms`); never raises."""
+    """Until the DOM has been quiet for `quiet_ms` (at most `max_ms`); never raises. For loads (scrape)."""
+    await _evaluate_across_navigation(page, _QUIET_JS, [quiet_ms, max_ms], max_ms)
+
+
+@dataclass(frozen=True)
+class Settled:
+    ticking: list[str] = field(default_factory=list)  # texts of elements that change on their own
+    opening: bool = False  # the action opened a tab (a link to a new tab, window.open)
+    downloading: bool = False  # the action asked for a download (a link with `download`)
+
+
+async def settle_action(page: Page, quiet_ms: int, max_ms: int, interrupt: Callable[[], bool]) -> Settled:
+    """Until what the last action started has finished (at most `max_ms`, or until `interrupt()` holds,
+    e.g. once the navigation the action started turned out to be a download). Never raises: a page that
+    will not settle is read as it is."""
+    found: list[Any] | None = None
+    async with anyio.create_task_group() as group:
+
+        async def watch() -> None:
+            while not interrupt():
+                await anyio.sleep(_INTERRUPT_POLL_S)
+            group.cancel_scope.cancel()
+
+        group.start_soon(watch)
+        found = await _evaluate_across_navigation(
+            page, _ACTION_JS, [GRACE_MS, quiet_ms, max_ms, _TICKING_TEXT_CHARS], max_ms
+        )
+        group.cancel_scope.cancel()
+    if not found:
+        return Settled()
+    ticking = [text for text in found[0] if isinstance(text, str) and _DIGITS.search(text)]
+    return Settled(ticking, bool(found[1]), bool(found[2]))
+
+
+async def _evaluate_across_navigation(page: Page, script: str, arg: list[int], max_ms: int) -> Any:
     if max_ms <= 0:
-        return
+        return None
     with anyio.move_on_after(max_ms / 1000 + 0.5):
         for _attempt in range(2):
             try:
-                await page.evaluate(_QUIET_JS, [quiet_ms, max_ms])
-                return
+                return await page.evaluate(script, arg)
             except PlaywrightError:
                 # The action navigated and destroyed the document we were watching: wait for the next.
                 try:
                     await page.wait_for_load_state("domcontentloaded", timeout=max_ms)
                 except PlaywrightError:
-                    return
+                    return None
+    return None
+
+
+def ticks(line: str, ticking: Sequence[str]) -> bool:
+    """Whether a snapshot line shows one of the ticking texts, whatever its numbers read now."""
+    shape = _DIGITS.sub("#", line)
+    return any(_DIGITS.sub("#", text) in shape for text in ticking)

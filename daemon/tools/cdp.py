@@ -56,7 +56,7 @@ async def _check_endpoint(ctx: ToolContext, endpoint: str) -> None:
 
 @tool(
     "browser_connect_cdp",
-    "pages",
+    "devtools",
     "Attach to a Chromium already running with --remote-debugging-port: its tabs become this session's "
     "tabs in a new window. Closing that window or the session only disconnects; the browser stays open.",
     ConnectCdpParams,

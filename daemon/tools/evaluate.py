@@ -53,7 +53,7 @@ def _script_error(exc: PlaywrightError) -> ScriptError | PageCrashed:
 
 @tab_tool(
     "browser_evaluate",
-    "pages",
+    "devtools",
     "Run a JS expression or function on the page, or on an element (ref or selector); answers the result as JSON "
     "(local sessions only).",
     EvaluateParams,

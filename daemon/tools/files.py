@@ -61,8 +61,7 @@ def _sizes(files: list[Any]) -> str:
 @tab_tool(
     "browser_upload",
     "pages",
-    "Put local files in a file input, or in the file chooser a button opens (remote sessions: only files "
-    "inside [security] allowed_file_roots).",
+    "Put local files in a file input, or in the file chooser a button opens.",
     UploadParams,
 )
 async def browser_upload(ctx: ToolContext, tab: Tab, params: UploadParams, response: Response) -> None:
@@ -113,7 +112,7 @@ async def browser_upload(ctx: ToolContext, tab: Tab, params: UploadParams, respo
 
 @tool(
     "browser_downloads",
-    "pages",
+    "devtools",
     "The session's downloads (name, size, path, source url, state); wait=true waits for those in progress.",
     DownloadsParams,
     read_only=True,
@@ -171,7 +170,7 @@ async def browser_downloads(ctx: ToolContext, params: DownloadsParams, response:
 
 @tab_tool(
     "browser_pdf",
-    "pages",
+    "devtools",
     "Print the tab to a PDF file in the session's output folder; answers its path and size.",
     PdfParams,
     read_only=True,

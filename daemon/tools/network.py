@@ -167,7 +167,7 @@ def _body_text(title: str, body: Body) -> str:
 
 @tab_tool(
     "browser_network",
-    "pages",
+    "devtools",
     "The tab's requests, newest last, with filters; with requestId one request, its response body or post data.",
     NetworkParams,
     read_only=True,
@@ -268,7 +268,7 @@ async def _windows(session: Session, window_id: str | None) -> list[Window]:
 
 @tool(
     "browser_route",
-    "pages",
+    "devtools",
     "Per window: block requests, set or remove request headers, or mock responses (url glob or regex); "
     "list routes with hit counts, remove one or all. Routes apply to every tab of the window.",
     RouteParams,

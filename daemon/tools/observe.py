@@ -41,7 +41,7 @@ class ConsoleParams(TabParams, kw_only=True):
 
 @tool(
     "browser_dialogs",
-    "pages",
+    "devtools",
     f"The session's last {DIALOG_HISTORY} dialogs (alert, confirm, prompt) and how they are answered; set the policy.",
     DialogsParams,
 )
@@ -72,7 +72,7 @@ async def browser_dialogs(ctx: ToolContext, params: DialogsParams, response: Res
 
 @tab_tool(
     "browser_console",
-    "pages",
+    "devtools",
     "The tab's console messages and uncaught errors, newest last.",
     ConsoleParams,
     read_only=True,

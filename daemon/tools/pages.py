@@ -247,11 +247,12 @@ async def browser_snapshot(ctx: ToolContext, tab: Tab, params: SnapshotParams, r
             f"characters) to {path}"
         )
         if not reading.truncated:
-            response.text(reading.text)
+            response.page(reading.header)
+            response.text(reading.snapshot)
     else:
-        response.text(reading.text)
+        response.page(reading.header)
+        response.text(reading.snapshot)
     response.data(data)
-    response.code("await page.aria_snapshot(mode='ai')")
 
 
 @tab_tool(

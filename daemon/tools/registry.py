@@ -18,7 +18,9 @@ from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.response import Response
 from browserd.protocol.messages import ToolSpec
 
-GROUPS = ("core", "pages", "scrape", "runs", "flows")
+# pages: the agent loop (open, snapshot, act, read); devtools: what a page's developer reaches for (windows,
+# storage, network, routes, console, dialogs, downloads, PDF, CDP attach), off by default to keep tools/list short.
+GROUPS = ("core", "pages", "devtools", "scrape", "runs", "flows")
 ALWAYS_ON = "core"
 
 P = TypeVar("P", bound=msgspec.Struct)
@@ -46,12 +48,15 @@ def _inline_refs(node: Any, defs: dict[str, Any]) -> Any:
 
 
 def _optional(node: Any) -> Any:
-    """`X | None = None` as plain X: leaving a property out already means None, and clients pay per token."""
+    """`X | None = None` as plain X: leaving a property out already means None, and clients pay per token.
+    For the same reason a flag that is off unless given does not say `default: false`."""
     if isinstance(node, list):
         return [_optional(item) for item in node]
     if not isinstance(node, dict):
         return node
     node = {key: _optional(value) for key, value in node.items()}
+    if node.get("type") == "boolean" and node.get("default", True) is False:
+        del node["default"]
     choices = node.get("anyOf")
     if isinstance(choices, list) and node.get("default", 0) is None:
         kept = [choice for choice in choices if choice != {"type": "null"}]
@@ -76,6 +81,8 @@ def input_schema(params: type[msgspec.Struct]) -> dict[str, Any]:
     body = _optional(_inline_refs(schema, defs))
     body.pop("description", None)  # the tool's own description says it once
     body.setdefault("properties", {})
+    if not body.get("required"):
+        body.pop("required", None)  # an empty list says nothing, and every client pays for it
     return dict(body)
 
 

@@ -2,10 +2,14 @@
 
 Handlers add results to a Response; `payload()` renders them once into the wire Payload, and
 `error_payload()` renders any BrowserdError the same way for every tool.
+
+Answers are lean (issue 10): the page header (url, title, tab) only when it differs from the one the
+same client was last told, and the Playwright code only for a client that asked for it (codegen).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -13,16 +17,37 @@ import msgspec
 from browserd.daemon.errors import BrowserdError
 from browserd.protocol.messages import Content, ImageContent, Payload, TextContent
 
+CONSOLE_LINE = "- Console:"
+
+
+@dataclass
+class PageSeen:
+    """The page header last shown to one client: an answer repeats it only when it changed."""
+
+    header: str | None = None
+
+
+@dataclass
+class _Header:
+    lines: list[str]
+
 
 class Response:
-    def __init__(self) -> None:
-        self._sections: list[str] = []
+    def __init__(self, codegen: bool = False, seen: PageSeen | None = None) -> None:
+        self._sections: list[str | _Header] = []
         self._images: list[ImageContent] = []
         self._code: list[str] = []
         self._data: dict[str, Any] | None = None
+        self._codegen = codegen
+        # Without a client to remember for (runs, flows), every header is shown.
+        self._seen = seen if seen is not None else PageSeen()
 
     def text(self, text: str) -> None:
         self._sections.append(text)
+
+    def page(self, header: str) -> None:
+        """The page header (url, title, tab, new console errors); shown where it was added, when it is news."""
+        self._sections.append(_Header(header.splitlines()))
 
     def image(self, data: bytes, mime_type: str) -> None:
         self._images.append(ImageContent(data=data, mime_type=mime_type))
@@ -39,11 +64,22 @@ class Response:
         """Add fields to the structured result without dropping what the handler put there."""
         self._data = {**data, **(self._data or {})}
 
+    def _render(self, section: str | _Header) -> str:
+        if isinstance(section, str):
+            return section
+        where = [line for line in section.lines if not line.startswith(CONSOLE_LINE)]
+        console = [line for line in section.lines if line.startswith(CONSOLE_LINE)]
+        key = "\n".join(where)
+        if key == self._seen.header:
+            return "\n".join(console)  # new console errors are news even on the same page
+        self._seen.header = key
+        return "\n".join(section.lines)
+
     def payload(self) -> Payload:
-        sections = list(self._sections)
+        sections = [text for text in map(self._render, self._sections) if text]
         if not sections and self._data is not None:
             sections.append(msgspec.json.encode(self._data).decode())
-        if self._code:
+        if self._code and self._codegen:
             sections.append("```python\n" + "\n".join(self._code) + "\n```")
         content: list[Content] = [TextContent("\n\n".join(sections))] if sections else []
         content.extend(self._images)

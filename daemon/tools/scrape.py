@@ -180,7 +180,7 @@ async def map_site(ctx: ToolContext, params: MapParams, response: Response) -> N
 
 @tool(
     "crawl",
-    "scrape",
+    "runs",
     "Crawl a site from `url`: same site by default, robots.txt obeyed, duplicates (canonical, trailing slash, "
     "fragments) skipped; include/excludePaths are regexes on the path. Runs as a task run (template `crawl`): "
     "async by default, answering with a runId; follow it with get_task_run and read each page's markdown "

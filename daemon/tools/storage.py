@@ -150,7 +150,7 @@ async def _publish(ctx: ToolContext, window: Window, profile_id: str) -> Publish
 
 @tool(
     "browser_storage",
-    "pages",
+    "devtools",
     "A window's cookies and localStorage: export (to the answer or a login profile), import (JSON or a profile; "
     "merge or replace), clear (cookies, localStorage, sessionStorage; all or one origin).",
     StorageParams,

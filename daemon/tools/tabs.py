@@ -121,7 +121,7 @@ def _window_row(session: Session, window: Window) -> dict[str, Any]:
 
 @tool(
     "browser_windows",
-    "pages",
+    "devtools",
     "List, open, select or close windows: each is isolated (own cookies and storage) with its own options.",
     WindowsParams,
 )

@@ -22,6 +22,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
 
 # Short action timeouts keep the error cases fast; they are limits, never asserted durations.
 QUICK_MS = 800
+# Answers carry their Playwright code only for a client that asks for it (off by default since issue 10).
+CODEGEN = ("--codegen",)
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 JPEG_MAGIC = b"\xff\xd8\xff"
 
@@ -95,7 +97,7 @@ async def status(client: Any, selector: str = "#status") -> str:
 async def test_clicking_a_tree_folder_answers_with_a_delta_showing_its_children(home: BrowserdHome, site: str) -> None:
     """S2-12, S2-64: a click answers what it clicked, the delta snapshot (default) in which the folder
     turns [expanded] and its children appear, and the Playwright code; snapshot none/full as asked."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=CODEGEN) as client:
         opened = await ok(client, "browser_open", {"url": f"{site}/tree.html"})
         documents = ref(text_of(opened), "treeitem", "Documents")
         assert "[collapsed]" in next(line for line in text_of(opened).splitlines() if f"[ref={documents}]" in line)
@@ -168,7 +170,7 @@ async def test_click_buttons_modifiers_and_position(home: BrowserdHome, site: st
     """S2-12, S2-62, S2-64: the right button does not fire a click; modifiers are held during the
     click (keydown Shift; Control+click opens the link in a new tab); a position clicks at that point
     of the element; a clickable without a role is clicked through its own ref (c1)."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=CODEGEN) as client:
         opened = await ok(client, "browser_open", {"url": f"{site}/states.html"})
         bold = ref(text_of(opened), "button", "Bold")
         right = await ok(client, "browser_click", {"target": bold, "button": "right"})
@@ -280,7 +282,7 @@ async def test_form_filled_with_every_input_kind_submits_what_was_entered(home: 
     """S2-12, S2-14, S2-15, S2-64, S2-67, S2-68, S2-72: fill every text-like kind through its ref,
     select by label and by value (and several in a multi-select), check and uncheck, choose a radio,
     then "Send": the form's result lists exactly what was entered. Reading tools agree with it."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=CODEGEN) as client:
         snapshot = text_of(await ok(client, "browser_open", {"url": f"{site}/form.html"}))
 
         first = True
@@ -355,7 +357,7 @@ async def test_fill_with_submit_presses_enter_and_fill_on_a_checkbox_is_a_clear_
 ) -> None:
     """S2-12, S2-72, D-32: submit=true presses Enter after filling (the form validates and shows its
     alert in the delta); filling a checkbox is an error that says why, and the next fill works."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=CODEGEN) as client:
         snapshot = text_of(await ok(client, "browser_open", {"url": f"{site}/form.html"}))
         full_name = ref(snapshot, "textbox", "Full name")
         submitted = await ok(client, "browser_fill", {"target": full_name, "value": "Ada", "submit": True})
@@ -407,7 +409,7 @@ async def test_typing_slowly_shows_debounced_suggestions_then_an_option_is_chose
     """S2-12, S2-64, S2-72 (issue 3 §5): the delta after typing "ap" slowly already lists the
     suggestions that appear 150 ms after the last key, so settling waited for the debounce; clicking
     the "Apricot" option from that delta selects it."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=CODEGEN) as client:
         opened = await ok(client, "browser_open", {"url": f"{site}/autocomplete.html"})
         combobox = ref(text_of(opened), "combobox", "Search fruit")
         typed = await ok(client, "browser_type", {"target": combobox, "text": "ap", "slowly": True})
@@ -428,7 +430,7 @@ async def test_typing_slowly_shows_debounced_suggestions_then_an_option_is_chose
 async def test_press_keys_and_chords_on_the_page_and_on_an_element(home: BrowserdHome, site: str) -> None:
     """S2-12, S2-62, S2-64: Enter on the page, Control+A on the input, Shift+Tab on the page; type
     with submit presses Enter after the text; each key shows in keys.html's "Last key"."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=CODEGEN) as client:
         opened = await ok(client, "browser_open", {"url": f"{site}/keys.html"})
         key_input = ref(text_of(opened), "textbox", "Key input")
 
@@ -461,7 +463,7 @@ async def test_hover_reveals_the_menu_hidden_and_covered_elements_are_errors(hom
     """S2-12, S2-15, S2-33, D-32: the menu item is hidden before a hover (clicking it is
     ELEMENT_NOT_VISIBLE or a timeout naming the element); hover shows it in the delta; then clicking
     where the open menu covers another element is ELEMENT_NOT_INTERACTABLE saying it is covered."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=CODEGEN) as client:
         opened = await ok(client, "browser_open", {"url": f"{site}/hover.html"})
         assert "Hover menu item" not in text_of(opened)
         hidden = await fails(
@@ -500,7 +502,7 @@ async def test_hover_reveals_the_menu_hidden_and_covered_elements_are_errors(hom
 
 async def test_drag_the_item_onto_the_drop_zone(home: BrowserdHome, site: str) -> None:
     """S2-12, S2-62: drag a role-less draggable (by its ref) onto a region; the drop shows in the delta."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=CODEGEN) as client:
         opened = await ok(client, "browser_open", {"url": f"{site}/drag.html"})
         source = ref(text_of(opened), "generic", "Drag me")
         zone = ref(text_of(opened), "region", "Drop zone")
@@ -513,7 +515,7 @@ async def test_drag_the_item_onto_the_drop_zone(home: BrowserdHome, site: str) -
 async def test_scroll_into_view_then_click_and_by_a_wheel_delta(home: BrowserdHome, site: str) -> None:
     """S2-66: with neither target nor delta scroll is INVALID_PARAMETER; a wheel delta moves the page;
     a target is scrolled into view (the page's footer, or a button inside an inner scroller) and clicked."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=CODEGEN) as client:
         opened = await ok(client, "browser_open", {"url": f"{site}/scroll.html"})
         nothing = await fails(client, "browser_scroll", {}, "INVALID_PARAMETER")
         assert nothing["details"]["field"] in ("target", "deltaY")
@@ -742,7 +744,7 @@ async def test_a_downscaled_screenshot_reports_the_size_of_its_image(home: Brows
 
 async def test_an_element_screenshot_answers_the_element_code(home: BrowserdHome, site: str) -> None:
     """S2-73 (issue 3 §5): the Playwright code reproduces the screenshot that was taken."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=CODEGEN) as client:
         await ok(client, "browser_open", {"url": f"{site}/states.html", "snapshot": "none"})
         shot = await ok(client, "browser_screenshot", {"target": "h1", "format": "jpeg"})
         assert "page.locator('h1').screenshot(" in code_of(shot) and "jpeg" in code_of(shot)
@@ -797,7 +799,7 @@ async def test_action_errors_name_the_problem_and_the_next_call(home: BrowserdHo
 
 async def test_code_for_one_of_several_same_named_buttons_singles_it_out(home: BrowserdHome, site: str) -> None:
     """S2-70 (issue 3 §5): the Playwright code of an action can be replayed as a script."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=CODEGEN) as client:
         opened = await ok(client, "browser_open", {"url": f"{site}/spa.html?page=products"})
         clicked = await ok(client, "browser_click", {"target": ref(text_of(opened), "button", "Add to cart", nth=1)})
         assert "Cart: 1" in added(clicked)

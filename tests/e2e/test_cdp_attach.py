@@ -25,6 +25,8 @@ from tests.conftest import BrowserdHome, mcp_client, pid_alive, short_temp_dir, 
 from tests.e2e.results import failed, ok, text_of
 
 pytestmark = pytest.mark.anyio
+# Besides the agent loop, this module drives the devtools group (off by default since issue 10).
+DEVTOOLS = ("--tools", "pages,devtools")
 CHROMIUM = shutil.which(os.environ.get("BROWSERD_CHROMIUM", "")) or "/usr/bin/chromium"
 # The daemon's own launch flags (protocol/config.py [browser] args), for a machine without network.
 FLAGS = ["--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -95,7 +97,7 @@ def ref(snapshot: str, role: str, name: str) -> str:
 async def test_attached_tabs_are_driven_and_detaching_leaves_the_browser_running(
     home: BrowserdHome, site: str, chromium: ExternalChromium
 ) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         attached = ok(await client.call_tool("browser_connect_cdp", {"endpoint": chromium.endpoint}))
         data = attached.structured_content
         assert data["kind"] == "cdp" and data["windowId"] == "win_1"
@@ -130,7 +132,7 @@ async def test_attached_tabs_are_driven_and_detaching_leaves_the_browser_running
 
 
 async def test_an_unreachable_endpoint_says_how_to_start_chrome(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         error = failed(
             await client.call_tool("browser_connect_cdp", {"endpoint": "http://127.0.0.1:9", "timeout": 5000}),
             "CDP_CONNECT_FAILED",
@@ -142,7 +144,7 @@ async def test_an_unreachable_endpoint_says_how_to_start_chrome(home: BrowserdHo
 
 
 async def test_only_endpoints_on_this_machine_are_attached(home: BrowserdHome) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         error = failed(
             await client.call_tool("browser_connect_cdp", {"endpoint": "http://10.0.0.1:9222"}), "URL_NOT_ALLOWED"
         )

@@ -13,10 +13,12 @@ from tests.conftest import BrowserdHome, mcp_client
 from tests.e2e.results import failed, ok, text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
+# Besides the agent loop, this module drives the devtools group (off by default since issue 10).
+DEVTOOLS = ("--tools", "pages,devtools")
 
 
 async def test_dialogs_follow_the_session_policy_and_are_remembered(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/dialogs.html", "snapshot": "none"}))
 
         confirmed = ok(await client.call_tool("browser_click", {"target": "#confirm"}))
@@ -54,7 +56,7 @@ async def test_only_the_last_ten_dialogs_are_kept_and_the_policy_starts_from_con
 ) -> None:
     """D-31: `[browser] dialog_policy` is where a new session's policy starts; the history keeps 10."""
     home.env["BROWSERD_BROWSER_DIALOG_POLICY"] = "dismiss"
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/dialogs.html", "snapshot": "none"}))
         dismissed = ok(await client.call_tool("browser_click", {"target": "#confirm"}))
         assert "dismissed" in text_of(dismissed) and "confirm: false" in text_of(dismissed)
@@ -67,7 +69,7 @@ async def test_only_the_last_ten_dialogs_are_kept_and_the_policy_starts_from_con
 async def test_console_keeps_messages_and_uncaught_errors_filtered_by_level_and_text(
     home: BrowserdHome, site: str
 ) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/console.html", "snapshot": "none"}))
         ok(await client.call_tool("browser_click", {"target": "#throw", "snapshot": "none"}))
 
@@ -100,13 +102,13 @@ async def test_console_keeps_messages_and_uncaught_errors_filtered_by_level_and_
 
 
 async def test_console_before_any_page_says_to_open_one(home: BrowserdHome) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         failed(await client.call_tool("browser_console", {}), "SESSION_NOT_FOUND")
 
 
 async def test_a_beforeunload_dialog_never_keeps_the_agent_on_the_page(home: BrowserdHome, site: str) -> None:
     """Issue 4 item 1: leaving a page that asks first works under either policy, and the dialog is recorded."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         ok(await client.call_tool("browser_dialogs", {"policy": "dismiss"}))
         ok(await client.call_tool("browser_open", {"url": f"{site}/unsaved.html", "snapshot": "none"}))
         ok(await client.call_tool("browser_click", {"target": "#edit", "snapshot": "none"}))

@@ -16,6 +16,8 @@ from tests.conftest import BrowserdHome, mcp_client
 from tests.e2e.results import failed, ok, text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
+# Besides the agent loop, this module drives the devtools group (off by default since issue 10).
+DEVTOOLS = ("--tools", "pages,devtools")
 
 NOTES_BODY = b"contents of notes.txt\n" * 100
 
@@ -31,7 +33,7 @@ def files(tmp_path: Path) -> dict[str, Path]:
 async def test_upload_sets_single_and_multiple_file_inputs(
     home: BrowserdHome, site: str, files: dict[str, Path]
 ) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=("--codegen",)) as client:  # the answer names the Playwright call
         ok(await client.call_tool("browser_open", {"url": f"{site}/upload.html", "snapshot": "none"}))
 
         single = ok(await client.call_tool("browser_upload", {"target": "#single", "paths": [str(files["a"])]}))
@@ -57,7 +59,7 @@ async def test_upload_sets_single_and_multiple_file_inputs(
 async def test_upload_answers_the_file_chooser_a_button_opens(
     home: BrowserdHome, site: str, files: dict[str, Path]
 ) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/upload.html", "snapshot": "none"}))
         chosen = ok(
             await client.call_tool(
@@ -79,7 +81,7 @@ async def test_upload_answers_the_file_chooser_a_button_opens(
 async def test_upload_refuses_bad_paths_and_keeps_serving(
     home: BrowserdHome, site: str, files: dict[str, Path], tmp_path: Path
 ) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/upload.html", "snapshot": "none"}))
         for paths, words in (
             ([str(tmp_path / "missing.txt")], "no file at"),
@@ -108,7 +110,7 @@ async def test_remote_session_uploads_only_from_the_allowed_roots(
     (root / "inside.txt").write_bytes(b"i" * 7)
     (root / "escape.txt").symlink_to(files["a"])
     home.env["BROWSERD_SECURITY_ALLOWED_FILE_ROOTS"] = str(root)
-    async with mcp_client(home, args=("--trust", "remote")) as client:
+    async with mcp_client(home, args=(*DEVTOOLS, "--trust", "remote")) as client:
         # A data: page: a remote session may not reach the loopback test site at all (DESIGN.md §5).
         page = "data:text/html,<input type=file id=pick multiple>"
         ok(await client.call_tool("browser_open", {"url": page, "snapshot": "none"}))
@@ -128,7 +130,7 @@ async def test_remote_session_uploads_only_from_the_allowed_roots(
 
 
 async def test_click_on_a_download_link_reports_where_the_file_went(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/downloads.html", "snapshot": "none"}))
         clicked = ok(await client.call_tool("browser_click", {"target": "#notes"}))
         [download] = clicked.structured_content["downloads"]
@@ -149,7 +151,7 @@ async def test_click_on_a_download_link_reports_where_the_file_went(home: Browse
 
 
 async def test_open_on_a_file_url_answers_with_the_download(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/index.html", "snapshot": "none"}))
         opened = ok(await client.call_tool("browser_open", {"url": f"{site}/download?name=report.csv"}))
         assert "is a file, not a page" in text_of(opened)
@@ -163,7 +165,7 @@ async def test_open_on_a_file_url_answers_with_the_download(home: BrowserdHome, 
 async def test_a_pdf_link_becomes_a_reported_download(home: BrowserdHome, site: str) -> None:
     """Chromium shows PDFs in its viewer, which reads as an empty page: the file is saved as a download."""
     pdf = (Path(__file__).parent.parent / "site" / "sample.pdf").read_bytes()
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         opened = ok(await client.call_tool("browser_open", {"url": f"{site}/sample.pdf", "snapshot": "none"}))
         [download] = opened.structured_content["downloads"]
         assert download["state"] == "done" and download["name"] == "sample.pdf"
@@ -179,7 +181,7 @@ async def test_a_pdf_link_becomes_a_reported_download(home: BrowserdHome, site: 
 async def test_downloads_wait_for_one_in_progress_and_files_outlive_the_session(home: BrowserdHome, site: str) -> None:
     # Actions answer without waiting for their downloads; the slow one holds back half its body meanwhile.
     home.env["BROWSERD_BROWSER_DOWNLOAD_REPORT_WAIT_MS"] = "0"
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/downloads.html", "snapshot": "none"}))
         clicked = ok(await client.call_tool("browser_click", {"target": "#slow"}))
         [started] = clicked.structured_content["downloads"]
@@ -196,7 +198,7 @@ async def test_downloads_wait_for_one_in_progress_and_files_outlive_the_session(
 
 
 async def test_pdf_prints_the_page_to_a_file(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/form.html", "snapshot": "none"}))
         printed = ok(await client.call_tool("browser_pdf", {}))
         path = Path(printed.structured_content["path"])
@@ -214,7 +216,7 @@ async def test_pdf_prints_the_page_to_a_file(home: BrowserdHome, site: str) -> N
 async def test_a_download_cut_short_is_reported_failed_and_leaves_no_partial_file(
     home: BrowserdHome, site: str
 ) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/index.html", "snapshot": "none"}))
         ok(
             await client.call_tool(

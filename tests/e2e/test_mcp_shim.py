@@ -106,9 +106,16 @@ PAGE_TOOLS = {"browser_open", "browser_snapshot", "browser_navigate", "browser_f
 @pytest.mark.parametrize(
     ("groups", "present", "absent"),
     [
-        # The default follows what crawl answers: a run id for get_task_run and get_artifact.
-        ((), {"get_runtime_profile", "crawl", "get_task_run", "get_artifact", *PAGE_TOOLS}, set()),
-        (("--tools", "scrape"), {"get_runtime_profile"}, PAGE_TOOLS),
+        # The default is the agent loop, under 15k characters of tools/list (issue 10); the rest is one group away.
+        ((), {"get_runtime_profile", *PAGE_TOOLS}, {"scrape", "crawl", "get_task_run", "browser_route"}),
+        (("--tools", "scrape"), {"get_runtime_profile", "scrape", "map"}, PAGE_TOOLS),
+        # crawl answers a run id that only the run tools follow: they come together.
+        (("--tools", "runs"), {"crawl", "get_task_run", "get_artifact"}, PAGE_TOOLS),
+        (
+            ("--tools", "devtools"),
+            {"browser_route", "browser_network", "browser_evaluate", "browser_windows"},
+            PAGE_TOOLS,
+        ),
         (("--tools", "all"), {"get_runtime_profile", *PAGE_TOOLS}, set()),
     ],
 )

@@ -16,6 +16,8 @@ from tests.conftest import BrowserdHome, mcp_client
 from tests.e2e.results import failed, ok, text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
+# Besides the agent loop, this module drives the devtools group (off by default since issue 10).
+DEVTOOLS = ("--tools", "pages,devtools")
 
 SERVER_ITEMS = "Items: Teapot, Mug (server)"
 MOCKED_ITEMS = "Items: Mocked (mock)"
@@ -56,7 +58,7 @@ def only(rows: list[dict[str, Any]], suffix: str) -> dict[str, Any]:
 
 
 async def test_network_log_lists_the_json_api_call_and_reads_its_body_on_request(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await open_network_page(client, site)
         log = await call(client, "browser_network", {})
         rows = log["requests"]
@@ -94,7 +96,7 @@ async def test_network_log_lists_the_json_api_call_and_reads_its_body_on_request
 
 
 async def test_network_filters_and_failed_requests(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await open_network_page(client, site)
         await click(client, "#missing", "missing: 404")
         await click(client, "#refused", "refused: failed")
@@ -135,7 +137,7 @@ async def test_network_filters_and_failed_requests(home: BrowserdHome, site: str
 
 
 async def test_a_route_mocks_the_json_api_counts_hits_and_shows_in_the_log(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await open_network_page(client, site)
         added = await call(client, "browser_route", {"action": "add", "url": "**/api/items", "mock": MOCK})
         assert [(r["routeId"], r["windowId"], r["action"], r["hits"]) for r in added["routes"]] == [
@@ -160,7 +162,7 @@ async def test_a_route_mocks_the_json_api_counts_hits_and_shows_in_the_log(home:
 
 
 async def test_a_route_blocks_images_and_a_url_and_the_page_still_loads(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         images = {"action": "add", "url": "**/*", "resourceType": "image", "block": True}
         ok(await client.call_tool("browser_route", images))
         await open_network_page(client, site)
@@ -179,7 +181,7 @@ async def test_a_route_blocks_images_and_a_url_and_the_page_still_loads(home: Br
 
 
 async def test_a_route_sets_and_removes_request_headers(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await open_network_page(client, site)
         await click(client, "#headers", "X-Test=none; X-Page=from-page")
         headers = {"action": "add", "url": "**/headers", "setHeaders": {"X-Test": "added"}, "removeHeaders": ["x-page"]}
@@ -196,7 +198,7 @@ async def test_a_route_sets_and_removes_request_headers(home: BrowserdHome, site
 async def test_routes_apply_to_new_tabs_of_their_window_and_not_to_another_window(
     home: BrowserdHome, site: str
 ) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await open_network_page(client, site)
         ok(await client.call_tool("browser_route", {"action": "add", "url": "**/api/items", "mock": MOCK}))
         ok(await client.call_tool("browser_tabs", {"action": "new", "url": f"{site}/network.html"}))
@@ -213,7 +215,7 @@ async def test_routes_apply_to_new_tabs_of_their_window_and_not_to_another_windo
 
 
 async def test_bad_inputs_get_an_error_code_and_a_next_step(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await open_network_page(client, site)
         cases: list[tuple[str, dict[str, Any], str, str | None]] = [
             ("browser_route", {"action": "add", "url": "([", "regex": True, "block": True}, "INVALID_PARAMETER", "url"),
@@ -258,7 +260,7 @@ async def test_bad_inputs_get_an_error_code_and_a_next_step(home: BrowserdHome, 
 
 async def test_the_log_is_bounded_on_a_page_with_many_requests(home: BrowserdHome, site: str) -> None:
     home.env["BROWSERD_BROWSER_NETWORK_LOG_SIZE"] = "100"
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/network-many.html?n=300", "snapshot": "none"}))
         ok(await client.call_tool("browser_wait", {"text": "loaded 300", "snapshot": "none"}))
         answer = await client.call_tool("browser_network", {})
@@ -271,7 +273,7 @@ async def test_the_log_is_bounded_on_a_page_with_many_requests(home: BrowserdHom
 
 
 async def test_a_body_the_browser_dropped_is_reported_as_no_longer_available(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await open_network_page(client, site)
         api = (await call(client, "browser_network", {"url": "/api/items"}))["requests"][0]
         ok(await client.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
@@ -281,7 +283,7 @@ async def test_a_body_the_browser_dropped_is_reported_as_no_longer_available(hom
 
 
 async def test_a_redirect_is_logged_hop_by_hop_and_has_no_body(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/api/redirect", "snapshot": "none"}))
         hops = (await call(client, "browser_network", {}))["requests"]
         assert [(r["id"], r["url"].removeprefix(site), r["status"]) for r in hops] == [
@@ -298,7 +300,7 @@ async def test_a_redirect_is_logged_hop_by_hop_and_has_no_body(home: BrowserdHom
 
 
 async def test_a_response_chromium_served_from_its_cache_is_marked(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await open_network_page(client, site)
         first = (await call(client, "browser_network", {"url": "network-dot.svg"}))["requests"]
         assert [row["fromCache"] for row in first] == [False]

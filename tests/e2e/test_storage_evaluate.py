@@ -15,6 +15,8 @@ from tests.conftest import BrowserdHome, mcp_client
 from tests.e2e.results import failed, ok, text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
+# Besides the agent loop, this module drives the devtools group (off by default since issue 10).
+DEVTOOLS = ("--tools", "pages,devtools")
 
 
 async def _status(client: Any, site: str) -> str:
@@ -31,7 +33,7 @@ async def _logged_in(client: Any, site: str) -> None:
 
 
 async def test_storage_export_clear_import_round_trip(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await _logged_in(client, site)
         assert await _status(client, site) == "theme=dark tab=one cookie=session=ada"
 
@@ -56,7 +58,7 @@ async def test_storage_import_merges_or_replaces(home: BrowserdHome, site: str) 
         "cookies": [{"name": "lang", "value": "fr", "domain": "127.0.0.1"}],
         "origins": [{"origin": site, "localStorage": [{"name": "font", "value": "large"}]}],
     }
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await _logged_in(client, site)
         ok(await client.call_tool("browser_storage", {"action": "import", "state": extra}))
         merged = ok(await client.call_tool("browser_storage", {"action": "export"})).structured_content["state"]
@@ -71,7 +73,7 @@ async def test_storage_import_merges_or_replaces(home: BrowserdHome, site: str) 
 
 async def test_storage_clear_per_origin_and_kind(home: BrowserdHome, site: str) -> None:
     other = site.replace("127.0.0.1", "localhost")
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await _logged_in(client, site)
         ok(
             await client.call_tool(
@@ -95,7 +97,7 @@ async def test_storage_clear_per_origin_and_kind(home: BrowserdHome, site: str) 
 
 
 async def test_storage_export_is_bounded(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/storage.html", "snapshot": "none"}))
         ok(await client.call_tool("browser_evaluate", {"expression": "localStorage.setItem('big', 'x'.repeat(5000))"}))
         answer = ok(await client.call_tool("browser_storage", {"action": "export", "maxChars": 1000}))
@@ -106,7 +108,7 @@ async def test_storage_export_is_bounded(home: BrowserdHome, site: str) -> None:
 
 
 async def test_storage_exported_to_a_profile_is_what_a_scrape_sees(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home, args=("--tools", "pages,scrape")) as client:
+    async with mcp_client(home, args=("--tools", "pages,devtools,scrape")) as client:
         await _logged_in(client, site)
         exported = ok(await client.call_tool("browser_storage", {"action": "export", "profileId": "shop"}))
         assert exported.structured_content["profileId"] == "shop" and exported.structured_content["version"] >= 1
@@ -120,7 +122,7 @@ async def test_storage_exported_to_a_profile_is_what_a_scrape_sees(home: Browser
 
 
 async def test_storage_bad_input_names_the_parameter(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/storage.html", "snapshot": "none"}))
         neither = failed(await client.call_tool("browser_storage", {"action": "import"}), "INVALID_PARAMETER")
         assert neither["details"]["field"] == "state"
@@ -141,7 +143,7 @@ async def test_storage_bad_input_names_the_parameter(home: BrowserdHome, site: s
 
 
 async def test_evaluate_expression_function_and_element(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/form.html", "snapshot": "none"}))
         title = ok(await client.call_tool("browser_evaluate", {"expression": "document.title"}))
         assert title.structured_content["result"] == "Form with every input kind"
@@ -160,7 +162,7 @@ async def test_evaluate_expression_function_and_element(home: BrowserdHome, site
 
 
 async def test_evaluate_output_is_bounded(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/form.html", "snapshot": "none"}))
         long = ok(await client.call_tool("browser_evaluate", {"expression": "'y'.repeat(5000)", "maxChars": 500}))
         data = long.structured_content
@@ -169,7 +171,7 @@ async def test_evaluate_output_is_bounded(home: BrowserdHome, site: str) -> None
 
 
 async def test_evaluate_errors_say_what_the_script_threw(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/form.html", "snapshot": "none"}))
         thrown = failed(
             await client.call_tool("browser_evaluate", {"expression": "() => { throw new Error('boom') }"}),
@@ -196,7 +198,7 @@ async def test_evaluate_errors_say_what_the_script_threw(home: BrowserdHome, sit
 
 async def test_remote_session_cannot_evaluate(home: BrowserdHome) -> None:
     """D-33: no JS evaluation for remote sessions."""
-    async with mcp_client(home, args=("--trust", "remote")) as client:
+    async with mcp_client(home, args=(*DEVTOOLS, "--trust", "remote")) as client:
         # about:blank: a remote session may not reach the loopback test site at all (DESIGN.md §5).
         ok(await client.call_tool("browser_open", {"url": "about:blank", "snapshot": "none"}))
         error = failed(
@@ -208,7 +210,7 @@ async def test_remote_session_cannot_evaluate(home: BrowserdHome) -> None:
 
 async def test_remote_session_cannot_write_a_login_profile(home: BrowserdHome) -> None:
     """D-33/D-16: a login profile is the user's; an untrusted prompt may read its window's state, not publish it."""
-    async with mcp_client(home, args=("--trust", "remote")) as client:
+    async with mcp_client(home, args=(*DEVTOOLS, "--trust", "remote")) as client:
         ok(await client.call_tool("browser_open", {"url": "about:blank", "snapshot": "none"}))
         error = failed(
             await client.call_tool("browser_storage", {"action": "export", "profileId": "master"}),

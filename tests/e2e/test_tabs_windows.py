@@ -29,6 +29,8 @@ from tests.conftest import BrowserdHome, mcp_client
 from tests.e2e.results import text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
+# Besides the agent loop, this module drives the devtools group (off by default since issue 10).
+DEVTOOLS = ("--tools", "pages,devtools")
 
 PROBE_HTML = b"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
@@ -161,7 +163,7 @@ def ref_of(snapshot: str, line: str) -> str:
 
 async def test_tabs_list_new_select_and_close_keep_one_active_tab(home: BrowserdHome, site: str) -> None:
     """S2-26, S2-27, S2-29, S2-48, D-13: list rows, new with and without url, select, close."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         empty = await call(client, "browser_tabs", {})
         assert empty.structured_content["tabs"] == []
         assert "browser_open" in text_of(empty), "an empty list says how to open a tab"
@@ -203,7 +205,7 @@ async def test_tab_caps_refuse_one_tab_too_many_and_runs_load_within_them(home: 
     loads no more pages at once than there is room for and never switches the caller's active tab."""
     home.env["BROWSERD_BROWSER_MAX_TABS_PER_SESSION"] = "3"
     home.env["BROWSERD_BROWSER_MAX_TOTAL_TABS"] = "5"
-    async with mcp_client(home, args=("--tools", "pages,runs")) as client:
+    async with mcp_client(home, args=("--tools", "pages,devtools,runs")) as client:
         session_id = (await call(client, "get_runtime_profile", {})).structured_content["session"]["sessionId"]
         await call(client, "browser_open", {"url": f"{site}/index.html", "snapshot": "none"})
         await call(client, "browser_tabs", {"action": "new"})
@@ -237,7 +239,7 @@ async def test_tab_caps_refuse_one_tab_too_many_and_runs_load_within_them(home: 
 
 async def test_unknown_or_closed_tab_is_a_clear_error_naming_browser_tabs(home: BrowserdHome, site: str) -> None:
     """D-13, S2-48: an id that names no open tab says so and how to list the open ones."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await call(client, "browser_open", {"url": f"{site}/index.html"})
         await call(client, "browser_tabs", {"action": "new"})
         await call(client, "browser_tabs", {"action": "close", "tabId": "tab_2"})
@@ -264,7 +266,7 @@ async def test_unknown_or_closed_tab_is_a_clear_error_naming_browser_tabs(home: 
 
 async def test_tab_and_window_ids_are_never_reused(home: BrowserdHome, site: str) -> None:
     """D-13: ids are tab_N and win_N, numbered per session, never given out twice."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await call(client, "browser_open", {"url": f"{site}/index.html"})
         await call(client, "browser_tabs", {"action": "new"})
         await call(client, "browser_tabs", {"action": "close", "tabId": "tab_2"})
@@ -282,7 +284,7 @@ async def test_tab_and_window_ids_are_never_reused(home: BrowserdHome, site: str
 
 async def test_tab_id_reads_and_acts_on_a_background_tab_without_switching(home: BrowserdHome, site: str) -> None:
     """D-09, D-13: browser_snapshot and browser_click take tabId; the active tab stays as it was."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await call(client, "browser_open", {"url": f"{site}/states.html"})
         await call(client, "browser_tabs", {"action": "new", "url": f"{site}/index.html"})
         assert active(await tabs(client)) == "tab_2"
@@ -302,7 +304,7 @@ async def test_tab_id_reads_and_acts_on_a_background_tab_without_switching(home:
 
 async def test_link_opening_a_new_tab_is_reported_then_listed(home: BrowserdHome, site: str) -> None:
     """Issue 3 item 1 (a link that opens a new tab is tracked and reported), S2-27: same context."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         page = await call(client, "browser_open", {"url": f"{site}/newtab.html"})
         link = ref_of(text_of(page), 'link "Open help in new tab"')
 
@@ -330,7 +332,7 @@ async def test_link_opening_a_new_tab_is_reported_then_listed(home: BrowserdHome
 
 
 async def test_new_tab_with_a_refused_url_leaves_the_tabs_as_they_were(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await call(client, "browser_open", {"url": f"{site}/index.html"})
         error = await fails(client, "browser_tabs", {"action": "new", "url": "ftp://example.com/"})
         assert error["errorCode"] == "INVALID_PARAMETER"
@@ -340,7 +342,7 @@ async def test_new_tab_with_a_refused_url_leaves_the_tabs_as_they_were(home: Bro
 
 
 async def test_new_tab_with_an_unreachable_url_reports_like_browser_open(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await call(client, "browser_open", {"url": f"{site}/index.html"})
         unreachable = "http://127.0.0.1:1/"  # a port Chromium refuses outright
         opened = await fails(client, "browser_open", {"url": unreachable, "newTab": True})
@@ -350,7 +352,7 @@ async def test_new_tab_with_an_unreachable_url_reports_like_browser_open(home: B
 
 
 async def test_tab_can_be_selected_by_index(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await call(client, "browser_open", {"url": f"{site}/index.html"})
         await call(client, "browser_tabs", {"action": "new"})
         selected = await call(client, "browser_tabs", {"action": "select", "index": 0})
@@ -373,7 +375,7 @@ async def test_window_options_reach_the_pages_it_opens(home: BrowserdHome, site:
         "permissions": ["geolocation"],
         "extraHeaders": {"X-Browserd-Test": "window-two"},
     }
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await call(client, "browser_open", {"url": f"{site}/index.html"})
         made = await call(client, "browser_windows", {"action": "new", "options": options})
         rows = made.structured_content["windows"]
@@ -406,7 +408,7 @@ async def test_window_options_reach_the_pages_it_opens(home: BrowserdHome, site:
 
 async def test_mobile_window_has_a_phone_viewport_and_touch(home: BrowserdHome, probe: str) -> None:
     """Issue 3 item 1 (option mobile): a 390 px wide viewport with touch."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await call(client, "browser_windows", {"action": "new", "options": {"mobile": True}})
         seen = await probed(client, probe)
         assert seen["width"] == 390
@@ -414,7 +416,7 @@ async def test_mobile_window_has_a_phone_viewport_and_touch(home: BrowserdHome, 
 
 
 async def test_mobile_window_announces_a_mobile_browser(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await call(client, "browser_windows", {"action": "new", "options": {"mobile": True}})
         headers = await echoed_headers(client, site)
         assert "Mobile" in headers["user-agent"] or headers.get("sec-ch-ua-mobile") == "?1", headers
@@ -422,7 +424,7 @@ async def test_mobile_window_announces_a_mobile_browser(home: BrowserdHome, site
 
 async def test_windows_list_select_and_close(home: BrowserdHome, site: str) -> None:
     """S2-49, S2-79, S2-80: the active window decides which tab a call without tabId reads."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await call(client, "browser_open", {"url": f"{site}/index.html"})
         await call(client, "browser_windows", {"action": "new"})
         await call(client, "browser_open", {"url": f"{site}/help.html"})
@@ -467,7 +469,7 @@ async def test_windows_list_select_and_close(home: BrowserdHome, site: str) -> N
 
 
 async def test_closing_the_last_tab_of_the_active_window_activates_another_tab(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await call(client, "browser_open", {"url": f"{site}/index.html"})
         await call(client, "browser_windows", {"action": "new"})
         closed = await call(client, "browser_tabs", {"action": "close", "tabId": "tab_2"})
@@ -480,7 +482,7 @@ async def test_closing_the_last_tab_of_the_active_window_activates_another_tab(h
 
 async def test_cookies_are_shared_by_tabs_and_isolated_between_windows(home: BrowserdHome, site: str) -> None:
     """S2-27, S2-77, S2-78, S2-81: tabs of a window share one context; each window is its own context."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await call(client, "browser_open", {"url": f"{site}/set-cookie?session=one"})
         await call(client, "browser_tabs", {"action": "new"})
         assert await cookie_header(client, site) == "session=one", "a second tab of win_1 sends win_1's cookie"
@@ -495,7 +497,7 @@ async def test_cookies_are_shared_by_tabs_and_isolated_between_windows(home: Bro
 
 async def test_two_sessions_see_neither_each_others_cookies_nor_tabs(home: BrowserdHome, site: str) -> None:
     """S3-04, S3-05, D-09: two MCP clients on the same site at once, each with its own session."""
-    async with mcp_client(home) as first, mcp_client(home) as second:
+    async with mcp_client(home, args=DEVTOOLS) as first, mcp_client(home, args=DEVTOOLS) as second:
         await call(first, "browser_open", {"url": f"{site}/set-cookie?session=first"})
         await call(first, "browser_tabs", {"action": "new", "url": f"{site}/help.html"})
         assert await cookie_header(first, site) == "session=first"
@@ -518,7 +520,7 @@ async def test_two_sessions_see_neither_each_others_cookies_nor_tabs(home: Brows
 async def test_two_sessions_act_at_the_same_time(home: BrowserdHome, site: str) -> None:
     """S3-04, issue 3 item 7: two sessions load slow pages at once; both succeed."""
     results: dict[str, Any] = {}
-    async with mcp_client(home) as first, mcp_client(home) as second:
+    async with mcp_client(home, args=DEVTOOLS) as first, mcp_client(home, args=DEVTOOLS) as second:
         for client in (first, second):  # warm: Chromium launched, each session's window made
             await call(client, "browser_open", {"url": f"{site}/index.html", "snapshot": "none"})
 
@@ -545,7 +547,7 @@ async def test_calls_on_different_tabs_run_in_parallel(home: BrowserdHome, site:
     Chromium itself serialises two loads of the very same URL in one context (its HTTP cache lock),
     so each tab loads a URL of its own.
     """
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await call(client, "browser_open", {"url": f"{site}/index.html"})
         await call(client, "browser_tabs", {"action": "new"})
 
@@ -582,7 +584,7 @@ async def test_calls_on_different_tabs_run_in_parallel(home: BrowserdHome, site:
 
 async def test_calls_on_one_tab_are_serialised(home: BrowserdHome, site: str) -> None:
     """Issue 3 item 7, DESIGN §2 (work on one page is serialised by that page's lock)."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         await call(client, "browser_open", {"url": f"{site}/form.html", "snapshot": "none"})
         await call(client, "browser_tabs", {"action": "new", "url": f"{site}/index.html"})
 

@@ -21,7 +21,7 @@ from tests.e2e.results import failed, ok, text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
 REMOTE = ("--trust", "remote")
-TOOLS = ("--tools", "pages,scrape")
+TOOLS = ("--tools", "pages,devtools,scrape")
 
 
 def other_loopback(site: str, path: str = "/index.html") -> str:

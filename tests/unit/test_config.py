@@ -26,7 +26,8 @@ def test_without_file_or_environment_every_default_applies(tmp_path: Path) -> No
     assert config.browser.prewarm is True
     assert (config.browser.workers, config.browser.queue_size) == (4, 200)  # D-20
     assert (config.browser.max_tabs_per_session, config.browser.max_total_tabs) == (20, 50)  # S1-74, S1-77
-    assert config.mcp.tools == ["pages", "scrape", "runs"]
+    assert config.mcp.tools == ["pages"]  # under 15k characters of tools/list (issue 10)
+    assert config.mcp.codegen is False
     assert config.runs.max_concurrent_runs == 5
     assert config.runs.max_run_timeout_ms == 900_000
 

@@ -1,0 +1,328 @@
+"""browserd against @playwright/mcp on the same tests/site pages, in one run (issue 10, items 7 and 8).
+
+    .venv/bin/python tests/bench/peers.py [--runs 20] [--only browserd|peer] [--peer-dir /tmp/peers]
+
+Not part of `make test`. Installs the pinned @playwright/mcp with npm into --peer-dir when it is not
+there yet, starts it on /usr/bin/chromium (headless, isolated, no sandbox) and drives both servers with
+the official MCP SDK client over stdio. Prints, for each server, the median and p95 of:
+
+1. navigate to an article page and read its snapshot (browserd: browser_open, whose answer holds it; the
+   peer writes the snapshot of a navigation to a file, so its agent calls browser_navigate + browser_snapshot);
+2. fill a textbox (browserd: browser_fill; the peer: browser_type, which fills);
+3. click a button that re-renders part of the page;
+4. a new client's first call (open a page) while another client keeps the daemon warm; the peer has no
+   daemon, so its figure includes launching its browser;
+5. 4 clients x 10 navigate+snapshot cycles at once, as pages/s;
+6. the characters of the default tools/list, and the characters of every answer of a scripted agent
+   that walks the fixture pages with the same steps on both servers (an agent that needs an element no
+   answer has shown yet reads the page with browser_snapshot first, on either server).
+
+Then the ratio browserd/peer of each figure, the targets of issue 10, and one line of JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+
+from tests.bench.common import fmt_ms, serve_site, stop_site, summary  # noqa: E402
+from tests.conftest import BROWSERD, BrowserdHome, make_home  # noqa: E402
+
+PEER_PACKAGE = "@playwright/mcp"
+PEER_VERSION = "0.0.83"
+CHROMIUM = "/usr/bin/chromium"
+PEER_ARGS = ["--browser", "chromium", "--executable-path", CHROMIUM, "--headless", "--isolated", "--no-sandbox"]
+CLIENTS = 4
+CYCLES = 10
+CALL_TIMEOUT_S = 60
+TARGETS = {  # issue 10: (figure, target, True when higher is better)
+    "navigate": 90.0,
+    "fill": 40.0,
+    "click": 120.0,
+    "first_call": 150.0,
+}
+PAGES_PER_S_TARGET = 14.0
+ANSWER_RATIO_TARGET = 0.6
+TOOLS_LIST_TARGET = 15_000
+CYCLE_PAGES = ("article.html", "form.html", "states.html", "tree.html", "index.html")
+
+
+@dataclass
+class Flavor:
+    """How one server names the calls the bench makes."""
+
+    name: str
+    params: StdioServerParameters
+    navigate: Callable[[str], tuple[str, dict[str, Any]]]
+    fill: Callable[[str, str, str], tuple[str, dict[str, Any]]]  # (element, ref, text)
+    type_slowly: Callable[[str, str, str], tuple[str, dict[str, Any]]]
+    click: Callable[[str, str], tuple[str, dict[str, Any]]]
+    # The peer's answers link their snapshot as a file: its agent reads the page with an explicit snapshot.
+    read_after_navigate: bool = False
+    errlog: Any = field(default=sys.stderr)
+
+
+def browserd_flavor(home: BrowserdHome) -> Flavor:
+    return Flavor(
+        "browserd",
+        StdioServerParameters(command=BROWSERD, args=["mcp"], env=home.env),
+        navigate=lambda url: ("browser_open", {"url": url}),
+        fill=lambda _element, ref, text: ("browser_fill", {"target": ref, "value": text}),
+        type_slowly=lambda _element, ref, text: ("browser_type", {"target": ref, "text": text, "slowly": True}),
+        click=lambda _element, ref: ("browser_click", {"target": ref}),
+    )
+
+
+def peer_flavor(command: list[str], workspace: Path) -> Flavor:
+    workspace.mkdir(parents=True, exist_ok=True)  # where it writes its snapshot files
+    return Flavor(
+        "playwright-mcp",
+        StdioServerParameters(command=command[0], args=command[1:], cwd=str(workspace)),
+        navigate=lambda url: ("browser_navigate", {"url": url}),
+        fill=lambda element, ref, text: ("browser_type", {"element": element, "target": ref, "text": text}),
+        type_slowly=lambda element, ref, text: (
+            "browser_type",
+            {"element": element, "target": ref, "text": text, "slowly": True},
+        ),
+        click=lambda element, ref: ("browser_click", {"element": element, "target": ref}),
+        read_after_navigate=True,
+    )
+
+
+def peer_command(folder: Path) -> list[str]:
+    """The pinned @playwright/mcp, installed with npm into `folder` on first use."""
+    binary = folder / "node_modules" / ".bin" / "playwright-mcp"
+    package = folder / "node_modules" / "@playwright" / "mcp" / "package.json"
+    installed = json.loads(package.read_text()).get("version") if package.exists() else None
+    if installed != PEER_VERSION:
+        npm = shutil.which("npm")
+        if npm is None:
+            raise SystemExit("npm is needed to install the peer (@playwright/mcp)")
+        print(f"installing {PEER_PACKAGE}@{PEER_VERSION} into {folder}", file=sys.stderr)
+        subprocess.run([npm, "install", "--prefix", str(folder), f"{PEER_PACKAGE}@{PEER_VERSION}"], check=True)
+    return [str(binary), *PEER_ARGS]
+
+
+# -- one client ----------------------------------------------------------------------------------
+
+
+class Agent:
+    """One MCP client: calls tools, keeps what the page showed so far to find refs, counts characters."""
+
+    def __init__(self, flavor: Flavor, client: Any) -> None:
+        self.flavor = flavor
+        self.client = client
+        self.seen = ""
+        self.chars = 0
+        self.calls = 0
+        self.snapshots_read = 0  # browser_snapshot calls made to find an element not seen in any answer
+
+    async def call(self, tool: tuple[str, dict[str, Any]]) -> str:
+        name, arguments = tool
+        self.calls += 1
+        result = await asyncio.wait_for(self.client.call_tool(name, arguments), CALL_TIMEOUT_S)
+        text = "\n".join(block.text for block in result.content if block.type == "text")
+        if result.is_error:
+            raise RuntimeError(f"{self.flavor.name} {name} {arguments} failed: {text[:400]}")
+        self.chars += len(text)
+        self.seen += "\n" + text
+        return text
+
+    async def ref(self, role: str, name: str) -> str:
+        """The ref of the latest line showing this role and name (answers may be deltas); an agent that has
+        not seen the element yet reads the page with browser_snapshot first, on either server."""
+        pattern = re.compile(rf'- {role} "{re.escape(name)}"[^\n]*?\[ref=([A-Za-z0-9]+)\]')
+        found = pattern.findall(self.seen)
+        if not found:
+            found = pattern.findall(await self.call(("browser_snapshot", {})))
+            self.snapshots_read += 1
+        if not found:
+            raise RuntimeError(f"{self.flavor.name}: no {role} {name!r} on the page")
+        return str(found[-1])
+
+    async def open(self, url: str) -> str:
+        self.seen = ""
+        text = await self.call(self.flavor.navigate(url))
+        if self.flavor.read_after_navigate:
+            text = await self.call(("browser_snapshot", {}))
+        return text
+
+    async def fill(self, role: str, name: str, text: str) -> str:
+        return await self.call(self.flavor.fill(f"{role} {name}", await self.ref(role, name), text))
+
+    async def type_slowly(self, role: str, name: str, text: str) -> str:
+        return await self.call(self.flavor.type_slowly(f"{role} {name}", await self.ref(role, name), text))
+
+    async def click(self, role: str, name: str) -> str:
+        return await self.call(self.flavor.click(f"{role} {name}", await self.ref(role, name)))
+
+
+@contextlib.asynccontextmanager
+async def connect(flavor: Flavor) -> Any:
+    async with Client(stdio_client(flavor.params, errlog=flavor.errlog), mode="legacy") as client:
+        yield Agent(flavor, client)
+
+
+async def timed(step: Callable[[], Awaitable[Any]]) -> float:
+    started = time.perf_counter()
+    await step()
+    return (time.perf_counter() - started) * 1000
+
+
+# -- the measurements -----------------------------------------------------------------------------
+
+
+async def measure(flavor: Flavor, site: str, runs: int) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
+    async with connect(flavor) as agent:
+        listed = await agent.client.list_tools()
+        figures["tools"] = len(listed.tools)
+        figures["tools_list_chars"] = len(
+            json.dumps([tool.model_dump(by_alias=True, exclude_none=True) for tool in listed.tools])
+        )
+        await agent.open(f"{site}/article.html")  # warm: the browser, the page, the server's cache
+        figures["navigate"] = summary([await timed(lambda: agent.open(f"{site}/article.html")) for _ in range(runs)])
+
+        await agent.open(f"{site}/form.html")
+        fills = [await timed(lambda i=i: agent.fill("textbox", "Full name", f"Ada {i}")) for i in range(runs)]
+        figures["fill"] = summary(fills)
+
+        await agent.open(f"{site}/article.html")
+        figures["click"] = summary([await timed(lambda: agent.click("button", "Show comments")) for _ in range(runs)])
+
+        # A new client's first call while this one keeps the daemon (and its browser) warm.
+        async def first_call() -> float:
+            async with connect(flavor) as newcomer:
+                return await timed(lambda: newcomer.open(f"{site}/index.html"))
+
+        figures["first_call"] = summary([await first_call() for _ in range(max(3, runs // 2))])
+
+        figures["pages_per_s"] = await parallel_cycles(flavor, site)
+    figures["scripted"] = await scripted_agent(flavor, site)
+    figures["answer_chars"] = figures["scripted"]["chars"]
+    return figures
+
+
+async def parallel_cycles(flavor: Flavor, site: str) -> float:
+    async with contextlib.AsyncExitStack() as stack:
+        agents = [await stack.enter_async_context(connect(flavor)) for _ in range(CLIENTS)]
+        for agent in agents:
+            await agent.open(f"{site}/index.html")
+
+        async def cycles(agent: Agent, offset: int) -> None:
+            for cycle in range(CYCLES):
+                await agent.open(f"{site}/{CYCLE_PAGES[(cycle + offset) % len(CYCLE_PAGES)]}")
+
+        started = time.perf_counter()
+        async with asyncio.TaskGroup() as group:
+            for number, agent in enumerate(agents):
+                group.create_task(cycles(agent, number))
+        return round(CLIENTS * CYCLES / (time.perf_counter() - started), 2)
+
+
+async def scripted_agent(flavor: Flavor, site: str) -> dict[str, int]:
+    """The same calls on both servers over the fixture pages; answers the characters of every answer."""
+    async with connect(flavor) as agent:
+        await agent.open(f"{site}/article.html")
+        await agent.click("button", "Show comments")
+        await agent.open(f"{site}/form.html")
+        await agent.fill("textbox", "Full name", "Ada Lovelace")
+        await agent.fill("textbox", "Email", "ada@example.com")
+        await agent.fill("textbox", "Message", "Hello there")
+        await agent.click("checkbox", "Accept terms")
+        await agent.click("button", "Send")
+        await agent.open(f"{site}/autocomplete.html")
+        await agent.type_slowly("combobox", "Search fruit", "ap")
+        await agent.click("option", "Apricot")
+        await agent.open(f"{site}/tree.html")
+        await agent.click("treeitem", "Documents")
+        await agent.click("treeitem", "Work")
+        await agent.open(f"{site}/spa.html")
+        await agent.click("link", "Products")
+        await agent.click("button", "Add to cart")
+        await agent.open(f"{site}/states.html")
+        await agent.click("tab", "Details")
+        await agent.click("button", "Bold")
+        return {"chars": agent.chars, "calls": agent.calls, "snapshotsRead": agent.snapshots_read}
+
+
+# -- output ----------------------------------------------------------------------------------------
+
+
+def ratio(ours: float | None, theirs: float | None) -> str:
+    return "-" if not ours or not theirs else f"{ours / theirs:.2f}x"
+
+
+def report(results: dict[str, dict[str, Any]]) -> None:
+    ours, peer = results.get("browserd", {}), results.get("playwright-mcp", {})
+    print(f"\n{'figure':<28}{'browserd':>14}{'playwright-mcp':>18}{'ratio':>9}   target")
+    for key, target in TARGETS.items():
+        a = (ours.get(key) or {}).get("median")
+        b = (peer.get(key) or {}).get("median")
+        met = "" if a is None else ("met" if a <= target else "MISSED")
+        print(f"{key + ' median':<28}{fmt_ms(a):>14}{fmt_ms(b):>18}{ratio(a, b):>9}   <= {target:.0f} ms {met}")
+        a95 = (ours.get(key) or {}).get("p95")
+        b95 = (peer.get(key) or {}).get("p95")
+        print(f"{key + ' p95':<28}{fmt_ms(a95):>14}{fmt_ms(b95):>18}")
+    a, b = ours.get("pages_per_s"), peer.get("pages_per_s")
+    met = "" if a is None else ("met" if a >= PAGES_PER_S_TARGET else "MISSED")
+    print(f"{'4 clients pages/s':<28}{a or '-':>14}{b or '-':>18}{ratio(a, b):>9}   >= {PAGES_PER_S_TARGET} {met}")
+    a, b = ours.get("answer_chars"), peer.get("answer_chars")
+    met = "" if not a or not b else ("met" if a / b <= ANSWER_RATIO_TARGET else "MISSED")
+    print(f"{'scripted answers chars':<28}{a or '-':>14}{b or '-':>18}{ratio(a, b):>9}   <= 0.6x {met}")
+    a, b = ours.get("tools_list_chars"), peer.get("tools_list_chars")
+    met = "" if a is None else ("met" if a <= TOOLS_LIST_TARGET else "MISSED")
+    print(f"{'default tools/list chars':<28}{a or '-':>14}{b or '-':>18}{ratio(a, b):>9}   <= 15000 {met}")
+    print(f"{'default tools':<28}{ours.get('tools', '-'):>14}{peer.get('tools', '-'):>18}")
+    a, b = (ours.get("scripted") or {}).get("calls", "-"), (peer.get("scripted") or {}).get("calls", "-")
+    print(f"{'scripted agent calls':<28}{a:>14}{b:>18}")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--only", choices=["browserd", "peer"], default=None)
+    parser.add_argument("--peer-dir", type=Path, default=Path("/tmp/peers"))
+    args = parser.parse_args()
+    server, site = serve_site()
+    home = make_home(idle_exit_s=30)
+    errlog = open(home.root / "servers.err", "w")  # noqa: SIM115 - closed below
+    results: dict[str, dict[str, Any]] = {}
+    try:
+        flavors = []
+        if args.only in (None, "browserd"):
+            flavors.append(browserd_flavor(home))
+        if args.only in (None, "peer"):
+            flavors.append(peer_flavor(peer_command(args.peer_dir), home.root / "peer"))
+        for flavor in flavors:
+            flavor.errlog = errlog
+            print(f"measuring {flavor.name} ({args.runs} runs)...", file=sys.stderr)
+            results[flavor.name] = await measure(flavor, site, args.runs)
+    finally:
+        home.stop_daemon()
+        errlog.close()
+        stop_site(server)
+    report(results)
+    print(json.dumps({"runs": args.runs, "peer": f"{PEER_PACKAGE}@{PEER_VERSION}", "results": results}))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

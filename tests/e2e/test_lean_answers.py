@@ -1,0 +1,129 @@
+"""Issue 10, items 7 and 8: answers that cost what they say and settle as soon as the page has.
+
+Lean answers: the default tools/list stays under 15k characters with every tool still one group away;
+the page header comes only when it changed for that client; Playwright code only for a client that asks
+(`--codegen` or `[mcp] codegen`), never on snapshots; deltas leave out texts that tick on their own.
+Settling waits for what the action started: a debounced suggestion list after a fill, a fetch after a
+click, a tab the click opened.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from browserd.daemon.tools.catalog import build_catalog
+from tests.conftest import BrowserdHome, mcp_client
+from tests.e2e.results import ok, text_of
+
+pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
+
+TOOLS_LIST_LIMIT = 15_000
+CODE_BLOCK = "```python"
+HEADER = "- Page: "
+
+
+def ref(text: str, role: str, name: str) -> str:
+    found = re.search(rf'- {role} "{re.escape(name)}"[^\n]*\[ref=([^\]]+)\]', text)
+    assert found, f"no {role} {name!r} in:\n{text}"
+    return found.group(1)
+
+
+def listed_chars(tools: list[Any]) -> int:
+    return len(json.dumps([tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in tools]))
+
+
+async def test_default_tools_list_is_at_most_15k_characters_and_every_tool_is_one_group_away(
+    home: BrowserdHome,
+) -> None:
+    async with mcp_client(home) as client:
+        default = (await client.list_tools()).tools
+    chars = listed_chars(default)
+    assert chars <= TOOLS_LIST_LIMIT, f"the default tools/list is {chars} characters"
+    assert {"browser_open", "browser_snapshot", "browser_click", "browser_fill"} <= {t.name for t in default}
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        every = {tool.name for tool in (await client.list_tools()).tools}
+    assert every >= {t.name for t in build_catalog()}, "--tools all reaches every tool"
+
+
+async def test_page_header_comes_only_when_it_changed_for_this_client(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home) as client:
+        opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/states.html"})))
+        assert f"{HEADER}{site}/states.html" in opened and "- Title: Element states" in opened
+        clicked = text_of(ok(await client.call_tool("browser_click", {"target": ref(opened, "button", "Bold")})))
+        assert HEADER not in clicked, f"same page, same title: no header again\n{clicked}"
+        assert "[pressed]" in clicked, "the change itself is still there"
+        again = text_of(ok(await client.call_tool("browser_snapshot", {})))
+        assert HEADER not in again and 'heading "Element states"' in again
+        moved = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/tree.html"})))
+        assert f"{HEADER}{site}/tree.html" in moved, "a new page brings its header"
+    async with mcp_client(home) as other:
+        # Another client was never told where its own tab is: its first snapshot says so.
+        first = text_of(ok(await other.call_tool("browser_open", {"url": f"{site}/states.html"})))
+        assert f"{HEADER}{site}/states.html" in first
+
+
+async def test_playwright_code_only_for_a_client_that_asks_and_never_on_snapshots(
+    home: BrowserdHome, site: str
+) -> None:
+    async with mcp_client(home) as client:
+        opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/states.html"})))
+        clicked = text_of(ok(await client.call_tool("browser_click", {"target": ref(opened, "button", "Bold")})))
+        assert CODE_BLOCK not in opened and CODE_BLOCK not in clicked
+    async with mcp_client(home, args=("--codegen",)) as client:
+        opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/states.html"})))
+        assert "await page.goto(" in opened
+        clicked = text_of(ok(await client.call_tool("browser_click", {"target": ref(opened, "button", "Bold")})))
+        assert CODE_BLOCK in clicked and ".click()" in clicked
+        snapshot = text_of(ok(await client.call_tool("browser_snapshot", {})))
+        assert CODE_BLOCK not in snapshot, "a snapshot is reading, not code to replay"
+
+
+async def test_mcp_codegen_in_the_configuration_turns_code_on(home: BrowserdHome, site: str) -> None:
+    home.env["BROWSERD_MCP_CODEGEN"] = "true"
+    async with mcp_client(home) as client:
+        opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/index.html"})))
+    assert "await page.goto(" in opened
+
+
+async def test_a_delta_leaves_out_a_clock_the_action_did_not_move(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home) as client:
+        opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/ticker.html"})))
+        # The clock must have ticked a few times for the page to show that it ticks on its own.
+        ticks = "0"
+        while int(ticks) < 3:
+            ticks = re.sub(
+                r"\D",
+                "",
+                (await client.call_tool("browser_get", {"what": "text", "target": "#clock"})).structured_content[
+                    "value"
+                ],
+            )
+        filled = text_of(
+            ok(await client.call_tool("browser_fill", {"target": ref(opened, "textbox", "Note"), "value": "hello"}))
+        )
+        assert "hello" in filled, f"the fill shows\n{filled}"
+        assert "Uptime" not in filled, f"the clock ticked by itself, not because of the fill\n{filled}"
+        counted = text_of(ok(await client.call_tool("browser_click", {"target": ref(opened, "button", "Count")})))
+        assert "Clicks: 1" in counted and "Uptime" not in counted, counted
+        whole = text_of(ok(await client.call_tool("browser_snapshot", {})))
+        assert "Uptime:" in whole, "a full snapshot still shows the clock"
+
+
+async def test_fill_answers_with_suggestions_that_arrive_after_a_debounce(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home) as client:
+        opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/autocomplete.html"})))
+        target = ref(opened, "combobox", "Search fruit")
+        filled = text_of(ok(await client.call_tool("browser_fill", {"target": target, "value": "ap"})))
+        assert 'option "Apple"' in filled and 'option "Apricot"' in filled, filled
+        assert "Avocado" not in filled
+
+
+async def test_click_answers_with_what_its_fetch_brought(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home) as client:
+        opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/network.html"})))
+        posted = text_of(ok(await client.call_tool("browser_click", {"target": ref(opened, "button", "Post item")})))
+        assert "posted: 201 Kettle" in posted, posted
