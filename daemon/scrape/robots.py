@@ -119,16 +119,16 @@ def parse_robots(text: str, origin: str, agent: str = USER_AGENT_TOKEN) -> Robot
     return robots
 
 
-async def fetch_text(request: APIRequestContext, url: str, max_bytes: int = MAX_TEXT_BYTES) -> str | None:
-    """A text file of the site through the browser's HTTP client; None when it is missing or unreadable."""
+async def fetch_bytes(request: APIRequestContext, url: str, max_bytes: int = MAX_TEXT_BYTES) -> bytes | None:
+    """A file of the site through the browser's HTTP client, as sent; None when it is missing or unreadable."""
     try:
         reply = await request.get(url, timeout=FETCH_TIMEOUT_MS, max_redirects=5)
+        if not reply.ok:
+            return None
+        body = await reply.body()
     except PlaywrightError:
         return None
-    if not reply.ok:
-        return None
-    body = await reply.body()
-    return body[:max_bytes].decode("utf-8", errors="replace")
+    return body[:max_bytes]
 
 
 def robots_url(url: str) -> str:
