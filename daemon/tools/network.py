@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from typing import Annotated, Any, Literal
 
@@ -10,9 +9,10 @@ import msgspec
 
 from browserd.daemon.errors import InvalidParameter, RequestNotFound, RouteNotFound
 from browserd.daemon.sessions.network import Body, NetworkRecord, ResourceType, post_data, response_body
-from browserd.daemon.sessions.routes import AbortReason, MockResponse, RouteKind, RouteRule
+from browserd.daemon.sessions.routes import AbortReason, MockResponse, RouteKind, RouteRule, glob_matcher
 from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.sessions.urlglob import is_glob
 from browserd.daemon.sessions.window import Window
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool, tool
@@ -27,7 +27,10 @@ class NetworkParams(TabParams, kw_only=True):
     url: (
         Annotated[
             str,
-            msgspec.Meta(description="Only URLs containing this text; a glob when it holds * or ? (*/api/*)."),
+            msgspec.Meta(
+                description="Only URLs containing this text; with * or {a,b} a glob on the whole URL, as in "
+                "browser_route (**/api/*)."
+            ),
         ]
         | None
     ) = None
@@ -90,19 +93,14 @@ def _status_matches(status: int | None, wanted: tuple[str, int]) -> bool:
     }[op]
 
 
-def _url_matches(url: str, pattern: str) -> bool:
-    if "*" in pattern or "?" in pattern:
-        return fnmatch.fnmatchcase(url, pattern.replace("**", "*"))
-    return pattern in url
-
-
 def _selected(records: list[NetworkRecord], params: NetworkParams) -> list[NetworkRecord]:
+    glob = glob_matcher(params.url) if params.url is not None and is_glob(params.url) else None
     wanted_status = _status_filter(params.status) if params.status is not None else None
     method = params.method.upper() if params.method else None
     return [
         r
         for r in records
-        if (params.url is None or _url_matches(r.url, params.url))
+        if (params.url is None or (glob.match(r.url) if glob else params.url in r.url))
         and (method is None or r.method == method)
         and (wanted_status is None or _status_matches(r.status, wanted_status))
         and (params.resource_type is None or r.resource_type == params.resource_type)
