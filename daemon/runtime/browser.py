@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from typing import Any
 
 import anyio
@@ -15,6 +16,9 @@ from browserd.daemon.runtime.procinfo import find_descendant
 from browserd.protocol.config import BrowserConfig
 
 log = logging.getLogger(__name__)
+
+# The phone `mobile: true` emulates (windows and scrape alike), from Playwright's device descriptors.
+MOBILE_DEVICE = "Pixel 8"
 
 # Playwright's wording when the browser, context or page went away under a call.
 _CRASH_MARKERS = (
@@ -80,6 +84,15 @@ class BrowserRuntime:
                 log.warning("chromium went away; launching a new one")
             self._browser = await self._launch()
             return self._browser
+
+    async def mobile_options(self) -> dict[str, Any]:
+        """Context options of MOBILE_DEVICE: viewport, screen, scale, touch, is_mobile and its user agent, which
+        names the Chromium that runs (a server picks its mobile pages by it, and a stale version looks odd)."""
+        browser = await self.browser()
+        assert self._playwright is not None  # started by browser()
+        device = {k: v for k, v in self._playwright.devices[MOBILE_DEVICE].items() if k != "default_browser_type"}
+        device["user_agent"] = re.sub(r"Chrome/[\d.]+", f"Chrome/{browser.version}", device["user_agent"])
+        return device
 
     async def connect_over_cdp(self, endpoint: str, timeout_ms: int) -> Browser:
         """Attach to a Chromium someone else started (D-14 backend `cdp`); closing the result only disconnects."""

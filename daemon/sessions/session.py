@@ -98,7 +98,8 @@ class Session:
         options = options or WindowOptions()
         browser = await self.runtime.browser()
         default = Viewport(self.config.viewport_width, self.config.viewport_height)
-        context_options = options.context_options(default, browser.version)
+        mobile = await self.runtime.mobile_options() if options.mobile else None
+        context_options = options.context_options(default, mobile)
         snapshot = None
         if options.profile_id is not None:
             snapshot = await self.profiles.load(options.profile_id)

@@ -24,11 +24,6 @@ log = logging.getLogger(__name__)
 
 CLOSE_PUBLISH_TIMEOUT_S = 10
 REFUSED_EVENT = "the URL policy refused a request to"
-MOBILE_VIEWPORT = (390, 844)
-MOBILE_USER_AGENT = (
-    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{version} "
-    "Mobile Safari/537.36"
-)
 
 
 class Viewport(msgspec.Struct, forbid_unknown_fields=True):
@@ -61,20 +56,21 @@ class WindowOptions(msgspec.Struct, forbid_unknown_fields=True, rename="camel", 
     ) = None
     publish: Annotated[bool, msgspec.Meta(description="Write the profile's cookies back (default true).")] = True
 
-    def context_options(self, default_viewport: Viewport, browser_version: str) -> dict[str, Any]:
-        viewport = self.viewport or (Viewport(*MOBILE_VIEWPORT) if self.mobile else default_viewport)
-        options: dict[str, Any] = {"viewport": {"width": viewport.width, "height": viewport.height}}
-        if self.user_agent or self.mobile:
-            # A phone must say so too: servers choose their mobile pages by the user agent.
-            options["user_agent"] = self.user_agent or MOBILE_USER_AGENT.format(version=browser_version)
+    def context_options(self, default_viewport: Viewport, mobile: dict[str, Any] | None) -> dict[str, Any]:
+        """`mobile`: the runtime's phone descriptor (BrowserRuntime.mobile_options) when `mobile` is set; an
+        explicit viewport or user agent still wins over the phone's."""
+        options: dict[str, Any] = dict(mobile or {})
+        viewport = self.viewport or (None if mobile else default_viewport)
+        if viewport is not None:
+            options["viewport"] = {"width": viewport.width, "height": viewport.height}
+        if self.user_agent:
+            options["user_agent"] = self.user_agent
         if self.locale:
             options["locale"] = self.locale
         if self.timezone:
             options["timezone_id"] = self.timezone
         if self.color_scheme:
             options["color_scheme"] = self.color_scheme
-        if self.mobile:
-            options.update(is_mobile=True, has_touch=True, device_scale_factor=2)
         if self.geolocation:
             options["geolocation"] = {"latitude": self.geolocation.latitude, "longitude": self.geolocation.longitude}
         if self.permissions:

@@ -405,11 +405,11 @@ async def test_window_options_reach_the_pages_it_opens(home: BrowserdHome, site:
 
 
 async def test_mobile_window_has_a_phone_viewport_and_touch(home: BrowserdHome, probe: str) -> None:
-    """Issue 3 item 1 (option mobile): a 390 px wide viewport with touch."""
+    """Issue 3 item 1 (option mobile): a phone-wide viewport with touch."""
     async with mcp_client(home) as client:
         await call(client, "browser_windows", {"action": "new", "options": {"mobile": True}})
         seen = await probed(client, probe)
-        assert seen["width"] == 390
+        assert 300 <= seen["width"] <= 500, seen
         assert seen["touch"] is True
 
 
@@ -418,6 +418,20 @@ async def test_mobile_window_announces_a_mobile_browser(home: BrowserdHome, site
         await call(client, "browser_windows", {"action": "new", "options": {"mobile": True}})
         headers = await echoed_headers(client, site)
         assert "Mobile" in headers["user-agent"] or headers.get("sec-ch-ua-mobile") == "?1", headers
+
+
+async def test_item9_scrape_and_a_window_emulate_the_same_phone(home: BrowserdHome, site: str) -> None:
+    """Issue 11 item 9: `mobile` is one device descriptor: scrape sends the same mobile user agent as a window."""
+    async with mcp_client(home) as client:
+        await call(client, "browser_windows", {"action": "new", "options": {"mobile": True}})
+        window_agent = (await echoed_headers(client, site))["user-agent"]
+        scraped = text_of(
+            await client.call_tool(
+                "scrape", {"url": f"{site}/headers", "mobile": True, "format": "html", "onlyMainContent": False}
+            )
+        )
+    assert "Mobile" in window_agent, window_agent
+    assert json.dumps(window_agent) in scraped, f"scrape sent another user agent than {window_agent!r}: {scraped}"
 
 
 async def test_windows_list_select_and_close(home: BrowserdHome, site: str) -> None:
