@@ -470,10 +470,13 @@ def test_the_publisher_must_run_before_it_takes_requests(root: Path) -> None:
 def test_TC08_a_second_login_lock_fails_fast_with_PROFILE_LOCKED(root: Path) -> None:
     store = ProfileStore(root, "master")
     store.ensure_initialized()
-    with login_lock(store.login_lock_path, "master"):
-        # Fails fast: were it to wait for the lock this process holds, it would wait forever.
-        with pytest.raises(ProfileLocked) as caught, login_lock(store.login_lock_path, "master"):
-            pass
+    # Fails fast: were the second login to wait for the lock this process holds, it would wait forever.
+    with (
+        login_lock(store.login_lock_path, "master"),
+        pytest.raises(ProfileLocked) as caught,
+        login_lock(store.login_lock_path, "master"),
+    ):
+        pass
     assert caught.value.code == "PROFILE_LOCKED"
     assert caught.value.info().error_code == "PROFILE_LOCKED"
     assert f"login@{os.uname().nodename}:{os.getpid()}" in caught.value.message, caught.value.message
