@@ -93,14 +93,18 @@ def _status_matches(status: int | None, wanted: tuple[str, int]) -> bool:
     }[op]
 
 
+def _url_matches(url: str, pattern: str) -> bool:
+    """A glob (browser_route's, so both tools agree on what `**/api/*` means), else a substring."""
+    return bool(glob_matcher(pattern).match(url)) if is_glob(pattern) else pattern in url
+
+
 def _selected(records: list[NetworkRecord], params: NetworkParams) -> list[NetworkRecord]:
-    glob = glob_matcher(params.url) if params.url is not None and is_glob(params.url) else None
     wanted_status = _status_filter(params.status) if params.status is not None else None
     method = params.method.upper() if params.method else None
     return [
         r
         for r in records
-        if (params.url is None or (glob.match(r.url) if glob else params.url in r.url))
+        if (params.url is None or _url_matches(r.url, params.url))
         and (method is None or r.method == method)
         and (wanted_status is None or _status_matches(r.status, wanted_status))
         and (params.resource_type is None or r.resource_type == params.resource_type)
