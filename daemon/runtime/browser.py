@@ -17,6 +17,9 @@ from browserd.protocol.config import BrowserConfig
 
 log = logging.getLogger(__name__)
 
+# Starting Playwright's driver (a node process) takes about a second; one that has not answered in this
+# time will not, and every caller waits on the runtime lock behind it.
+DRIVER_START_TIMEOUT_S = 60.0
 # The phone `mobile: true` emulates (windows and scrape alike), from Playwright's device descriptors.
 MOBILE_DEVICE = "Pixel 8"
 
@@ -44,7 +47,7 @@ class BrowserRuntime:
         self._browser: Browser | None = None
         self._lock = anyio.Lock()
         self._found: ChromiumFound | None = None
-        self._version = ""
+        self._version: str | None = None  # asked once; '' if the executable could not say
         self.launches = 0
 
     @property
@@ -53,10 +56,10 @@ class BrowserRuntime:
             self._found = find_chromium(self._config.executable)
         return self._found
 
-    @property
-    def executable_version(self) -> str:
-        if not self._version and self.executable:
-            self._version = chromium_version(self.executable.path)
+    async def executable_version(self) -> str:
+        if self._version is None:
+            found = self.executable
+            self._version = await chromium_version(found.path) if found else ""
         return self._version
 
     @property
@@ -97,10 +100,21 @@ class BrowserRuntime:
     async def connect_over_cdp(self, endpoint: str, timeout_ms: int) -> Browser:
         """Attach to a Chromium someone else started (D-14 backend `cdp`); closing the result only disconnects."""
         async with self._lock:
-            if self._playwright is None:
-                self._playwright = await async_playwright().start()
-            playwright = self._playwright
+            playwright = await self._driver()
         return await playwright.chromium.connect_over_cdp(endpoint, timeout=timeout_ms)
+
+    async def _driver(self) -> Playwright:
+        """Playwright, started on first use within DRIVER_START_TIMEOUT_S; the caller holds the runtime lock."""
+        if self._playwright is None:
+            try:
+                with anyio.fail_after(DRIVER_START_TIMEOUT_S):
+                    self._playwright = await async_playwright().start()
+            except TimeoutError as exc:
+                raise ExecutionError(
+                    f"Playwright's driver did not start within {DRIVER_START_TIMEOUT_S:g} s",
+                    hint="Retry; if it persists, run `browserd doctor` and check the daemon log.",
+                ) from exc
+        return self._playwright
 
     async def _launch(self) -> Browser:
         found = self.executable
@@ -110,8 +124,7 @@ class BrowserRuntime:
                 hint="Install Chromium (Debian: apt-get install chromium) or set BROWSERD_CHROMIUM; "
                 "`browserd doctor` checks the set-up.",
             )
-        if self._playwright is None:
-            self._playwright = await async_playwright().start()
+        playwright = await self._driver()
         args = list(self._config.args)
         if os.geteuid() == 0 and "--no-sandbox" not in args:
             args.append("--no-sandbox")  # Chromium refuses to start its sandbox as root.
@@ -121,7 +134,7 @@ class BrowserRuntime:
             "args": args,
             "timeout": self._config.launch_timeout_ms,
         }
-        browser = await self._playwright.chromium.launch(**options)
+        browser = await playwright.chromium.launch(**options)
         self.launches += 1
         log.info("chromium launched: %s (launch %d)", found.path, self.launches)
         return browser
