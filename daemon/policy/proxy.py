@@ -389,7 +389,7 @@ class Guards:
         listener = listeners.listeners[0]
         assert isinstance(listener, anyio.abc.SocketListener)
         guard = GuardProxy(self.policy, trust, listener)
-        self._task_group.start_soon(guard.serve)
+        self._task_group.start_soon(guard.serve, name=f"url guard {guard.server}")
         return guard
 
     @asynccontextmanager

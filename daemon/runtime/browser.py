@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -48,6 +49,9 @@ class BrowserRuntime:
         self._lock = anyio.Lock()
         self._found: ChromiumFound | None = None
         self._version: str | None = None  # asked once; '' if the executable could not say
+        # Called (synchronously) with the Browser that went away when Chromium dies under us (not on aclose).
+        self._on_gone: list[Callable[[Browser], None]] = []
+        self._closing = False
         self.launches = 0
 
     @property
@@ -87,6 +91,21 @@ class BrowserRuntime:
                 log.warning("chromium went away; launching a new one")
             self._browser = await self._launch()
             return self._browser
+
+    def on_browser_gone(self, callback: Callable[[Browser], None]) -> None:
+        """`callback(browser)` when the daemon's Chromium disconnects by itself (a crash, a kill -9): the owners
+        of its windows drop what the dead browser leaves behind at once, not at their next call."""
+        self._on_gone.append(callback)
+
+    def _disconnected(self, browser: Browser) -> None:
+        if self._closing:
+            return
+        log.warning("chromium disconnected (launch %d)", self.launches)
+        for callback in self._on_gone:
+            try:
+                callback(browser)
+            except Exception:  # one owner's cleanup failing must not keep the others from theirs
+                log.exception("cleanup after the browser went away failed")
 
     async def mobile_options(self) -> dict[str, Any]:
         """Context options of MOBILE_DEVICE: viewport, screen, scale, touch, is_mobile and its user agent, which
@@ -135,11 +154,13 @@ class BrowserRuntime:
             "timeout": self._config.launch_timeout_ms,
         }
         browser = await playwright.chromium.launch(**options)
+        browser.on("disconnected", self._disconnected)
         self.launches += 1
         log.info("chromium launched: %s (launch %d)", found.path, self.launches)
         return browser
 
     async def aclose(self) -> None:
+        self._closing = True
         with anyio.CancelScope(shield=True):
             if self._browser is not None:
                 try:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from playwright.async_api import BrowserContext
+from playwright.async_api import Browser, BrowserContext
 
 from browserd.daemon.errors import BrowserdError, LimitExceeded, PageCrashed, SessionNotFound, TrustLevelNotAllowed
 from browserd.daemon.policy.proxy import Guards
@@ -86,13 +86,23 @@ class Session:
     async def _forget_dead_windows(self) -> None:
         dead = [w for w in self.windows.values() if not self._alive(w)]
         if dead:
-            # The browser was relaunched: the windows and tabs of the old one are gone with it. An attached
-            # browser that went away was closed by its owner, which is no crash of ours.
-            self.crashed = any(window.attached is None for window in dead)
-            for window in dead:
-                del self.windows[window.id]
-            if self.active_window_id not in self.windows:
-                self.active_window_id = None
+            # An attached browser that went away was closed by its owner, which is no crash of ours.
+            self.crashed = self.crashed or any(window.attached is None for window in dead)
+            self._drop(dead)
+
+    def browser_gone(self, browser: Browser) -> None:
+        """The daemon's Chromium died: its windows go now (publisher loops, guards, tasks), not at the next call."""
+        dead = [w for w in self.windows.values() if w.attached is None and w.context.browser is browser]
+        if dead:
+            self.crashed = True
+            self._drop(dead)
+
+    def _drop(self, dead: list[Window]) -> None:
+        for window in dead:
+            del self.windows[window.id]
+            window.abandon()
+        if self.active_window_id not in self.windows:
+            self.active_window_id = None
 
     async def new_window(self, options: WindowOptions | None = None) -> Window:
         options = options or WindowOptions()

@@ -14,6 +14,7 @@ from playwright.async_api import Browser, BrowserContext, Page
 from browserd.daemon.policy.proxy import GuardProxy
 from browserd.daemon.policy.urls import Refusal
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
+from browserd.daemon.runtime.tasks import TaskOwner
 from browserd.daemon.sessions.downloads import Downloads
 from browserd.daemon.sessions.records import Dialogs
 from browserd.daemon.sessions.routes import Routes, numbered
@@ -144,9 +145,12 @@ class Window:
     own_tabs: set[str] = field(default_factory=set)
     # Raises LIMIT_EXCEEDED when the session or the browser has no room for one more tab (Session.check_tab_room).
     check_room: Callable[[], None] = lambda: None
+    # Work the window's page events start (answering a dialog): stopped when the window closes.
+    tasks: TaskOwner = field(init=False)
 
     def __post_init__(self) -> None:
         self.routes = Routes(self.context, numbered("route_"))
+        self.tasks = TaskOwner(f"window {self.id}")
 
     @property
     def kind(self) -> str:
@@ -202,8 +206,18 @@ class Window:
             self.active_tab_id = tab.id
         return tab
 
+    def abandon(self) -> None:
+        """Its browser is gone: stop all that would outlive it (the periodic publish, the guard's listener, the
+        event tasks). Nothing is published: a dead context has no state to export."""
+        if self.profile is not None and self.profile.periodic is not None:
+            self.profile.periodic.cancel()
+        if self.guard is not None:
+            self.guard.close()
+        self.tasks.cancel()
+
     async def close(self) -> None:
         with anyio.CancelScope(shield=True):
+            await self.tasks.aclose()
             profile = self.profile
             if profile is not None and profile.periodic is not None:
                 profile.periodic.cancel()

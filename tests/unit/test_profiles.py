@@ -745,3 +745,17 @@ def test_profiles_config_from_file_and_environment(tmp_path: Path) -> None:
     assert config.snapshot_root == "/srv/shared/snapshots"
     assert config.refresh_debounce_ms == 100
     assert config.include_indexed_db is True
+
+
+async def test_item5_a_periodic_publish_ends_once_its_context_is_gone(root: Path) -> None:
+    """Issue 11 item 5: a window's every-30-s publish stops on a dead context instead of looping forever."""
+    store = ProfileStore(root, "master")
+
+    async def export() -> Mapping[str, Any]:
+        raise RuntimeError("Target page, context or browser has been closed")
+
+    source = StateSource(export, store.load().version)
+    async with ProfilePublisher(store, debounce_ms=0) as publisher:
+        with anyio.fail_after(10):
+            await publisher.publish_every(source, 1)
+    assert source.gone and publisher.exports == 0
