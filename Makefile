@@ -2,7 +2,7 @@
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint bench clean
+.PHONY: setup run test test-unit lint bench clean
 
 setup:
 	@./scripts/setup.sh
@@ -15,6 +15,10 @@ run: setup
 
 test: setup
 	$(BIN)/python -m pytest
+
+# The fast suite: no daemon, no browser (tests/unit/conftest.py refuses a Chromium launch), under a minute.
+test-unit: setup
+	$(BIN)/python -m pytest tests/unit -q
 
 lint: setup
 	$(BIN)/ruff check .

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
 import time
@@ -34,6 +35,23 @@ from browserd.shim.spawn import connect_or_spawn
 EventHandler = Callable[[Event], Awaitable[None]]
 ToolsHandler = Callable[[ToolsChanged], Awaitable[None]]
 
+# The daemon answers every request by its daemon.request_timeout_s (an error if the work ran past it); a
+# shim waits that long plus this grace before it decides the daemon will not answer at all.
+CALL_GRACE_S = 30.0
+DEFAULT_REQUEST_TIMEOUT_S = 600.0
+
+
+def configured_call_timeout_s() -> float | None:
+    """How long a call may wait for its answer: the daemon's request deadline plus CALL_GRACE_S (None: the
+    configuration says requests never time out)."""
+    from browserd.protocol.config import ConfigError, load
+
+    try:
+        request_timeout_s = load().daemon.request_timeout_s
+    except ConfigError:
+        request_timeout_s = DEFAULT_REQUEST_TIMEOUT_S  # the daemon refuses to start on it; its default then
+    return request_timeout_s + CALL_GRACE_S if request_timeout_s else None
+
 
 class DaemonGone(Exception):
     """The connection to the daemon closed while a request waited for its answer."""
@@ -41,6 +59,10 @@ class DaemonGone(Exception):
 
 class NotDelivered(DaemonGone):
     """The message could not be written: the daemon never saw it, so sending it again is safe."""
+
+
+class NoAnswer(Exception):
+    """The daemon is connected but did not answer a call within its deadline (the call was cancelled)."""
 
 
 class RegisterRefused(Exception):
@@ -58,8 +80,11 @@ class DaemonClient:
         tools: list[str] | None = None,
         codegen: bool | None = None,
         on_tools_changed: ToolsHandler | None = None,
+        call_timeout_s: float | None = None,
     ) -> None:
+        """`call_timeout_s`: how long a request waits for its answer; default configured_call_timeout_s()."""
         self._client = client
+        self._call_timeout_s = call_timeout_s if call_timeout_s is not None else configured_call_timeout_s()
         self._role: Role = role
         self._trust: TrustLevel = trust_level
         self._tool_groups = tools
@@ -97,6 +122,7 @@ class DaemonClient:
         self._writer = writer
         self.closed = asyncio.Event()
         self._reader_task = asyncio.create_task(self._read_loop(reader))
+<<<<<<< HEAD
         reply = await self._call(
             lambda rid: Register(
                 id=rid,
@@ -106,8 +132,24 @@ class DaemonClient:
                 trust_level=self._trust,
                 tools=self._tool_groups,
                 codegen=self._codegen,
+=======
+        try:
+            reply = await asyncio.wait_for(
+                self._call(
+                    lambda rid: Register(
+                        id=rid,
+                        protocol=PROTOCOL_VERSION,
+                        client=self._client,
+                        role=self._role,
+                        trust_level=self._trust,
+                        tools=self._tool_groups,
+                    )
+                ),
+                timeout_s,
+>>>>>>> harden
             )
-        )
+        except TimeoutError as exc:  # a daemon that accepts but never registers us is as good as none
+            raise DaemonGone(f"the daemon did not answer REGISTER within {timeout_s:.1f} s") from exc
         if isinstance(reply, Error):
             raise RegisterRefused(reply)
         assert isinstance(reply, RegisterOk)
@@ -120,7 +162,14 @@ class DaemonClient:
         def build(rid: str) -> Request:
             return Request(id=rid, session_id=self.session_id, action=action, params=params)
 
-        reply = await self._call(build, on_event, request_id)
+        rid = request_id or self.new_id()
+        try:
+            reply = await asyncio.wait_for(self._call(build, on_event, rid), self._call_timeout_s)
+        except TimeoutError as exc:
+            # Tell the daemon to stop the work nobody waits for any more; it may be too stuck to hear it.
+            with contextlib.suppress(DaemonGone):
+                await self._send(Cancel(id=rid))
+            raise NoAnswer(f"the daemon did not answer {action} within {self._call_timeout_s:g} s") from exc
         if isinstance(reply, Response):
             return reply.payload
         if isinstance(reply, Error):

@@ -63,7 +63,7 @@ def check_chromium() -> Check:
     found = find_chromium(configured)
     if found is None:
         return Check("chromium", "fail", "no Chromium or Chrome executable found", CHROMIUM_FIX)
-    version = chromium_version(found.path)
+    version = asyncio.run(chromium_version(found.path))
     if not version:
         return Check("chromium", "fail", f"{found.path} ({found.source}) does not run `--version`", CHROMIUM_FIX)
     detail = f"{version} at {found.path} (from {found.source})"

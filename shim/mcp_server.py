@@ -30,7 +30,7 @@ from browserd.protocol.messages import (
     ToolSpec,
     TrustLevel,
 )
-from browserd.shim.daemon_client import DaemonClient, DaemonGone, NotDelivered, RegisterRefused
+from browserd.shim.daemon_client import DaemonClient, DaemonGone, NoAnswer, NotDelivered, RegisterRefused
 from browserd.shim.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -333,6 +333,12 @@ class McpShim:
             return await self._forward(request_id, name, arguments, token, retried=True)
         except DaemonGone:
             return self._reset()
+        except NoAnswer as exc:
+            return shim_error(
+                "DAEMON_UNAVAILABLE",
+                f"{exc}; it was asked to cancel the call",
+                "Retry; if calls keep going unanswered, run `browserd status` and check the daemon log.",
+            )
         if self._known_session not in (None, client.session_id):
             payload.content.insert(0, TextContent(RESET_NOTICE))
         self._known_session = client.session_id

@@ -33,6 +33,37 @@ VENV_BIN = Path(os.environ.get("VIRTUAL_ENV", REPO / ".venv")) / "bin"
 BROWSERD = str(VENV_BIN / "browserd")
 
 
+class Gates:
+    """The /gate endpoint's meeting points. Two calls that each load `/gate?key=K&parties=2` both succeed only
+    if they are in flight at the same time, which proves they overlap; `wait_arrived` tells a test that a
+    call has reached the server (so it is under way), without sleeping and hoping."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._arrived: dict[str, int] = {}
+        self._released: set[str] = set()
+
+    def meet(self, key: str, parties: int, wait_s: float) -> bool:
+        with self._changed:
+            self._arrived[key] = self._arrived.get(key, 0) + 1
+            self._changed.notify_all()
+            return self._changed.wait_for(
+                lambda: self._arrived[key] >= parties or key in self._released, timeout=min(wait_s, HANG_S)
+            )
+
+    def wait_arrived(self, key: str, count: int = 1, timeout: float = 60) -> bool:
+        with self._changed:
+            return self._changed.wait_for(lambda: self._arrived.get(key, 0) >= count, timeout=timeout)
+
+    def release(self, key: str) -> None:
+        with self._changed:
+            self._released.add(key)
+            self._changed.notify_all()
+
+
+GATES = Gates()
+
+
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
     """Static files from tests/site, plus endpoints for what static files cannot do:
 
@@ -45,6 +76,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     /api/items answers a JSON list of items (GET) or echoes a posted JSON item with 201 (POST);
     /api/redirect answers 302 to /api/items.
     /redirect?to=URL answers 302 to that URL.
+    /gate?key=K&parties=N[&wait_s=S] holds each request until N requests with key K have arrived (or the
+    test releases K), then answers 200; after S s (default 30) without that, 504 (GATES below).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -57,6 +90,11 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             time.sleep(HANG_S)
             return
         query = {key: values[0] for key, values in urllib.parse.parse_qs(url.query).items()}
+        if url.path == "/gate":
+            met = GATES.meet(query.get("key", ""), int(query.get("parties", "2")), float(query.get("wait_s", "30")))
+            title = "Gate passed" if met else "Gate timed out"
+            self._send(200 if met else 504, f"<!doctype html><title>{title}</title><h1>{title}</h1>".encode())
+            return
         if url.path == "/status":
             code = int(query.get("code", "404"))
             self._send(code, f"<!doctype html><title>Status {code}</title><h1>Status {code}</h1>".encode())
@@ -202,6 +240,13 @@ def site() -> Iterator[str]:
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def gates() -> Gates:
+    """The site's /gate meeting points. A fixture, not an import: pytest loads this file as `conftest`, so
+    `from tests.conftest import GATES` would be another module's copy, which the site never sees."""
+    return GATES
 
 
 @dataclass

@@ -44,6 +44,9 @@ log = logging.getLogger(__name__)
 # A browser connection with no request for this long is closed; the browser opens another when needed.
 IDLE_TIMEOUT_S = 60
 CONNECT_TIMEOUT_S = 10
+# An origin that sends nothing for this long is cut off: the browser gets a 504 if no answer had begun,
+# else a closed connection. Generous, since a tunnel or a WebSocket may rightly sit quiet for minutes.
+ORIGIN_IDLE_TIMEOUT_S = 300.0
 REFUSALS_KEPT = 50
 # Marks the guard's own refusal page, so a navigation that ends on it can be reported as a refusal.
 REFUSED_HEADER = "x-browserd-refused"
@@ -70,6 +73,16 @@ def _refusal_page(refusal: Refusal) -> bytes:
         f"Content-Length: {len(body)}\r\nConnection: close\r\n{REFUSED_HEADER}: {refusal.rule}\r\n\r\n"
     )
     return head.encode() + body
+
+
+def _gateway_timeout(netloc: str) -> bytes:
+    host = _escape(netloc)
+    body = (
+        f"<!doctype html><title>No answer from {host}</title><h1>No answer from {host}</h1>"
+        f"<p>The server sent nothing for {ORIGIN_IDLE_TIMEOUT_S:g} s.</p>"
+    ).encode()
+    head = f"HTTP/1.1 504 Gateway Timeout\r\nContent-Type: text/html\r\nContent-Length: {len(body)}\r\n"
+    return f"{head}Connection: close\r\n\r\n".encode() + body
 
 
 def _escape(text: str) -> str:
@@ -219,6 +232,21 @@ class GuardProxy:
             )
 
 
+class _OriginReceive(ByteReceiveStream):
+    """An origin connection's receiving side, every read bounded by ORIGIN_IDLE_TIMEOUT_S: heads, bodies and
+    tunnels all read through it, so no silent origin holds a guard task forever."""
+
+    def __init__(self, stream: SocketStream) -> None:
+        self._stream = stream
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        with anyio.fail_after(ORIGIN_IDLE_TIMEOUT_S):
+            return await self._stream.receive(max_bytes)
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+
 @dataclass
 class _Upstream:
     key: tuple[str, int]  # the host and port it was opened for
@@ -245,7 +273,7 @@ class _Link:
                     stream = await anyio.connect_tcp(str(address), key[1])
             except (OSError, TimeoutError):
                 continue
-            self.upstream = _Upstream(key, stream, BufferedByteReceiveStream(stream))
+            self.upstream = _Upstream(key, stream, BufferedByteReceiveStream(_OriginReceive(stream)))
             return True
         # Where the browser would show its own "cannot reach" page, say what the guard tried.
         host = _escape(key[0])
@@ -287,6 +315,9 @@ async def _exchange(
     while True:
         try:
             reply = await read_head(upstream.reader)
+        except TimeoutError:
+            await link.client.send(_gateway_timeout(target.netloc))
+            return False
         except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError) as exc:
             if retry:
                 raise _Stale from exc
@@ -358,7 +389,7 @@ class Guards:
         listener = listeners.listeners[0]
         assert isinstance(listener, anyio.abc.SocketListener)
         guard = GuardProxy(self.policy, trust, listener)
-        self._task_group.start_soon(guard.serve)
+        self._task_group.start_soon(guard.serve, name=f"url guard {guard.server}")
         return guard
 
     @asynccontextmanager

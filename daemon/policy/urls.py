@@ -25,6 +25,9 @@ from browserd.protocol.messages import TrustLevel
 log = logging.getLogger(__name__)
 
 # Schemes a page loads without any network request: nothing to guard.
+# A lookup the resolver does not answer in this time counts as "does not resolve": a guarded request then
+# fails with the guard's 502 page instead of holding the browser's connection (and a tool call) forever.
+DNS_TIMEOUT_S = 10.0
 LOCAL_SCHEMES = {"about", "data", "blob"}
 NETWORK_SCHEMES = {"http", "https", "ws", "wss"}
 _HINTS = {
@@ -125,8 +128,9 @@ class UrlPolicy:
         if cached is not None and cached[0] > now:
             return cached[1]
         try:
-            infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except OSError as exc:
+            with anyio.fail_after(DNS_TIMEOUT_S):
+                infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except OSError as exc:  # TimeoutError included: an unanswered lookup resolves to nothing, uncached
             log.debug("cannot resolve %s: %s", host, exc)
             return []
         addresses: list[IPAddress] = []

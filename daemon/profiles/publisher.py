@@ -21,6 +21,7 @@ import msgspec
 
 from browserd.daemon.profiles.publish import PublishResult, publish_authoritative, publish_cas
 from browserd.daemon.profiles.store import ProfileStore
+from browserd.daemon.runtime.browser import is_crash
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,8 @@ class StateSource:
         self.authoritative = authoritative
         self.name = name
         self.stale = False
+        # Its context is gone (closed, or its browser died): nothing left to export, so no more publishes.
+        self.gone = False
         self.last_result: PublishResult | None = None
 
     def __repr__(self) -> str:
@@ -143,8 +146,9 @@ class ProfilePublisher:
         return round_.results[source]
 
     async def publish_every(self, source: StateSource, interval_ms: float) -> None:
-        """Publish `source` every `interval_ms` until it goes stale; run it in the source owner's task group."""
-        while not source.stale or source.authoritative:
+        """Publish `source` every `interval_ms` until it goes stale or its context is gone; run it in the source
+        owner's task group."""
+        while (not source.stale or source.authoritative) and not source.gone:
             await anyio.sleep(interval_ms / 1000)
             await self.publish(source, debounce=False)
 
@@ -215,6 +219,8 @@ class ProfilePublisher:
             self.exports += 1
             state = msgspec.json.encode(dict(exported))
         except Exception as exc:
+            # A closed context never exports again; a timeout may pass, so only a closed one ends the source.
+            source.gone = source.gone or is_crash(exc)
             # The message names the failure (a closed context, a timeout), never the state.
             log.warning("profile %s: export for publishing failed: %s", self.profile_id, type(exc).__name__)
             return PublishResult(self.profile_id, "failed", base_version=base, error=f"{type(exc).__name__}: {exc}")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -15,6 +17,12 @@ from browserd.daemon.runtime.procinfo import find_descendant
 from browserd.protocol.config import BrowserConfig
 
 log = logging.getLogger(__name__)
+
+# Starting Playwright's driver (a node process) takes about a second; one that has not answered in this
+# time will not, and every caller waits on the runtime lock behind it.
+DRIVER_START_TIMEOUT_S = 60.0
+# The phone `mobile: true` emulates (windows and scrape alike), from Playwright's device descriptors.
+MOBILE_DEVICE = "Pixel 8"
 
 # Playwright's wording when the browser, context or page went away under a call.
 _CRASH_MARKERS = (
@@ -40,7 +48,10 @@ class BrowserRuntime:
         self._browser: Browser | None = None
         self._lock = anyio.Lock()
         self._found: ChromiumFound | None = None
-        self._version = ""
+        self._version: str | None = None  # asked once; '' if the executable could not say
+        # Called (synchronously) with the Browser that went away when Chromium dies under us (not on aclose).
+        self._on_gone: list[Callable[[Browser], None]] = []
+        self._closing = False
         self.launches = 0
         # The warm window kept for the next session (SessionManager.keep_spare): its page is nobody's tab yet.
         self.spare_context: BrowserContext | None = None
@@ -51,10 +62,10 @@ class BrowserRuntime:
             self._found = find_chromium(self._config.executable)
         return self._found
 
-    @property
-    def executable_version(self) -> str:
-        if not self._version and self.executable:
-            self._version = chromium_version(self.executable.path)
+    async def executable_version(self) -> str:
+        if self._version is None:
+            found = self.executable
+            self._version = await chromium_version(found.path) if found else ""
         return self._version
 
     @property
@@ -83,13 +94,48 @@ class BrowserRuntime:
             self._browser = await self._launch()
             return self._browser
 
+    def on_browser_gone(self, callback: Callable[[Browser], None]) -> None:
+        """`callback(browser)` when the daemon's Chromium disconnects by itself (a crash, a kill -9): the owners
+        of its windows drop what the dead browser leaves behind at once, not at their next call."""
+        self._on_gone.append(callback)
+
+    def _disconnected(self, browser: Browser) -> None:
+        if self._closing:
+            return
+        log.warning("chromium disconnected (launch %d)", self.launches)
+        for callback in self._on_gone:
+            try:
+                callback(browser)
+            except Exception:  # one owner's cleanup failing must not keep the others from theirs
+                log.exception("cleanup after the browser went away failed")
+
+    async def mobile_options(self) -> dict[str, Any]:
+        """Context options of MOBILE_DEVICE: viewport, screen, scale, touch, is_mobile and its user agent, which
+        names the Chromium that runs (a server picks its mobile pages by it, and a stale version looks odd)."""
+        browser = await self.browser()
+        assert self._playwright is not None  # started by browser()
+        device = {k: v for k, v in self._playwright.devices[MOBILE_DEVICE].items() if k != "default_browser_type"}
+        device["user_agent"] = re.sub(r"Chrome/[\d.]+", f"Chrome/{browser.version}", device["user_agent"])
+        return device
+
     async def connect_over_cdp(self, endpoint: str, timeout_ms: int) -> Browser:
         """Attach to a Chromium someone else started (D-14 backend `cdp`); closing the result only disconnects."""
         async with self._lock:
-            if self._playwright is None:
-                self._playwright = await async_playwright().start()
-            playwright = self._playwright
+            playwright = await self._driver()
         return await playwright.chromium.connect_over_cdp(endpoint, timeout=timeout_ms)
+
+    async def _driver(self) -> Playwright:
+        """Playwright, started on first use within DRIVER_START_TIMEOUT_S; the caller holds the runtime lock."""
+        if self._playwright is None:
+            try:
+                with anyio.fail_after(DRIVER_START_TIMEOUT_S):
+                    self._playwright = await async_playwright().start()
+            except TimeoutError as exc:
+                raise ExecutionError(
+                    f"Playwright's driver did not start within {DRIVER_START_TIMEOUT_S:g} s",
+                    hint="Retry; if it persists, run `browserd doctor` and check the daemon log.",
+                ) from exc
+        return self._playwright
 
     async def _launch(self) -> Browser:
         found = self.executable
@@ -99,8 +145,7 @@ class BrowserRuntime:
                 hint="Install Chromium (Debian: apt-get install chromium) or set BROWSERD_CHROMIUM; "
                 "`browserd doctor` checks the set-up.",
             )
-        if self._playwright is None:
-            self._playwright = await async_playwright().start()
+        playwright = await self._driver()
         args = list(self._config.args)
         if os.geteuid() == 0 and "--no-sandbox" not in args:
             args.append("--no-sandbox")  # Chromium refuses to start its sandbox as root.
@@ -110,12 +155,14 @@ class BrowserRuntime:
             "args": args,
             "timeout": self._config.launch_timeout_ms,
         }
-        browser = await self._playwright.chromium.launch(**options)
+        browser = await playwright.chromium.launch(**options)
+        browser.on("disconnected", self._disconnected)
         self.launches += 1
         log.info("chromium launched: %s (launch %d)", found.path, self.launches)
         return browser
 
     async def aclose(self) -> None:
+        self._closing = True
         with anyio.CancelScope(shield=True):
             if self._browser is not None:
                 try:

@@ -8,6 +8,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
+
 # Debian, Ubuntu's snap, Google's packages, in the order a Linux user most likely has them.
 _SYSTEM_CANDIDATES = (
     "/usr/bin/chromium",
@@ -47,10 +49,17 @@ def find_chromium(configured: str = "") -> ChromiumFound | None:
     return None
 
 
-def chromium_version(path: str) -> str:
-    """`Chromium 156.0...` as the executable prints it, or '' when it cannot say."""
+VERSION_TIMEOUT_S = 10.0
+
+
+async def chromium_version(path: str) -> str:
+    """`Chromium 156.0...` as the executable prints it, or '' when it cannot say within VERSION_TIMEOUT_S.
+
+    A child process awaited, never run on the event loop: a slow or hung executable (a first start that
+    unpacks itself, a wrapper script waiting on something) must not stop every session of the daemon."""
     try:
-        result = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
+        with anyio.fail_after(VERSION_TIMEOUT_S):
+            result = await anyio.run_process([path, "--version"], check=False, stderr=subprocess.DEVNULL)
+    except (OSError, TimeoutError):  # anyio kills the child when the deadline cancels the wait
         return ""
-    return result.stdout.strip()
+    return result.stdout.decode(errors="replace").strip()

@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ElementTree
+import zlib
 from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
 
+import lxml.etree  # type: ignore[import-untyped]
 from playwright.async_api import APIRequestContext, BrowserContext
 from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.scrape.extract import extract_links
-from browserd.daemon.scrape.robots import Robots, fetch_text, read_robots
+from browserd.daemon.scrape.robots import Robots, fetch_bytes, read_robots
 from browserd.daemon.scrape.smartwait import smart_wait
 
 SitemapMode = Literal["include", "only", "skip"]
 MAX_SITEMAPS = 20  # sitemap files fetched per map call, indexes included
+MAX_SITEMAP_BYTES = 50 * 1024 * 1024  # the sitemaps protocol's limit, uncompressed; a gzip bomb stops here
+_GZIP_MAGIC = b"\x1f\x8b"
+# No entities, no DTD, no network: a sitemap needs none, and a hostile one cannot use them.
+_XML_PARSER = lxml.etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, recover=False)
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -55,13 +60,30 @@ def same_site(url: str, site: str) -> bool:
     return host == site or host.endswith("." + site)
 
 
-def _parse_sitemap(text: str) -> tuple[list[str], list[str]]:
-    """(page URLs, nested sitemap URLs) of a urlset or a sitemapindex; nothing for what does not parse."""
+def _gunzip(body: bytes) -> bytes | None:
+    """A gzip body (`.xml.gz`, or any name: the magic bytes decide) unpacked up to MAX_SITEMAP_BYTES."""
     try:
-        root = ElementTree.fromstring(text.encode())
-    except ElementTree.ParseError:
+        return zlib.decompressobj(wbits=31).decompress(body, MAX_SITEMAP_BYTES)
+    except zlib.error:
+        return None
+
+
+def parse_sitemap(body: bytes) -> tuple[list[str], list[str]]:
+    """(page URLs, nested sitemap URLs) of a urlset or a sitemapindex; nothing for what does not parse.
+
+    `body` is the file as sent: the XML parser reads its encoding declaration (or byte order mark)."""
+    if body.startswith(_GZIP_MAGIC):
+        unpacked = _gunzip(body)
+        if unpacked is None:
+            return [], []
+        body = unpacked
+    try:
+        root = lxml.etree.fromstring(body, _XML_PARSER)
+    except (lxml.etree.XMLSyntaxError, ValueError):
         return [], []
-    locs = [el.text.strip() for el in root.iter() if el.tag.endswith("loc") and el.text]
+    if root is None or not isinstance(root.tag, str):
+        return [], []
+    locs = [el.text.strip() for el in root.iter() if isinstance(el.tag, str) and el.tag.endswith("loc") and el.text]
     return ([], locs) if root.tag.endswith("sitemapindex") else (locs, [])
 
 
@@ -81,10 +103,10 @@ async def read_sitemaps(
         if sitemap in seen:
             continue
         seen.append(sitemap)
-        text = await fetch_text(request, sitemap)
-        if text is None:
+        body = await fetch_bytes(request, sitemap, MAX_SITEMAP_BYTES)
+        if body is None:
             continue
-        found, nested = _parse_sitemap(text)
+        found, nested = parse_sitemap(body)
         pages.extend(found)
         pending.extend(nested)
     return pages, [s for s in seen]

@@ -1,11 +1,15 @@
 """robots.txt (RFC 9309): the rules for one user agent, its Crawl-delay and the sitemaps it lists.
 
-Used by `map` (sitemaps) and `crawl` (which paths it may load). The group of the most specific
-user-agent line that matches our product token applies, else the `*` group; within it the longest
+Used by `map` (sitemaps) and `crawl` (which paths it may load). The groups whose user-agent product token
+equals ours (case-insensitively, RFC 9309 §2.2.1) apply, else the `*` group: a group for `b` or
+`browser` is some other crawler's, never ours; within it the longest
 matching Allow/Disallow pattern wins and Allow wins a tie; `*` matches any run of characters and a
 trailing `$` anchors the end. A robots.txt that is missing (4xx) or that the network cannot reach allows
 everything (a page load then says what is wrong); one the server fails to give (5xx) disallows everything,
 as RFC 9309 §2.3.1.4 says, since its rules are unknown.
+
+Not protego: its 0.7 release still picks a group whose token is a prefix of ours (`User-agent: b` rules
+`browserd`), the very defect this parser avoids; the rest of RFC 9309 fits in the hundred lines below.
 """
 
 from __future__ import annotations
@@ -67,6 +71,15 @@ class _Group:
     lines: list[tuple[str, str]] = field(default_factory=list)
 
 
+# RFC 9309 §2.2.1: a product token is letters, `_` and `-`; a line such as `browserd/1.0` names `browserd`.
+_PRODUCT_TOKEN = re.compile(r"[a-z_-]*")
+
+
+def _product_token(agent_line: str) -> str:
+    match = _PRODUCT_TOKEN.match(agent_line.lower())
+    return match.group() if match else ""
+
+
 def _groups(text: str) -> tuple[list[_Group], list[str]]:
     groups: list[_Group] = []
     sitemaps: list[str] = []
@@ -84,7 +97,7 @@ def _groups(text: str) -> tuple[list[_Group], list[str]]:
             if current is None or current.lines:
                 current = _Group()
                 groups.append(current)
-            current.agents.append(value.lower())
+            current.agents.append("*" if value.startswith("*") else _product_token(value))
         elif current is not None and key in ("allow", "disallow", "crawl-delay"):
             current.lines.append((key, value))
     return groups, sitemaps
@@ -93,7 +106,7 @@ def _groups(text: str) -> tuple[list[_Group], list[str]]:
 def parse_robots(text: str, origin: str, agent: str = USER_AGENT_TOKEN) -> Robots:
     groups, sitemaps = _groups(text[:MAX_ROBOTS_BYTES])
     agent = agent.lower()
-    ours = [g for g in groups if any(a and a != "*" and a in agent for a in g.agents)]
+    ours = [g for g in groups if _product_token(agent) in g.agents]
     chosen = ours or [g for g in groups if "*" in g.agents]
     robots = Robots(sitemaps=[urljoin(origin, s) for s in sitemaps])
     for group in chosen:
@@ -106,16 +119,16 @@ def parse_robots(text: str, origin: str, agent: str = USER_AGENT_TOKEN) -> Robot
     return robots
 
 
-async def fetch_text(request: APIRequestContext, url: str, max_bytes: int = MAX_TEXT_BYTES) -> str | None:
-    """A text file of the site through the browser's HTTP client; None when it is missing or unreadable."""
+async def fetch_bytes(request: APIRequestContext, url: str, max_bytes: int = MAX_TEXT_BYTES) -> bytes | None:
+    """A file of the site through the browser's HTTP client, as sent; None when it is missing or unreadable."""
     try:
         reply = await request.get(url, timeout=FETCH_TIMEOUT_MS, max_redirects=5)
+        if not reply.ok:
+            return None
+        body = await reply.body()
     except PlaywrightError:
         return None
-    if not reply.ok:
-        return None
-    body = await reply.body()
-    return body[:max_bytes].decode("utf-8", errors="replace")
+    return body[:max_bytes]
 
 
 def robots_url(url: str) -> str:

@@ -40,12 +40,14 @@ class ScrapeResult:
     links: list[Link] = field(default_factory=list)
 
 
-def context_options(request: ScrapeRequest, storage_state: Mapping[str, Any] | None) -> dict[str, Any]:
+async def context_options(
+    services: Services, request: ScrapeRequest, storage_state: Mapping[str, Any] | None
+) -> dict[str, Any]:
     options: dict[str, Any] = {}
     if storage_state is not None:
         options["storage_state"] = storage_state
     if request.mobile:
-        options.update(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, device_scale_factor=2)
+        options.update(await services.runtime.mobile_options())
     if request.headers:
         options["extra_http_headers"] = request.headers
     return options
@@ -66,7 +68,7 @@ async def load_page(
     await services.guards.policy.check_url(request.url, request.trust_level)
     async with services.guards.guarding(request.trust_level) as guard:
         task = ScrapePageTask(load, export_state=export_state, guard=guard)
-        options = context_options(request, storage_state) | (guard.context_options if guard else {})
+        options = await context_options(services, request, storage_state) | (guard.context_options if guard else {})
         return await services.executor.run_in_context(task, **options)
 
 

@@ -17,6 +17,7 @@ from anyio.abc import SocketListener, SocketStream
 
 from browserd.daemon.errors import BrowserdError, NotAllowed
 from browserd.daemon.runtime.procinfo import rss_kib, tree_pss_kib
+from browserd.daemon.runtime.tasks import window_task_counts
 from browserd.daemon.server.connection import Connection, connection_refused
 from browserd.daemon.server.idle import IdleMonitor
 from browserd.daemon.server.listener import (
@@ -127,6 +128,7 @@ class Daemon:
                 "browserPssKiB": tree_pss_kib(browser_pid) if browser_pid else 0,
             },
             "executor": {"running": self.services.executor.running, "waiting": self.services.executor.waiting},
+            "tasks": window_task_counts(),
             "idle": {"idleExitS": self.idle.idle_exit_s, "heldBy": dict(self.idle.holders)},
         }
 

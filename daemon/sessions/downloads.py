@@ -12,6 +12,7 @@ import itertools
 import logging
 import os
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -20,6 +21,7 @@ import anyio
 from playwright.async_api import APIRequestContext, Download
 from playwright.async_api import Error as PlaywrightError
 
+from browserd.daemon.runtime.tasks import TaskOwner
 from browserd.daemon.sessions.records import now_iso
 
 log = logging.getLogger(__name__)
@@ -85,7 +87,7 @@ class Downloads:
         self.records: deque[DownloadRecord] = deque(maxlen=DOWNLOAD_RECORDS)
         self._numbers = itertools.count(1)
         # Each save runs as its own task, owned here and cancelled when the session closes.
-        self._tasks: set[asyncio.Task[None]] = set()
+        self.tasks = TaskOwner("downloads")
 
     def _reserve(self, suggested: str) -> Path:
         """A file name of its own in the folder, created empty at once so two downloads never share it."""
@@ -107,10 +109,10 @@ class Downloads:
         self.records.append(record)
         return record
 
-    def _run(self, record: DownloadRecord, work: Any) -> None:
+    def _run(self, record: DownloadRecord, work: Callable[[], Awaitable[None]]) -> None:
         async def guarded() -> None:
             try:
-                await work
+                await work()
                 record.size = record.path.stat().st_size
                 record.state = "done"
             except asyncio.CancelledError:
@@ -126,9 +128,10 @@ class Downloads:
                 record.finished.set()
                 log.info("download %s %s (%s)", record.id, record.state, record.name)
 
-        task = asyncio.get_running_loop().create_task(guarded(), name=f"download {record.id}")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        if not self.tasks.start_soon(guarded, name=f"download {record.id}"):
+            record.state, record.error = "cancelled", "the session ended before the download started"
+            record.path.unlink(missing_ok=True)
+            record.finished.set()
 
     def begin(self, download: Download, tab_id: str) -> DownloadRecord:
         """A download Chromium started: save it under its suggested name once it completes."""
@@ -146,7 +149,7 @@ class Downloads:
                 record.state, record.error = "failed", f"the download did not complete ({reason or 'unknown reason'})"
                 raise
 
-        self._run(record, save())
+        self._run(record, save)
         return record
 
     def fetch(self, request: APIRequestContext, url: str, name: str, tab_id: str) -> DownloadRecord:
@@ -164,7 +167,7 @@ class Downloads:
                 await response.dispose()
             await anyio.Path(record.path).write_bytes(body)
 
-        self._run(record, save())
+        self._run(record, save)
         return record
 
     def take_unreported(self, tab_id: str) -> list[DownloadRecord]:
@@ -192,8 +195,4 @@ class Downloads:
         return next((r for r in self.records if r.id == download_id), None)
 
     async def aclose(self) -> None:
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+        await self.tasks.aclose()

@@ -19,6 +19,7 @@ from playwright.async_api import BrowserContext, Request, Route
 from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.sessions.urlglob import is_glob, url_glob
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ class RouteRule:
     mock: MockResponse | None = None
     hits: int = 0
     # What context.route was given, kept to unroute exactly this rule.
-    matcher: str | re.Pattern[str] = ""
+    matcher: re.Pattern[str] = re.compile("")
     handler: Callable[[Route, Request], Any] | None = None
 
     def applies(self, request: Request) -> bool:
@@ -110,7 +111,9 @@ class RouteRule:
         return row
 
 
-def matcher_of(pattern: str, regex: bool) -> str | re.Pattern[str]:
+def matcher_of(pattern: str, regex: bool) -> re.Pattern[str]:
+    """The expression a rule gives context.route: a regex as is, a glob compiled by urlglob (the same
+    matcher browser_network filters with)."""
     if regex:
         try:
             return re.compile(pattern)
@@ -120,14 +123,24 @@ def matcher_of(pattern: str, regex: bool) -> str | re.Pattern[str]:
                 hint="Fix the regular expression, or pass regex=false and a glob such as **/api/*.",
                 field="url",
             ) from exc
-    if "*" not in pattern and not re.match(r"^[a-z][a-z0-9+.-]*://", pattern, re.IGNORECASE):
+    if not is_glob(pattern) and not re.match(r"^[a-z][a-z0-9+.-]*://", pattern, re.IGNORECASE):
         # A glob matches the whole URL: "api/items" would silently match nothing.
         raise InvalidParameter(
             f"url glob {pattern!r} matches whole URLs only, so it would match nothing",
             hint=f"Use a glob such as **/{pattern.lstrip('/')}* or a full URL, or regex=true for a regular expression.",
             field="url",
         )
-    return pattern
+    return glob_matcher(pattern)
+
+
+def glob_matcher(pattern: str) -> re.Pattern[str]:
+    """`pattern` compiled as a URL glob; INVALID_PARAMETER naming `url` when its braces do not balance."""
+    try:
+        return url_glob(pattern)
+    except ValueError as exc:
+        raise InvalidParameter(
+            str(exc), hint="Balance every '{' with a '}', or escape a literal brace with a backslash.", field="url"
+        ) from exc
 
 
 class Routes:

@@ -10,7 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+<<<<<<< HEAD
 from playwright.async_api import BrowserContext, Page
+=======
+from playwright.async_api import Browser, BrowserContext
+>>>>>>> harden
 
 from browserd.daemon.errors import BrowserdError, LimitExceeded, PageCrashed, SessionNotFound, TrustLevelNotAllowed
 from browserd.daemon.policy.proxy import Guards
@@ -94,20 +98,31 @@ class Session:
     async def _forget_dead_windows(self) -> None:
         dead = [w for w in self.windows.values() if not self._alive(w)]
         if dead:
-            # The browser was relaunched: the windows and tabs of the old one are gone with it. An attached
-            # browser that went away was closed by its owner, which is no crash of ours.
-            self.crashed = any(window.attached is None for window in dead)
-            for window in dead:
-                del self.windows[window.id]
-            if self.active_window_id not in self.windows:
-                self.active_window_id = None
+            # An attached browser that went away was closed by its owner, which is no crash of ours.
+            self.crashed = self.crashed or any(window.attached is None for window in dead)
+            self._drop(dead)
+
+    def browser_gone(self, browser: Browser) -> None:
+        """The daemon's Chromium died: its windows go now (publisher loops, guards, tasks), not at the next call."""
+        dead = [w for w in self.windows.values() if w.attached is None and w.context.browser is browser]
+        if dead:
+            self.crashed = True
+            self._drop(dead)
+
+    def _drop(self, dead: list[Window]) -> None:
+        for window in dead:
+            del self.windows[window.id]
+            window.abandon()
+        if self.active_window_id not in self.windows:
+            self.active_window_id = None
 
     async def new_window(self, options: WindowOptions | None = None, warm: bool = False) -> Window:
         """A new window; `warm` takes the daemon's spare one when the options are the defaults, with its tab."""
         options = options or WindowOptions()
         browser = await self.runtime.browser()
         default = Viewport(self.config.viewport_width, self.config.viewport_height)
-        context_options = options.context_options(default, browser.version)
+        mobile = await self.runtime.mobile_options() if options.mobile else None
+        context_options = options.context_options(default, mobile)
         snapshot = None
         if options.profile_id is not None:
             snapshot = await self.profiles.load(options.profile_id)

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from browserd.protocol.config import BrowserConfig
 
 PDF_TYPES = {"application/pdf", "application/x-pdf"}
+# Answering a dialog is one message to the browser; one that gets no reply in this time never will.
+DIALOG_ANSWER_TIMEOUT_S = 10
 # Errors seen since the last snapshot; older ones only matter to browser_console (a later issue).
 _MAX_CONSOLE_ERRORS = 20
 # A page that answers takes a round trip to evaluate `1`; one stuck in a script never does.
@@ -129,8 +131,15 @@ class Tab:
         self.console.append(ConsoleRecord("uncaught", str(error), self.page.url))
         self.console_errors.append(f"uncaught: {error}")
 
-    async def _dialog(self, dialog: Dialog) -> None:
+    def _dialog(self, dialog: Dialog) -> None:
         # Answered at once by the session's policy (D-31): an open dialog would block every later call.
+        self.window.tasks.start_soon(self._answer_dialog, dialog, name=f"{dialog.type} dialog of {self.id}")
+
+    async def _answer_dialog(self, dialog: Dialog) -> None:
+        with anyio.fail_after(DIALOG_ANSWER_TIMEOUT_S):
+            await self._answer(dialog)
+
+    async def _answer(self, dialog: Dialog) -> None:
         dialogs = self.window.dialogs
         if dialogs.policy == "accept" or dialog.type == "beforeunload":
             if dialog.type == "prompt":

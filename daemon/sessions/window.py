@@ -14,6 +14,7 @@ from playwright.async_api import Browser, BrowserContext, Page
 from browserd.daemon.policy.proxy import GuardProxy
 from browserd.daemon.policy.urls import Refusal
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
+from browserd.daemon.runtime.tasks import TaskOwner
 from browserd.daemon.sessions.downloads import Downloads
 from browserd.daemon.sessions.records import Dialogs
 from browserd.daemon.sessions.routes import Routes, numbered
@@ -24,11 +25,6 @@ log = logging.getLogger(__name__)
 
 CLOSE_PUBLISH_TIMEOUT_S = 10
 REFUSED_EVENT = "the URL policy refused a request to"
-MOBILE_VIEWPORT = (390, 844)
-MOBILE_USER_AGENT = (
-    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{version} "
-    "Mobile Safari/537.36"
-)
 
 
 class Viewport(msgspec.Struct, forbid_unknown_fields=True):
@@ -61,20 +57,21 @@ class WindowOptions(msgspec.Struct, forbid_unknown_fields=True, rename="camel", 
     ) = None
     publish: Annotated[bool, msgspec.Meta(description="Write the profile's cookies back (default true).")] = True
 
-    def context_options(self, default_viewport: Viewport, browser_version: str) -> dict[str, Any]:
-        viewport = self.viewport or (Viewport(*MOBILE_VIEWPORT) if self.mobile else default_viewport)
-        options: dict[str, Any] = {"viewport": {"width": viewport.width, "height": viewport.height}}
-        if self.user_agent or self.mobile:
-            # A phone must say so too: servers choose their mobile pages by the user agent.
-            options["user_agent"] = self.user_agent or MOBILE_USER_AGENT.format(version=browser_version)
+    def context_options(self, default_viewport: Viewport, mobile: dict[str, Any] | None) -> dict[str, Any]:
+        """`mobile`: the runtime's phone descriptor (BrowserRuntime.mobile_options) when `mobile` is set; an
+        explicit viewport or user agent still wins over the phone's."""
+        options: dict[str, Any] = dict(mobile or {})
+        viewport = self.viewport or (None if mobile else default_viewport)
+        if viewport is not None:
+            options["viewport"] = {"width": viewport.width, "height": viewport.height}
+        if self.user_agent:
+            options["user_agent"] = self.user_agent
         if self.locale:
             options["locale"] = self.locale
         if self.timezone:
             options["timezone_id"] = self.timezone
         if self.color_scheme:
             options["color_scheme"] = self.color_scheme
-        if self.mobile:
-            options.update(is_mobile=True, has_touch=True, device_scale_factor=2)
         if self.geolocation:
             options["geolocation"] = {"latitude": self.geolocation.latitude, "longitude": self.geolocation.longitude}
         if self.permissions:
@@ -148,9 +145,12 @@ class Window:
     own_tabs: set[str] = field(default_factory=set)
     # Raises LIMIT_EXCEEDED when the session or the browser has no room for one more tab (Session.check_tab_room).
     check_room: Callable[[], None] = lambda: None
+    # Work the window's page events start (answering a dialog): stopped when the window closes.
+    tasks: TaskOwner = field(init=False)
 
     def __post_init__(self) -> None:
         self.routes = Routes(self.context, numbered("route_"))
+        self.tasks = TaskOwner(f"window {self.id}")
 
     @property
     def kind(self) -> str:
@@ -206,8 +206,18 @@ class Window:
             self.active_tab_id = tab.id
         return tab
 
+    def abandon(self) -> None:
+        """Its browser is gone: stop all that would outlive it (the periodic publish, the guard's listener, the
+        event tasks). Nothing is published: a dead context has no state to export."""
+        if self.profile is not None and self.profile.periodic is not None:
+            self.profile.periodic.cancel()
+        if self.guard is not None:
+            self.guard.close()
+        self.tasks.cancel()
+
     async def close(self) -> None:
         with anyio.CancelScope(shield=True):
+            await self.tasks.aclose()
             profile = self.profile
             if profile is not None and profile.periodic is not None:
                 profile.periodic.cancel()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from typing import Annotated, Any, Literal
 
@@ -10,9 +9,10 @@ import msgspec
 
 from browserd.daemon.errors import InvalidParameter, RequestNotFound, RouteNotFound
 from browserd.daemon.sessions.network import Body, NetworkRecord, ResourceType, post_data, response_body
-from browserd.daemon.sessions.routes import AbortReason, MockResponse, RouteKind, RouteRule
+from browserd.daemon.sessions.routes import AbortReason, MockResponse, RouteKind, RouteRule, glob_matcher
 from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.sessions.urlglob import is_glob
 from browserd.daemon.sessions.window import Window
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool, tool
@@ -27,7 +27,10 @@ class NetworkParams(TabParams, kw_only=True):
     url: (
         Annotated[
             str,
-            msgspec.Meta(description="Only URLs containing this text; a glob when it holds * or ? (*/api/*)."),
+            msgspec.Meta(
+                description="Only URLs containing this text; with * or {a,b} a glob on the whole URL, as in "
+                "browser_route (**/api/*)."
+            ),
         ]
         | None
     ) = None
@@ -91,9 +94,8 @@ def _status_matches(status: int | None, wanted: tuple[str, int]) -> bool:
 
 
 def _url_matches(url: str, pattern: str) -> bool:
-    if "*" in pattern or "?" in pattern:
-        return fnmatch.fnmatchcase(url, pattern.replace("**", "*"))
-    return pattern in url
+    """A glob (browser_route's, so both tools agree on what `**/api/*` means), else a substring."""
+    return bool(glob_matcher(pattern).match(url)) if is_glob(pattern) else pattern in url
 
 
 def _selected(records: list[NetworkRecord], params: NetworkParams) -> list[NetworkRecord]:

@@ -8,13 +8,13 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.profiles.publisher import StateSource
 from browserd.daemon.runs.records import RunMode
 from browserd.daemon.runs.templates.crawl import CrawlInputs, crawl_request
 from browserd.daemon.runtime.images import image_size
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.mapping import MapRequest, MapTask, SitemapMode
+from browserd.daemon.scrape.selectors import check_selectors
 from browserd.daemon.scrape.service import ScrapeRequest, load_page, render
 from browserd.daemon.scrape.task import Format
 from browserd.daemon.tools.context import ToolContext
@@ -73,6 +73,8 @@ class CrawlParams(CrawlInputs, kw_only=True):
 )
 async def scrape(ctx: ToolContext, params: ScrapeParams, response: Response) -> None:
     check_http_url(params.url)
+    check_selectors(params.include_tags, "includeTags")
+    check_selectors(params.exclude_tags, "excludeTags")
     profiles = ctx.services.profiles
     request = ScrapeRequest(
         url=params.url,
@@ -95,10 +97,7 @@ async def scrape(ctx: ToolContext, params: ScrapeParams, response: Response) -> 
         # Cookies the page set go back to the profile after the answer, debounced and CAS-checked (S0-50..S0-53).
         profiles.publisher(request.profile_id).request(exported(page.storage_state, snapshot.version))
     await ctx.progress(1, 2, "extracting")
-    try:
-        result = await render(request, page)
-    except ValueError as exc:  # an include/exclude selector the extractor does not understand
-        raise InvalidParameter(str(exc), field="includeTags" if params.include_tags else "excludeTags") from exc
+    result = await render(request, page)
     data: dict[str, Any] = {
         "url": page.final_url,
         "statusCode": page.status,

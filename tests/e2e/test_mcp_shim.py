@@ -17,7 +17,7 @@ import anyio
 import jsonschema
 import pytest
 
-from tests.conftest import BrowserdHome, mcp_client, pid_alive, wait_for
+from tests.conftest import BrowserdHome, Gates, mcp_client, pid_alive, wait_for
 from tests.e2e.results import text_of
 
 pytestmark = pytest.mark.anyio
@@ -209,7 +209,21 @@ async def test_status_connection_is_not_a_session(home: BrowserdHome) -> None:
     assert await anyio.to_thread.run_sync(lambda: wait_for(lambda: not pid_alive(pid), 20))
 
 
-async def test_kill_9_of_the_daemon_resets_the_session_and_the_next_call_works(home: BrowserdHome, site: str) -> None:
+async def call_held_at_a_gate(client: Any, site: str, key: str, results: list[Any]) -> None:
+    """A browser_open whose page the server holds (a gate no second party comes to) until the test releases it."""
+    key = f"{key}-{os.getpid()}"
+    results.append(await client.call_tool("browser_open", {"url": f"{site}/gate?key={key}&parties=2&wait_s=60"}))
+
+
+async def reached_the_gate(gates: Gates, key: str) -> None:
+    """Returns once the held call's request is at the server: the call is surely under way."""
+    arrived = await anyio.to_thread.run_sync(gates.wait_arrived, f"{key}-{os.getpid()}")
+    assert arrived, "the call never reached the server"
+
+
+async def test_kill_9_of_the_daemon_resets_the_session_and_the_next_call_works(
+    home: BrowserdHome, site: str, gates: Gates
+) -> None:
     async with mcp_client(home) as client:
         before = await client.call_tool("get_runtime_profile", {})
         old_pid = before.structured_content["daemonPid"]
@@ -218,13 +232,10 @@ async def test_kill_9_of_the_daemon_resets_the_session_and_the_next_call_works(h
 
         async with anyio.create_task_group() as group:
             results: list[Any] = []
-
-            async def slow_call() -> None:
-                results.append(await client.call_tool("browser_open", {"url": f"{site}/slow?ms=5000"}))
-
-            group.start_soon(slow_call)
-            await anyio.sleep(1.0)
+            group.start_soon(call_held_at_a_gate, client, site, "kill-daemon", results)
+            await reached_the_gate(gates, "kill-daemon")
             os.kill(old_pid, signal.SIGKILL)
+        gates.release(f"kill-daemon-{os.getpid()}")
         reset = results[0]
         assert reset.is_error
         assert reset.structured_content["errorCode"] == "SESSION_RESET"
@@ -239,7 +250,9 @@ async def test_kill_9_of_the_daemon_resets_the_session_and_the_next_call_works(h
         os.kill(browser_pid, signal.SIGKILL)
 
 
-async def test_browser_crash_gives_page_crashed_then_the_next_call_works(home: BrowserdHome, site: str) -> None:
+async def test_browser_crash_gives_page_crashed_then_the_next_call_works(
+    home: BrowserdHome, site: str, gates: Gates
+) -> None:
     async with mcp_client(home) as client:
         await client.call_tool("browser_open", {"url": f"{site}/index.html"})
         browser_pid = json.loads(home.browserd("status", "--json").stdout)["browser"]["pid"]
@@ -247,13 +260,10 @@ async def test_browser_crash_gives_page_crashed_then_the_next_call_works(home: B
 
         results: list[Any] = []
         async with anyio.create_task_group() as group:
-
-            async def slow_call() -> None:
-                results.append(await client.call_tool("browser_open", {"url": f"{site}/slow?ms=5000"}))
-
-            group.start_soon(slow_call)
-            await anyio.sleep(1.0)
+            group.start_soon(call_held_at_a_gate, client, site, "crash-browser", results)
+            await reached_the_gate(gates, "crash-browser")
             os.kill(browser_pid, signal.SIGKILL)
+        gates.release(f"crash-browser-{os.getpid()}")
         assert results[0].structured_content["errorCode"] == "PAGE_CRASHED", text_of(results[0])
 
         reopened = await client.call_tool("browser_open", {"url": f"{site}/index.html"})

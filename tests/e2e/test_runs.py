@@ -9,6 +9,7 @@ import base64
 import json
 import os
 import signal
+import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ import anyio
 import jsonschema
 import pytest
 
-from tests.conftest import BrowserdHome, mcp_client, pid_alive, wait_for
+from tests.conftest import BrowserdHome, Gates, mcp_client, pid_alive, wait_for
 from tests.e2e.results import failed, ok, text_of
 
 pytestmark = pytest.mark.anyio
@@ -259,11 +260,17 @@ async def test_cancel_mid_run_skips_the_pending_steps_and_keeps_the_results(home
 
 
 async def test_a_run_past_its_timeout_fails_with_run_timeout_and_keeps_what_finished(
-    home: BrowserdHome, site: str
+    home: BrowserdHome, site: str, gates: Gates
 ) -> None:
-    """S1-55, S1-82, S1-84, D-36: effective timeout = min(options.timeoutMs, template, runtime)."""
-    urls = [f"{site}/help.html", f"{site}/slow?ms=60000"]
+    """S1-55, S1-82, S1-84, D-36: effective timeout = min(options.timeoutMs, template, runtime).
+
+    Issue 11 item 13: the second page is held at a gate until the test ends, so it can only time out, and
+    Chromium is launched before the timed run, so a loaded machine's slow launch does not eat its 10 s."""
+    gate = f"hold-{uuid.uuid4().hex}"
+    urls = [f"{site}/help.html", f"{site}/gate?key={gate}&parties=2&wait_s=120"]
     async with runs_client(home) as runs:
+        warm = await runs.start("batch_extract_pages", {"urls": [f"{site}/help.html"]}, mode="sync")
+        assert warm["status"] == "succeeded", warm
         started = await runs.start(
             "batch_extract_pages", {"urls": urls, "concurrency": 2}, mode="async", timeoutMs=10000
         )
@@ -272,6 +279,7 @@ async def test_a_run_past_its_timeout_fails_with_run_timeout_and_keeps_what_fini
         assert [step["status"] for step in run["steps"]] == ["succeeded", "failed"]
         assert run["steps"][1]["errorCode"] == "RUN_TIMEOUT"
         assert [item["title"] for item in run["result"]["items"]] == ["Help page"]
+    gates.release(gate)
 
 
 async def test_a_sync_call_cancelled_by_its_client_cancels_the_run(home: BrowserdHome, site: str) -> None:

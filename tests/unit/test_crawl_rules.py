@@ -101,3 +101,18 @@ def test_list_task_templates_shows_the_configured_crawl_maxima() -> None:
     """S1-11: the limits a template lists are those the configuration enforces, not the defaults."""
     config = Config(crawl=CrawlConfig(max_limit=40, max_concurrency=2))
     assert Crawl().limits_under(config) == {"maxLimit": 40, "maxConcurrency": 2}
+
+
+@pytest.mark.parametrize("other", ["b", "browser", "browserd-next", "bro*"])
+def test_item6_robots_group_of_a_shorter_or_longer_agent_is_not_ours(other: str) -> None:
+    """Issue 11 item 6: a group for `b` (or any token other than `browserd`) is another crawler's."""
+    text = f"User-agent: {other}\nDisallow: /\n\nUser-agent: *\nDisallow: /star-only\n"
+    robots = parse_robots(text, "http://s")
+    assert robots.allows("http://s/page"), f"the group for {other!r} was applied to browserd"
+    assert not robots.allows("http://s/star-only"), "the * group should apply when no group names browserd"
+
+
+def test_item6_robots_group_names_our_token_in_any_case_and_with_a_version() -> None:
+    for line in ("BrowserD", "browserd/1.0", "browserd"):
+        robots = parse_robots(f"User-agent: {line}\nDisallow: /no\n\nUser-agent: *\nDisallow: /\n", "http://s")
+        assert robots.allows("http://s/yes") and not robots.allows("http://s/no"), line

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import anyio
 import pytest
 from anyio import wait_all_tasks_blocked
-from playwright.async_api import BrowserContext
 
 from browserd.daemon.errors import Busy
 from browserd.daemon.runtime.browser import BrowserRuntime
@@ -147,68 +144,3 @@ async def test_cancelling_or_failing_a_running_task_gives_its_worker_back() -> N
 
     with anyio.fail_after(5):
         assert await executor.run(fine) == "ok", "the worker is free again after a cancel and a failure"
-
-
-# -- run_in_context with real Chromium ---------------------------------------------------------
-
-
-class TitleTask:
-    """A BrowserTask: open `url` in the given context and return the page's title."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.context: BrowserContext | None = None
-
-    async def run(self, context: BrowserContext) -> str:
-        self.context = context
-        page = await context.new_page()
-        await page.goto(self.url)
-        return await page.title()
-
-
-class FailingTask:
-    async def run(self, context: BrowserContext) -> str:
-        await context.new_page()
-        raise RuntimeError("the task broke")
-
-
-@pytest.fixture
-async def runtime() -> AsyncIterator[BrowserRuntime]:
-    runtime = BrowserRuntime(BrowserConfig())
-    try:
-        yield runtime
-    finally:
-        await runtime.aclose()
-
-
-async def test_browser_task_runs_in_a_fresh_context_that_is_closed_afterwards(
-    runtime: BrowserRuntime, site: str
-) -> None:
-    """reference/000, D-20: a BrowserTask gets its own context; the context closes whatever happens."""
-    executor = TaskExecutor(runtime, workers=2, queue_size=2)
-    data_url = "data:text/html,<title>From data</title><p>hi</p>"
-    assert await executor.run_in_context(TitleTask(data_url)) == "From data"
-
-    task = TitleTask(f"{site}/index.html")
-    title = await executor.run_in_context(task)
-    assert title == "browserd test site"
-    assert task.context is not None
-    browser = await runtime.browser()
-    assert browser.contexts == [], "every task's context is closed after it returns"
-
-    with pytest.raises(RuntimeError, match="the task broke"):
-        await executor.run_in_context(FailingTask())
-    assert browser.contexts == [], "a failing task's context is closed too"
-    assert (executor.running, executor.waiting) == (0, 0)
-    assert runtime.launches == 1, "tasks share one browser"
-
-
-async def test_context_options_reach_the_new_context(runtime: BrowserRuntime) -> None:
-    executor = TaskExecutor(runtime, workers=1, queue_size=0)
-
-    class UserAgent:
-        async def run(self, context: BrowserContext) -> str:
-            page = await context.new_page()
-            return str(await page.evaluate("navigator.userAgent"))
-
-    assert await executor.run_in_context(UserAgent(), user_agent="browserd-test/1.0") == "browserd-test/1.0"

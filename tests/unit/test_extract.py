@@ -134,7 +134,7 @@ def test_exclude_tags_remove_and_include_tags_keep_only_matches() -> None:
 
 def test_an_unsupported_selector_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="unsupported CSS selector"):
-        extract(PAGE, URL, include_tags=["p:nth-child(2)"])
+        extract(PAGE, URL, include_tags=["a:hover"])
 
 
 def test_html_format_is_the_cleaned_main_content() -> None:

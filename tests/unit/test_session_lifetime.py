@@ -61,23 +61,36 @@ async def test_a_run_holds_a_disconnected_session_until_it_ends(tmp_path: Path) 
 
 
 async def test_a_kept_session_holds_idle_exit_slides_with_use_and_expires(tmp_path: Path) -> None:
-    """D-10, D-06: kept_session_idle_s after the last use, counted only once nothing uses it."""
-    sessions = manager(tmp_path, 0.5)
+    """D-10, D-06: kept_session_idle_s after the last use, counted only once nothing uses it.
+
+    Issue 11 item 13: no race against the clock. The slide is read off the deadline a use sets (a long idle
+    time, so it cannot expire meanwhile); the expiry is watched with a short one and a generous deadline."""
+    sessions = manager(tmp_path, 300)
     idle = sessions.idle
     assert isinstance(idle, Idle)
     kept = sessions.create("run:login_keep_session", "local")
+    sessions.hold(kept.id)
+    sessions.keep(kept.id)
+    assert sessions.describe(kept.id)["expiresAt"] is None, "a session a run uses does not expire"
+    await sessions.release(kept.id)
+    assert idle.holders[KEPT] == 1
+    first = sessions.describe(kept.id)["expiresAt"]
+    assert isinstance(first, int)
+    used_at = anyio.current_time()
+    while anyio.current_time() < used_at + 1.0:  # let time pass, however slowly the machine runs
+        await anyio.sleep(0.05)
+    sessions.hold(kept.id)
+    await sessions.release(kept.id)
+    later = sessions.describe(kept.id)["expiresAt"]
+    assert isinstance(later, int) and later - first >= 900, "a use restarts the idle deadline from now"
+
+    short = manager(tmp_path, 0.05)
+    brief = short.create("run:login_keep_session", "local")
     async with anyio.create_task_group() as tg:
-        tg.start_soon(sessions.expire_kept)
-        sessions.hold(kept.id)
-        sessions.keep(kept.id)
-        await sessions.release(kept.id)
-        assert idle.holders[KEPT] == 1 and sessions.describe(kept.id)["expiresAt"]
-        # A short run in it every 0.1 s, for twice its idle timeout: it stays.
-        for _ in range(10):
-            await anyio.sleep(0.1)
-            sessions.hold(kept.id)
-            await sessions.release(kept.id)
-        assert kept.id in sessions.sessions
-        await until_closed(sessions, kept.id)
-        assert idle.holders[KEPT] == 0
+        tg.start_soon(short.expire_kept)
+        short.hold(brief.id)
+        short.keep(brief.id)
+        await short.release(brief.id)
+        await until_closed(short, brief.id)
+        assert isinstance(short.idle, Idle) and short.idle.holders[KEPT] == 0
         tg.cancel_scope.cancel()
