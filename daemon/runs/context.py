@@ -17,7 +17,8 @@ The RunManager builds one RunContext per run. A template reports everything thro
 - `ctx.check_cancelled()`: raises RunCancelRequested once cancel_task_run was called; call it
   between units of work that are not steps. Never catch RunCancelRequested.
 - `ctx.session` (the run's Session, with its windows and tabs), `ctx.services` (executor, scrape
-  through `browserd.daemon.scrape.service.load_page/render`, profiles, config), `ctx.trust_level`,
+  through `browserd.daemon.scrape.service.load_page/render`, profiles, config), `ctx.trust` (the
+  TrustPolicy every page load, profile and script of the run must pass, daemon/policy/trust.py),
   and `await ctx.call_tool(tool, arguments)`, which runs a browser tool's handler in-process on the
   run's session (never through MCP) and returns its structured data.
 """
@@ -29,13 +30,13 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from browserd.daemon.errors import BrowserdError
+from browserd.daemon.policy.trust import TrustPolicy, stricter
 from browserd.daemon.runs.artifacts import ArtifactStore
 from browserd.daemon.runs.records import ArtifactRecord, RunRecord, StepRecord, now_ms
 from browserd.daemon.runs.store import RunStore
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response
-from browserd.protocol.messages import TrustLevel
 
 if TYPE_CHECKING:
     from browserd.daemon.services import Services
@@ -79,8 +80,11 @@ class RunContext:
         return self.record.run_id
 
     @property
-    def trust_level(self) -> TrustLevel:
-        return self.record.trust_level
+    def trust(self) -> TrustPolicy:
+        # A local caller may run in a remote session (D-11): the run is held to the lower of the two levels.
+        if self.session.trust_level == self.record.trust_level:
+            return self.session.trust
+        return TrustPolicy(stricter(self.session.trust_level, self.record.trust_level), self.services.guards.policy)
 
     @property
     def cancel_requested(self) -> bool:

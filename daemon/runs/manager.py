@@ -26,13 +26,11 @@ from browserd.daemon.errors import (
     ArtifactNotFound,
     BrowserdError,
     ExecutionError,
-    NotAllowed,
     RunCanceled,
     RunNotFound,
     RunTimeout,
     SessionNotFound,
     StepExecutionFailed,
-    TrustLevelNotAllowed,
 )
 from browserd.daemon.runs.artifacts import ArtifactStore, Chunk
 from browserd.daemon.runs.context import RunCancelRequested, RunContext
@@ -181,13 +179,7 @@ class RunManager:
         if self._group is None:
             raise ExecutionError("the run manager is not running", hint="Restart the daemon: browserd stop.")
         template = self.templates.get(request.template_id, request.template_version)
-        if caller.trust_level not in template.trust_level_support:
-            raise TrustLevelNotAllowed(
-                f"{template.template_id} does not run in a {caller.trust_level} session "
-                f"(it supports {', '.join(template.trust_level_support)})",
-                templateId=template.template_id,
-                trustLevel=caller.trust_level,
-            )
+        caller.trust.check_template(template.template_id, template.trust_level_support)
         inputs = template.parse(request.inputs)
         template.check(inputs, self.services.config)
         session, kept = self._session_for(request.session_id, caller, template)
@@ -240,12 +232,7 @@ class RunManager:
                 hint=f"Leave sessionId out for a session of the run's own, or pass this connection's ({caller.id}).",
                 sessionId=session_id,
             )
-        # D-11: a remote connection reaches only its own session.
-        if caller.trust_level == "remote" and found.id != caller.id:
-            raise NotAllowed(
-                f"a remote session cannot run in session {session_id}",
-                hint=f"Pass this connection's own sessionId ({caller.id}) or leave sessionId out.",
-            )
+        caller.trust.check_session(caller.id, found.id)
         return found, True
 
     # -- running it --------------------------------------------------------------------------------
@@ -393,7 +380,7 @@ class RunManager:
 
     @staticmethod
     def _owner_filter(caller: Session | None) -> str | None:
-        return caller.id if caller is not None and caller.trust_level == "remote" else None
+        return caller.trust.run_owner(caller.id) if caller is not None else None
 
     async def _record(self, run_id: str, caller: Session | None) -> RunRecord:
         active = self.active.get(run_id)

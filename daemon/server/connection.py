@@ -25,6 +25,7 @@ from browserd.daemon.errors import (
     PageCrashed,
     RequestTimeout,
 )
+from browserd.daemon.policy.trust import stricter
 from browserd.daemon.runtime.browser import is_crash
 from browserd.daemon.sessions.session import Session
 from browserd.daemon.tools.context import ToolContext
@@ -49,7 +50,6 @@ from browserd.protocol.messages import (
     Response,
     SessionEnd,
     ToolsChanged,
-    TrustLevel,
     protocol_major,
 )
 
@@ -141,7 +141,8 @@ class Connection:
             )
             return False
         daemon = self._daemon
-        trust = _effective_trust(message.trust_level, daemon.config.daemon.max_trust_level)
+        # The daemon may lower a requested level, never raise it (DESIGN.md §5).
+        trust = stricter(message.trust_level, daemon.config.daemon.max_trust_level)
         self.client_name = message.client.name
         session_id = ""
         if message.role == "shim":
@@ -242,11 +243,6 @@ class Connection:
                 still = self.session.id in sessions.sessions
                 log.info("session %s %s", self.session.id, "outlives its connection" if still else "closed")
             await self._stream.aclose()
-
-
-def _effective_trust(requested: TrustLevel, maximum: TrustLevel) -> TrustLevel:
-    # The daemon may lower a requested level, never raise it (DESIGN.md §5).
-    return "remote" if "remote" in (requested, maximum) else "local"
 
 
 def connection_refused(reason: str) -> Error:

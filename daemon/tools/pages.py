@@ -81,7 +81,7 @@ async def check_url(url: str, ctx: ToolContext) -> None:
             hint="Pass an absolute URL such as https://example.com/.",
             field="url",
         )
-    await ctx.services.guards.policy.check_url(url, ctx.session.trust_level)
+    await ctx.session.trust.check_url(url)
 
 
 async def _navigated(tab: Tab, what: str, response: Response, reply: Any, code: str) -> None:

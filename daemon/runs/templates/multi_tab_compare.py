@@ -191,6 +191,9 @@ class MultiTabCompare(Template[CompareInputs]):
 
     async def run(self, ctx: RunContext, inputs: CompareInputs) -> None:
         window = await ctx.session.window()
+        if window.profile is not None:
+            # Its tabs load with the profile's cookies and publish back to it.
+            ctx.trust.check_profile(window.profile.profile_id, "compare pages in a window of")
         pages = [ComparedPage(url=url, success=False) for url in inputs.urls]
         # The caller's session (sessionId) keeps the tabs for the browser tools; the run's own frees each at once.
         keep = ctx.record.session_kept
@@ -232,7 +235,7 @@ class MultiTabCompare(Template[CompareInputs]):
         config = ctx.services.config.scrape
         timeout_ms = inputs.page_timeout_ms or config.timeout_ms
         # The caller's URL policy before anything loads, and the guard's refusal named if a redirect hits it.
-        await ctx.services.guards.policy.check_url(page.url, ctx.session.trust_level)
+        await ctx.trust.check_url(page.url)
         try:
             async with tab.lock:
                 reply = await goto(tab, page.url, "domcontentloaded", timeout_ms)
