@@ -182,6 +182,7 @@ class RunManager:
         caller.trust.check_template(template.template_id, template.trust_level_support)
         inputs = template.parse(request.inputs)
         template.check(inputs, self.services.config)
+        template.check_trust(inputs, caller.trust)
         session, kept = self._session_for(request.session_id, caller, template)
         timeout_ms = min(request.timeout_ms or template.max_timeout_ms, template.max_timeout_ms)
         timeout_ms = min(timeout_ms, self.config.max_run_timeout_ms)

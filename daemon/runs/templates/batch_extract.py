@@ -17,6 +17,7 @@ import lxml.html  # type: ignore[import-untyped]
 import msgspec
 
 from browserd.daemon.errors import BrowserdError, ExecutionError
+from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.templates.base import Inputs, Template
 from browserd.daemon.scrape.extract import extract_links
@@ -96,6 +97,10 @@ class BatchExtractPages(Template[BatchInputs]):
     def check(self, inputs: BatchInputs, config: Config) -> None:
         for index, url in enumerate(inputs.urls):
             check_http_url(url, f"inputs.urls[{index}]")
+
+    def check_trust(self, inputs: BatchInputs, trust: TrustPolicy) -> None:
+        if inputs.profile_id is not None:
+            trust.check_profile(inputs.profile_id, "extract pages with")
 
     def default_mode(self, inputs: BatchInputs, config: RunsConfig, timeout_ms: int | None) -> Literal["sync", "async"]:
         # A few pages finish well within a client's request timeout, unless the caller expects a long run.
