@@ -23,7 +23,7 @@ from browserd.daemon.errors import (
     InvalidParameter,
     NotAllowed,
     PageCrashed,
-    RequestTimeout,
+    request_timeout,
 )
 from browserd.daemon.policy.trust import stricter
 from browserd.daemon.runtime.browser import is_crash
@@ -189,11 +189,14 @@ class Connection:
 
     async def _dispatch(self, request: Request) -> Payload:
         timeout = self._daemon.config.daemon.request_timeout_s or None
+        started = anyio.current_time()
+        deadline = anyio.CancelScope()
         try:
-            with anyio.fail_after(timeout):
-                return await self._call(request)
+            with anyio.fail_after(timeout) as deadline:
+                return await self._call(request, deadline)
         except TimeoutError:
-            return error_payload(RequestTimeout(f"{request.action} ran past {timeout} s"))
+            # A tool may have moved the deadline (ToolContext.allow): report the one that struck.
+            return error_payload(request_timeout(request.action, deadline.deadline - started))
         except BrowserdError as exc:
             return error_payload(exc)
         except PlaywrightError as exc:
@@ -210,7 +213,7 @@ class Connection:
                 )
             )
 
-    async def _call(self, request: Request) -> Payload:
+    async def _call(self, request: Request, deadline: anyio.CancelScope) -> Payload:
         if self.role == "control":
             return await self._daemon.control(request.action, request.params)
         if self.session is None:
@@ -227,7 +230,7 @@ class Connection:
             await self.send(Event(id=request.id, progress=done, total=total, message=message))
 
         response = ToolResponse()
-        await tool.handler(ToolContext(self._daemon.services, self.session, progress), params, response)
+        await tool.handler(ToolContext(self._daemon.services, self.session, progress, deadline), params, response)
         return response.payload()
 
     async def tools_changed(self) -> None:
