@@ -197,6 +197,7 @@ class RunManager:
         inputs = template.parse(request.inputs)
         template.check(inputs, self.services.config)
         template.check_trust(inputs, caller.trust)
+        template.check_tools(inputs, self.services.tools)
         session, kept = self._session_for(request.session_id, caller, template)
         # D-36: the effective timeout is the smallest of the three limits; the first named wins a tie.
         limits = [(request.timeout_ms, USER_LIMIT), (template.max_timeout_ms, TEMPLATE_LIMIT)]

@@ -30,10 +30,10 @@ from browserd.daemon.runs.templates.batch_extract import Summary, plain_text
 from browserd.daemon.scrape.extract import extract, extract_links
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.smartwait import smart_wait
+from browserd.daemon.sessions.navigation import goto
 from browserd.daemon.sessions.snapshot import capture
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import Window
-from browserd.daemon.tools.pages import goto
 from browserd.protocol.config import Config, RunsConfig
 
 MAX_URLS = 20  # D-41
@@ -238,7 +238,7 @@ class MultiTabCompare(Template[CompareInputs]):
         await ctx.trust.check_url(page.url)
         try:
             async with tab.lock:
-                reply = await goto(tab, page.url, "domcontentloaded", timeout_ms)
+                reply = (await goto(tab, page.url, "domcontentloaded", timeout_ms)).reply
                 await smart_wait(tab.page, config.smart_wait_max_ms, config.smart_wait_quiet_ms)
                 page.final_url, page.title, html = tab.page.url, await tab.page.title(), await tab.page.content()
                 snapshot = (await capture(tab.page)).text if inputs.extract == "snapshot" else ""
