@@ -105,6 +105,13 @@ async def test_remote_scrape_without_profile_is_anonymous(home: BrowserdHome, si
     assert master_meta(home) == before
 
 
+async def run_in(client: Any, session_id: str, template_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """A sync run of the template in the caller's own session."""
+    arguments = {"templateId": template_id, "sessionId": session_id, "inputs": inputs, "options": {"mode": "sync"}}
+    run: dict[str, Any] = ok(await client.call_tool("run_task_template", arguments)).structured_content
+    return run
+
+
 async def test_remote_runs_never_use_a_profile(home: BrowserdHome, site: str) -> None:
     """batch_extract_pages (profileId, or the cookies of the caller's session), crawl and multi_tab_compare."""
     async with mcp_client(home, args=REMOTE) as client:
@@ -119,22 +126,12 @@ async def test_remote_runs_never_use_a_profile(home: BrowserdHome, site: str) ->
         own = ok(await client.call_tool("get_runtime_profile", {})).structured_content["session"]["sessionId"]
         # The session's own window would lend its cookies to the run: it cannot be master's.
         refused(await client.call_tool("browser_open", {"url": f"{site}/index.html", "profileId": "master"}))
-        anonymous = ok(
-            await client.call_tool(
-                "run_task_template",
-                {"templateId": "batch_extract_pages", "sessionId": own, "inputs": batch, "options": {"mode": "sync"}},
-            )
-        ).structured_content
+        anonymous = await run_in(client, own, "batch_extract_pages", batch)
         assert anonymous["status"] == "succeeded", anonymous
         assert SECRET not in anonymous["result"]["items"][0]["html"]
 
         compare = {"urls": [f"{site}/cookies", f"{site}/cookies?again"], "extract": "text", "onlyMainContent": False}
-        compared = ok(
-            await client.call_tool(
-                "run_task_template",
-                {"templateId": "multi_tab_compare", "sessionId": own, "inputs": compare, "options": {"mode": "sync"}},
-            )
-        ).structured_content
+        compared = await run_in(client, own, "multi_tab_compare", compare)
         assert compared["status"] == "succeeded", compared
         for item in compared["result"]["items"]:
             assert SECRET not in await artifact_text(client, item["contentArtifactId"])
