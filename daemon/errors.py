@@ -86,7 +86,20 @@ class Cancelled(BrowserdError):
 
 class RequestTimeout(BrowserdError):
     code = "EXECUTION_ERROR"
-    hint = "The call ran past the daemon's request deadline; narrow it or raise daemon.request_timeout_s."
+    hint = (
+        "The call ran past the daemon's request deadline: narrow it, run long work as an async run, or raise "
+        "[daemon] request_timeout_s (BROWSERD_DAEMON_REQUEST_TIMEOUT_S)."
+    )
+
+
+def request_timeout(action: str, after_s: float, message: str | None = None, **details: Any) -> RequestTimeout:
+    """The error of a call cut by its request deadline, naming the limit (not a run's own RUN_TIMEOUT)."""
+    return RequestTimeout(
+        message or f"{action} ran past the daemon's request deadline of {after_s:.0f} s ([daemon] request_timeout_s)",
+        limit="daemon.request_timeout_s",
+        deadlineS=round(after_s),
+        **details,
+    )
 
 
 class NotAllowed(BrowserdError):

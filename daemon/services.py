@@ -5,18 +5,40 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
+from browserd.daemon.errors import ExecutionError, UnknownTool
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.registry import Profiles
+from browserd.daemon.runs.manager import RunManager
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.executor import TaskExecutor
 from browserd.daemon.sessions.manager import SessionManager
+from browserd.daemon.sessions.session import Session
 from browserd.protocol.config import Config
 
-if TYPE_CHECKING:
-    from browserd.daemon.runs.manager import RunManager
+
+class ToolCaller(Protocol):
+    """The browser tools as runs use them (login_keep_session's steps). The tools layer provides it (its
+    Catalog), so runs, below tools, call a tool by name and never import one."""
+
+    def check(self, name: str, arguments: dict[str, Any]) -> None:
+        """INVALID_PARAMETER unless `arguments` are valid for the tool `name`."""
+
+    async def call(self, name: str, arguments: dict[str, Any], services: Services, session: Session) -> dict[str, Any]:
+        """The tool's own handler on `session`, in-process; answers its structured data."""
+        ...
+
+
+class NoTools:
+    """Until the daemon hands the catalog over (and in processes that have none)."""
+
+    def check(self, name: str, arguments: dict[str, Any]) -> None:
+        raise UnknownTool(f"unknown tool `{name}`: this process has no tool catalog", tool=name)
+
+    async def call(self, name: str, arguments: dict[str, Any], services: Services, session: Session) -> dict[str, Any]:
+        raise ExecutionError(f"cannot run {name}: this process has no tool catalog")
 
 
 @dataclass
@@ -27,18 +49,17 @@ class Services:
     sessions: SessionManager
     profiles: Profiles
     guards: Guards
+    tools: ToolCaller = field(default_factory=NoTools)
     started_at: float = field(default_factory=time.time)
     pid: int = field(default_factory=os.getpid)
     # Built from the finished Services, since runs use every other service (task runs, reference/001).
     runs: RunManager = field(init=False)
 
     def __post_init__(self) -> None:
-        from browserd.daemon.runs.manager import RunManager
-
         self.runs = RunManager(self)
 
     @classmethod
-    def build(cls, config: Config) -> Services:
+    def build(cls, config: Config, tools: ToolCaller | None = None) -> Services:
         runtime = BrowserRuntime(config.browser)
         profiles = Profiles(config.profiles)
         guards = Guards(UrlPolicy(config.security))
@@ -49,4 +70,5 @@ class Services:
             sessions=SessionManager(runtime, config.browser, profiles, guards, config.runs.kept_session_idle_s),
             profiles=profiles,
             guards=guards,
+            tools=tools or NoTools(),
         )

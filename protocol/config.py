@@ -202,6 +202,9 @@ class SecurityConfig(msgspec.Struct, forbid_unknown_fields=True):
     # Folders remote sessions may upload files from (after resolving symlinks); local sessions upload
     # any file the daemon can read.
     allowed_file_roots: list[str] = msgspec.field(default_factory=lambda: [str(paths.upload_root())])
+    # Login profiles remote sessions may open, read and write back (default none): a remote session's call
+    # without profileId works in a fresh anonymous context, never in `master` (daemon/policy/trust.py).
+    remote_profiles: list[str] = msgspec.field(default_factory=list)
 
 
 class Config(msgspec.Struct, forbid_unknown_fields=True):

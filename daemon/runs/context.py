@@ -17,9 +17,11 @@ The RunManager builds one RunContext per run. A template reports everything thro
 - `ctx.check_cancelled()`: raises RunCancelRequested once cancel_task_run was called; call it
   between units of work that are not steps. Never catch RunCancelRequested.
 - `ctx.session` (the run's Session, with its windows and tabs), `ctx.services` (executor, scrape
-  through `browserd.daemon.scrape.service.load_page/render`, profiles, config), `ctx.trust_level`,
-  and `await ctx.call_tool(tool, arguments)`, which runs a browser tool's handler in-process on the
-  run's session (never through MCP) and returns its structured data.
+  through `browserd.daemon.scrape.service.load_page/render`, profiles, config), `ctx.trust` (the
+  TrustPolicy every page load, profile and script of the run must pass, daemon/policy/trust.py),
+  and `await ctx.call_tool(name, arguments)`, which runs a browser tool's handler in-process on the
+  run's session (never through MCP) and returns its structured data. The tools reach runs through
+  `services.tools` (a ToolCaller the daemon sets to its catalog), so nothing here imports the tools layer.
 """
 
 from __future__ import annotations
@@ -29,13 +31,10 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from browserd.daemon.errors import BrowserdError
+from browserd.daemon.policy.trust import TrustPolicy, stricter
 from browserd.daemon.runs.artifacts import ArtifactStore
 from browserd.daemon.runs.records import ArtifactRecord, RunRecord, StepRecord, now_ms
 from browserd.daemon.runs.store import RunStore
-from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Tool
-from browserd.daemon.tools.response import Response
-from browserd.protocol.messages import TrustLevel
 
 if TYPE_CHECKING:
     from browserd.daemon.services import Services
@@ -79,8 +78,11 @@ class RunContext:
         return self.record.run_id
 
     @property
-    def trust_level(self) -> TrustLevel:
-        return self.record.trust_level
+    def trust(self) -> TrustPolicy:
+        # A local caller may run in a remote session (D-11): the run is held to the lower of the two levels.
+        if self.session.trust_level == self.record.trust_level:
+            return self.session.trust
+        return TrustPolicy(stricter(self.session.trust_level, self.record.trust_level), self.services.guards.policy)
 
     @property
     def cancel_requested(self) -> bool:
@@ -90,19 +92,9 @@ class RunContext:
         if self.record.cancel_requested:
             raise RunCancelRequested(self.run_id)
 
-    def tool_context(self) -> ToolContext:
-        async def quiet(done: float, total: float | None, message: str | None) -> None:
-            return None
-
-        return ToolContext(self.services, self.session, quiet)
-
-    async def call_tool(self, tool: Tool[Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """A browser tool's own logic on the run's session; its BrowserdError propagates."""
-        params = tool.parse(arguments)
-        response = Response()
-        await tool.handler(self.tool_context(), params, response)
-        data = response.payload().data
-        return data if isinstance(data, dict) else {}
+        return await self.services.tools.call(name, arguments, self.services, self.session)
 
     # -- steps -----------------------------------------------------------------------------------
 

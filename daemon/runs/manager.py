@@ -26,13 +26,11 @@ from browserd.daemon.errors import (
     ArtifactNotFound,
     BrowserdError,
     ExecutionError,
-    NotAllowed,
     RunCanceled,
     RunNotFound,
     RunTimeout,
     SessionNotFound,
     StepExecutionFailed,
-    TrustLevelNotAllowed,
 )
 from browserd.daemon.runs.artifacts import ArtifactStore, Chunk
 from browserd.daemon.runs.context import RunCancelRequested, RunContext
@@ -58,6 +56,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+USER_LIMIT = "options.timeoutMs"
+TEMPLATE_LIMIT = "the template's maxTimeoutMs"
+RUN_LIMIT = "[runs] max_run_timeout_ms"
+_TIMEOUT_HINTS = {
+    USER_LIMIT: "Raise options.timeoutMs (up to the template's maxTimeoutMs) or split the task into smaller runs.",
+    TEMPLATE_LIMIT: "This template allows no longer run (list_task_templates shows maxTimeoutMs); split the task.",
+    RUN_LIMIT: "Runs last at most [runs] max_run_timeout_ms (BROWSERD_RUNS_MAX_RUN_TIMEOUT_MS); raise it in the "
+    "config or split the task into smaller runs.",
+}
+
 
 @dataclass
 class StartRequest:
@@ -76,6 +84,10 @@ class ActiveRun:
     ctx: RunContext
     # The run made its session (no sessionId given), so it decides whether the session survives it.
     own_session: bool
+    # Which limit set record.timeout_ms: "options.timeoutMs", the template's or [runs] max_run_timeout_ms.
+    timeout_limit: str = RUN_LIMIT
+    # Set once the run leaves `queued` (running, or ended without running); its timeout counts from then.
+    started: anyio.Event = field(default_factory=anyio.Event)
     done: anyio.Event = field(default_factory=anyio.Event)
     waiting: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     working: anyio.CancelScope = field(default_factory=anyio.CancelScope)
@@ -181,18 +193,16 @@ class RunManager:
         if self._group is None:
             raise ExecutionError("the run manager is not running", hint="Restart the daemon: browserd stop.")
         template = self.templates.get(request.template_id, request.template_version)
-        if caller.trust_level not in template.trust_level_support:
-            raise TrustLevelNotAllowed(
-                f"{template.template_id} does not run in a {caller.trust_level} session "
-                f"(it supports {', '.join(template.trust_level_support)})",
-                templateId=template.template_id,
-                trustLevel=caller.trust_level,
-            )
+        caller.trust.check_template(template.template_id, template.trust_level_support)
         inputs = template.parse(request.inputs)
         template.check(inputs, self.services.config)
+        template.check_trust(inputs, caller.trust)
+        template.check_tools(inputs, self.services.tools)
         session, kept = self._session_for(request.session_id, caller, template)
-        timeout_ms = min(request.timeout_ms or template.max_timeout_ms, template.max_timeout_ms)
-        timeout_ms = min(timeout_ms, self.config.max_run_timeout_ms)
+        # D-36: the effective timeout is the smallest of the three limits; the first named wins a tie.
+        limits = [(request.timeout_ms, USER_LIMIT), (template.max_timeout_ms, TEMPLATE_LIMIT)]
+        limits.append((self.config.max_run_timeout_ms, RUN_LIMIT))
+        timeout_ms, timeout_limit = min(((ms, name) for ms, name in limits if ms), key=lambda limit: limit[0])
         mode = (
             template.default_mode(inputs, self.config, request.timeout_ms) if request.mode == "auto" else request.mode
         )
@@ -214,7 +224,7 @@ class RunManager:
         )
         steps = [StepRecord(run_id=record.run_id, index=i, name=name) for i, name in enumerate(template.plan(inputs))]
         ctx = RunContext(record, steps, self.services, session, self.store, self.artifacts)
-        run = ActiveRun(template, inputs, ctx, own_session=request.session_id is None)
+        run = ActiveRun(template, inputs, ctx, own_session=request.session_id is None, timeout_limit=timeout_limit)
         # Held from here, so the session outlives a client that goes away while the run works in it.
         self.services.sessions.hold(session.id)
         try:
@@ -240,12 +250,7 @@ class RunManager:
                 hint=f"Leave sessionId out for a session of the run's own, or pass this connection's ({caller.id}).",
                 sessionId=session_id,
             )
-        # D-11: a remote connection reaches only its own session.
-        if caller.trust_level == "remote" and found.id != caller.id:
-            raise NotAllowed(
-                f"a remote session cannot run in session {session_id}",
-                hint=f"Pass this connection's own sessionId ({caller.id}) or leave sessionId out.",
-            )
+        caller.trust.check_session(caller.id, found.id)
         return found, True
 
     # -- running it --------------------------------------------------------------------------------
@@ -278,6 +283,7 @@ class RunManager:
         record = run.record
         record.status, record.started_at = "running", now_ms()
         record.updated_at = record.started_at
+        run.started.set()
         await self.store.save_run(record)
         await run.ctx.progress(f"run {record.run_id} running")
         error: ErrorInfo | None = None
@@ -294,9 +300,12 @@ class RunManager:
                     error = ExecutionError(f"internal error in {record.template_id}: {exc!r}").info()
         if deadline.cancelled_caught:
             timeout = RunTimeout(
-                f"the run ran past its timeout of {record.timeout_ms} ms; finished items are kept in result",
+                f"the run ran past its timeout of {record.timeout_ms} ms ({run.timeout_limit}); finished items are "
+                "kept in result",
+                hint=_TIMEOUT_HINTS[run.timeout_limit],
                 runId=record.run_id,
                 timeoutMs=record.timeout_ms,
+                limit=run.timeout_limit,
             )
             await self._finish(run, "failed", timeout.info())
             return
@@ -383,6 +392,7 @@ class RunManager:
             log.exception("closing the session of run %s failed", record.run_id)
         self.active.pop(record.run_id, None)
         self._idle.release("run")
+        run.started.set()
         run.done.set()
 
     # -- reading and canceling ---------------------------------------------------------------------
@@ -393,7 +403,7 @@ class RunManager:
 
     @staticmethod
     def _owner_filter(caller: Session | None) -> str | None:
-        return caller.id if caller is not None and caller.trust_level == "remote" else None
+        return caller.trust.run_owner(caller.id) if caller is not None else None
 
     async def _record(self, run_id: str, caller: Session | None) -> RunRecord:
         active = self.active.get(run_id)

@@ -39,7 +39,7 @@ import re
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import anyio
@@ -53,8 +53,11 @@ from browserd.daemon.scrape.links import absolute_http_url
 from browserd.daemon.scrape.mapping import SitemapMode, read_sitemaps, site_of
 from browserd.daemon.scrape.robots import Robots, read_robots
 from browserd.daemon.scrape.service import ScrapeRequest, load_page
-from browserd.daemon.services import Services
 from browserd.protocol.messages import TrustLevel
+
+if TYPE_CHECKING:
+    # Only a type here: services.py builds on scrape (through runs), so scrape must not import it back.
+    from browserd.daemon.services import Services
 
 log = logging.getLogger(__name__)
 StopReason = Literal["running", "done", "limit", "stopped", "timeout"]

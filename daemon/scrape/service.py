@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from browserd.daemon.scrape.extract import Extraction, Link, extract, extract_links, page_metadata
 from browserd.daemon.scrape.task import Format, LoadedPage, PageLoad, ScrapePageTask
-from browserd.daemon.services import Services
 from browserd.protocol.messages import TrustLevel
+
+if TYPE_CHECKING:
+    # Only a type here: services.py builds on scrape (through runs), so scrape must not import it back.
+    from browserd.daemon.services import Services
 
 
 @dataclass(frozen=True)

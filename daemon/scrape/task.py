@@ -13,10 +13,10 @@ from playwright.async_api import BrowserContext
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from browserd.daemon.errors import BrowserdError, NavigationTimeout
+from browserd.daemon.errors import NavigationTimeout
 from browserd.daemon.policy.proxy import GuardProxy
 from browserd.daemon.scrape.smartwait import smart_wait
-from browserd.daemon.sessions.page_errors import navigation_errors
+from browserd.daemon.sessions.navigation import navigate
 
 Format = Literal["markdown", "html", "links", "screenshot", "fullscreenshot"]
 
@@ -57,24 +57,15 @@ class ScrapePageTask:
         load = self.load
         timed_out = False
         reply = None
-        guard = self.guard
-        mark = guard.mark() if guard is not None else 0
         try:
-            with navigation_errors(load.url):
-                reply = await page.goto(load.url, wait_until="domcontentloaded", timeout=load.timeout_ms)
+            navigation = await navigate(
+                page, load.url, self.guard, wait_until="domcontentloaded", timeout=load.timeout_ms
+            )
+            reply = navigation.reply
         except NavigationTimeout:
             if page.url in ("", "about:blank"):
                 raise
             timed_out = True  # something loaded: scrape what is there rather than nothing
-        except BrowserdError as exc:
-            refusal = guard.navigation_refusal(mark, page.url, None) if guard is not None else None
-            if refusal is not None:
-                raise refusal.error() from exc
-            raise
-        if guard is not None and reply is not None:
-            refusal = guard.navigation_refusal(mark, page.url, reply.headers)
-            if refusal is not None:
-                raise refusal.error()
         # waitFor and smartWait are exclusive (S0-69): an explicit wait means exactly that wait.
         settled = True
         if load.wait_for_ms > 0:

@@ -43,7 +43,7 @@ class Daemon:
         self.config = config
         self.version = __version__
         self.catalog = build_catalog()
-        self.services = Services.build(config)
+        self.services = Services.build(config, tools=self.catalog)
         self.idle = IdleMonitor(config.daemon.idle_exit_s)
         self.services.sessions.idle = self.idle
         self.connections: set[Connection] = set()

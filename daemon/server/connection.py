@@ -23,8 +23,9 @@ from browserd.daemon.errors import (
     InvalidParameter,
     NotAllowed,
     PageCrashed,
-    RequestTimeout,
+    request_timeout,
 )
+from browserd.daemon.policy.trust import stricter
 from browserd.daemon.runtime.browser import is_crash
 from browserd.daemon.sessions.session import Session
 from browserd.daemon.tools.context import ToolContext
@@ -49,7 +50,6 @@ from browserd.protocol.messages import (
     Response,
     SessionEnd,
     ToolsChanged,
-    TrustLevel,
     protocol_major,
 )
 
@@ -144,7 +144,8 @@ class Connection:
             )
             return False
         daemon = self._daemon
-        trust = _effective_trust(message.trust_level, daemon.config.daemon.max_trust_level)
+        # The daemon may lower a requested level, never raise it (DESIGN.md §5).
+        trust = stricter(message.trust_level, daemon.config.daemon.max_trust_level)
         self.client_name = message.client.name
         session_id = ""
         if message.role == "shim":
@@ -192,11 +193,14 @@ class Connection:
 
     async def _dispatch(self, request: Request) -> Payload:
         timeout = self._daemon.config.daemon.request_timeout_s or None
+        started = anyio.current_time()
+        deadline = anyio.CancelScope()
         try:
-            with anyio.fail_after(timeout):
-                return await self._call(request)
+            with anyio.fail_after(timeout) as deadline:
+                return await self._call(request, deadline)
         except TimeoutError:
-            return error_payload(RequestTimeout(f"{request.action} ran past {timeout} s"))
+            # A tool may have moved the deadline (ToolContext.allow): report the one that struck.
+            return error_payload(request_timeout(request.action, deadline.deadline - started))
         except BrowserdError as exc:
             return error_payload(exc)
         except PlaywrightError as exc:
@@ -213,7 +217,7 @@ class Connection:
                 )
             )
 
-    async def _call(self, request: Request) -> Payload:
+    async def _call(self, request: Request, deadline: anyio.CancelScope) -> Payload:
         if self.role == "control":
             return await self._daemon.control(request.action, request.params)
         if self.session is None:
@@ -230,7 +234,7 @@ class Connection:
             await self.send(Event(id=request.id, progress=done, total=total, message=message))
 
         response = ToolResponse(self.codegen, self.page_seen)
-        await tool.handler(ToolContext(self._daemon.services, self.session, progress), params, response)
+        await tool.handler(ToolContext(self._daemon.services, self.session, progress, deadline), params, response)
         return response.payload()
 
     async def tools_changed(self) -> None:
@@ -246,11 +250,6 @@ class Connection:
                 still = self.session.id in sessions.sessions
                 log.info("session %s %s", self.session.id, "outlives its connection" if still else "closed")
             await self._stream.aclose()
-
-
-def _effective_trust(requested: TrustLevel, maximum: TrustLevel) -> TrustLevel:
-    # The daemon may lower a requested level, never raise it (DESIGN.md §5).
-    return "remote" if "remote" in (requested, maximum) else "local"
 
 
 def connection_refused(reason: str) -> Error:

@@ -16,8 +16,9 @@ from playwright.async_api import BrowserContext, Page
 from playwright.async_api import Browser, BrowserContext
 >>>>>>> harden
 
-from browserd.daemon.errors import BrowserdError, LimitExceeded, PageCrashed, SessionNotFound, TrustLevelNotAllowed
+from browserd.daemon.errors import BrowserdError, LimitExceeded, PageCrashed, SessionNotFound
 from browserd.daemon.policy.proxy import Guards
+from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.profiles.publisher import StateSource
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
@@ -62,6 +63,8 @@ class Session:
     windows: dict[str, Window] = field(default_factory=dict)
     dialogs: Dialogs = field(default_factory=Dialogs)
     downloads: Downloads = field(init=False)
+    # What this session may do (scripts, profiles, URLs...): every tool and run asks it.
+    trust: TrustPolicy = field(init=False)
     active_window_id: str | None = None
     # Set when the browser died under this session; the next call that needs a tab says so once.
     crashed: bool = False
@@ -74,19 +77,13 @@ class Session:
 
     def __post_init__(self) -> None:
         self.downloads = Downloads(self.output_dir / "downloads")
+        self.trust = TrustPolicy(self.trust_level, self.guards.policy)
         self.dialogs.policy = self.config.dialog_policy
 
     @property
     def output_dir(self) -> Path:
         """Where this session's files go (snapshots saved, PDFs, downloads); kept after the session ends."""
         return paths.data_dir() / "output" / self.id
-
-    def require_local(self, action: str) -> None:
-        """Scripts and local files are for local sessions only (DESIGN.md §5, D-33)."""
-        if self.trust_level != "local":
-            raise TrustLevelNotAllowed(
-                f"a {self.trust_level} session cannot {action}", trustLevel=self.trust_level, action=action
-            )
 
     def _next_tab_id(self) -> str:
         return f"tab_{next(self._tab_numbers)}"
@@ -125,6 +122,8 @@ class Session:
         context_options = options.context_options(default, mobile)
         snapshot = None
         if options.profile_id is not None:
+            # Here, not per tool: every way to a profile-bound window (open, windows, runs) passes this.
+            self.trust.check_profile(options.profile_id, "open a window on")
             snapshot = await self.profiles.load(options.profile_id)
             context_options["storage_state"] = snapshot.storage_state()
         # A remote session's windows (and any window, once origin lists are set) send their traffic through a guard.

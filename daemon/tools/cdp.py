@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 import msgspec
 from playwright.async_api import Error as PlaywrightError
 
-from browserd.daemon.errors import CdpConnectFailed, InvalidParameter, TrustLevelNotAllowed, UrlNotAllowed
+from browserd.daemon.errors import CdpConnectFailed, InvalidParameter, UrlNotAllowed
 from browserd.daemon.policy.addresses import address_rule
 from browserd.daemon.policy.origins import DEFAULT_PORTS
 from browserd.daemon.tools.context import ToolContext
@@ -63,12 +63,7 @@ async def _check_endpoint(ctx: ToolContext, endpoint: str) -> None:
 )
 async def browser_connect_cdp(ctx: ToolContext, params: ConnectCdpParams, response: Response) -> None:
     session = ctx.session
-    if session.trust_level != "local":
-        raise TrustLevelNotAllowed(
-            f"a {session.trust_level} session cannot attach to a browser over CDP",
-            trustLevel=session.trust_level,
-            tool="browser_connect_cdp",
-        )
+    session.trust.check_cdp("browser_connect_cdp")
     await _check_endpoint(ctx, params.endpoint)
     try:
         window = await session.attach_cdp(params.endpoint, params.timeout)

@@ -59,7 +59,7 @@ def _script_error(exc: PlaywrightError) -> ScriptError | PageCrashed:
     EvaluateParams,
 )
 async def browser_evaluate(ctx: ToolContext, tab: Tab, params: EvaluateParams, response: Response) -> None:
-    ctx.session.require_local("evaluate scripts")
+    ctx.session.trust.check_scripts("evaluate scripts")
     config = ctx.services.config.browser
     timeout_ms = params.timeout or config.action_timeout_ms
     target = await locate(tab, params.target) if params.target is not None else None

@@ -65,8 +65,7 @@ def _sizes(files: list[Any]) -> str:
     UploadParams,
 )
 async def browser_upload(ctx: ToolContext, tab: Tab, params: UploadParams, response: Response) -> None:
-    remote = ctx.session.trust_level != "local"
-    files = upload_files(params.paths, ctx.services.config.security.allowed_file_roots if remote else None)
+    files = upload_files(params.paths, ctx.session.trust.upload_roots())
     target = await locate(tab, params.target)
     with action_errors("upload", target.described):
         kind = await target.locator.evaluate(_IS_FILE_INPUT_JS, timeout=params.timeout)

@@ -7,11 +7,10 @@ from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 import msgspec
-from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Response as PageResponse
 
-from browserd.daemon.errors import BrowserdError, InvalidParameter, NavigationTimeout
+from browserd.daemon.errors import InvalidParameter, NavigationTimeout
 from browserd.daemon.sessions import snapshot as aria
+from browserd.daemon.sessions.navigation import WaitUntil, goto, timed_out
 from browserd.daemon.sessions.page_errors import navigation_errors, page_errors
 from browserd.daemon.sessions.reader import SnapshotOptions, read, save
 from browserd.daemon.sessions.tab import Tab
@@ -21,9 +20,7 @@ from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.tabtool import ActionParams, SnapshotMode, TabParams, TimeoutMs, tab_tool
 
-WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
 BLANK = "about:blank"
-DOWNLOAD_STARTING = "Download is starting"  # Playwright's goto error for a URL that downloads
 DOWNLOAD_NOTICE_S = 2.0  # how long after that error the download's own event may take to arrive
 _SCHEMES = {"http", "https", "about", "file", "data"}
 _FILE_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
@@ -82,7 +79,7 @@ async def check_url(url: str, ctx: ToolContext) -> None:
             hint="Pass an absolute URL such as https://example.com/.",
             field="url",
         )
-    await ctx.services.guards.policy.check_url(url, ctx.session.trust_level)
+    await ctx.session.trust.check_url(url)
 
 
 async def _navigated(tab: Tab, what: str, response: Response, reply: Any, code: str) -> None:
@@ -97,22 +94,6 @@ async def _navigated(tab: Tab, what: str, response: Response, reply: Any, code: 
     if refused:
         response.text("While loading, " + "; ".join(refused))
     response.code(code)
-
-
-async def _timed_out(tab: Tab, url: str, exc: NavigationTimeout) -> NavigationTimeout:
-    # Say what did load: a page that never finishes is often usable already.
-    try:
-        title = await tab.page.title()
-    except PlaywrightError:
-        title = ""
-    return NavigationTimeout(
-        f"{exc.message}; so far {tab.page.url} is loaded (title {title!r})",
-        hint="Call browser_snapshot to read what loaded, or retry with waitUntil='domcontentloaded' or a larger "
-        "timeout.",
-        url=url,
-        loadedUrl=tab.page.url,
-        loadedTitle=title,
-    )
 
 
 async def _open_target(ctx: ToolContext, params: OpenParams) -> Tab:
@@ -135,8 +116,8 @@ async def _open_target(ctx: ToolContext, params: OpenParams) -> Tab:
 )
 async def browser_open(ctx: ToolContext, tab: Tab, params: OpenParams, response: Response) -> None:
     await ctx.progress(0, 1, f"opening {params.url}")
-    reply, downloaded = await _goto(tab, params.url, params.wait_until, params.timeout)
-    if downloaded:
+    loaded = await goto(tab, params.url, params.wait_until, params.timeout)
+    if loaded.downloaded:
         # Playwright answers goto before it tells of the download: the report below needs its record.
         await tab.window.downloads.started(tab.id, DOWNLOAD_NOTICE_S)
         tab.take_events()
@@ -146,39 +127,7 @@ async def browser_open(ctx: ToolContext, tab: Tab, params: OpenParams, response:
         response.data({"url": tab.page.url, "downloaded": True, "tabId": tab.id})
         response.code(f"async with page.expect_download() as info:\n    await page.goto({params.url!r})")
         return
-    await _navigated(tab, "Opened", response, reply, f"await page.goto({params.url!r})")
-
-
-async def goto(tab: Tab, url: str, wait_until: WaitUntil = "load", timeout: int | None = None) -> PageResponse | None:
-    """Load `url` in `tab`; errors say what happened and what did load, or which URL the guard refused."""
-    return (await _goto(tab, url, wait_until, timeout))[0]
-
-
-async def _goto(tab: Tab, url: str, wait_until: WaitUntil, timeout: int | None) -> tuple[PageResponse | None, bool]:
-    """goto's answer, and whether the URL turned out to be a file download rather than a page."""
-    guard = tab.window.guard
-    mark = guard.mark() if guard is not None else 0
-    try:
-        with navigation_errors(url, tab.page.url):
-            try:
-                reply = await tab.page.goto(url, wait_until=wait_until, timeout=timeout)
-            except PlaywrightError as exc:
-                if DOWNLOAD_STARTING not in str(exc):
-                    raise
-                # The tab stays where it was; the answer reports the download (tabtool.report_changes).
-                return None, True
-    except NavigationTimeout as exc:
-        raise await _timed_out(tab, url, exc) from exc
-    except BrowserdError as exc:
-        refusal = guard.navigation_refusal(mark, tab.page.url, None) if guard is not None else None
-        if refusal is not None:
-            raise refusal.error() from exc
-        raise
-    if guard is not None and reply is not None:
-        refusal = guard.navigation_refusal(mark, tab.page.url, reply.headers)
-        if refusal is not None:
-            raise refusal.error()
-    return reply, False
+    await _navigated(tab, "Opened", response, loaded.reply, f"await page.goto({params.url!r})")
 
 
 @tab_tool("browser_navigate", "pages", "Go back, forward, or reload the tab.", NavigateParams)
@@ -190,7 +139,7 @@ async def browser_navigate(ctx: ToolContext, tab: Tab, params: NavigateParams, r
         with navigation_errors(params.action, page.url):
             reply = await move(wait_until=params.wait_until, timeout=params.timeout)
     except NavigationTimeout as exc:
-        raise await _timed_out(tab, params.action, exc) from exc
+        raise await timed_out(tab, params.action, exc) from exc
     if params.action == "back" and page.url == BLANK != before:
         # The blank page every tab starts on is not a page the agent opened: undo and say so.
         await page.go_forward(wait_until=params.wait_until, timeout=params.timeout)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
 
@@ -17,6 +17,10 @@ from browserd.daemon.errors import InvalidParameter, UnknownTool
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.response import Response
 from browserd.protocol.messages import ToolSpec
+
+if TYPE_CHECKING:
+    from browserd.daemon.services import Services
+    from browserd.daemon.sessions.session import Session
 
 # pages: the agent loop (open, snapshot, act, read); devtools: what a page's developer reaches for (windows,
 # storage, network, routes, console, dialogs, downloads, PDF, CDP attach), off by default to keep tools/list short.
@@ -172,3 +176,21 @@ class Catalog:
         if found is None or name not in allowed:
             raise UnknownTool(f"unknown tool `{name}`", tool=name)
         return found
+
+    # The ToolCaller of daemon/services.py: how runs run a tool by name.
+
+    def check(self, name: str, arguments: dict[str, Any]) -> None:
+        self.get(name, {name}).parse(arguments)
+
+    async def call(self, name: str, arguments: dict[str, Any], services: Services, session: Session) -> dict[str, Any]:
+        """The tool's handler on `session` with no progress reporting; its BrowserdError propagates."""
+        tool = self.get(name, {name})
+        params = tool.parse(arguments)
+
+        async def quiet(done: float, total: float | None, message: str | None) -> None:
+            return None
+
+        response = Response()
+        await tool.handler(ToolContext(services, session, quiet), params, response)
+        data = response.payload().data
+        return data if isinstance(data, dict) else {}

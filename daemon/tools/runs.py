@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 import anyio
 import msgspec
 
+from browserd.daemon.errors import request_timeout
 from browserd.daemon.runs.manager import ActiveRun, RunView, StartRequest
 from browserd.daemon.runs.records import RunMode, RunRecord, RunStatus
 from browserd.daemon.tools.context import ToolContext
@@ -21,6 +22,8 @@ RunId = Annotated[str, msgspec.Meta(description="The runId run_task_template ans
 MAX_LIST = 100
 # Runs with more steps than this list them in get_task_run only when includeSteps asks.
 INLINE_STEPS = 50
+# How long after a sync run's own timeout the call still waits: for the run to stop and write its result.
+RUN_FINISH_MARGIN_S = 30.0
 
 
 class _Out(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
@@ -309,15 +312,36 @@ async def run_task_template(ctx: ToolContext, params: RunTemplateParams, respons
 
 
 async def _wait(ctx: ToolContext, run: ActiveRun) -> None:
-    """Block until the run ends, relaying its progress; a cancelled call cancels the run (issue 6)."""
+    """Block until the run ends, relaying its progress; a cancelled call cancels the run (issue 6).
+
+    Queued, the call waits under the request deadline ([daemon] request_timeout_s); once running, the run's
+    own timeout governs, so the deadline moves past it: a run ends on RUN_TIMEOUT, never cut by the request.
+    """
+    record = run.record
     run.ctx.listeners.add(ctx.progress)
     try:
         # The first notification names the run, so a client can follow it even if this call is lost (D-38).
-        await ctx.progress(float(run.record.done_steps), float(run.record.total_steps) or None, run.record.run_id)
+        await ctx.progress(float(record.done_steps), float(record.total_steps) or None, record.run_id)
+        await run.started.wait()
+        ctx.allow(record.timeout_ms / 1000 + RUN_FINISH_MARGIN_S)
         await run.done.wait()
     except anyio.get_cancelled_exc_class():
+        status = record.status
         with anyio.CancelScope(shield=True):
-            await ctx.services.runs.cancel(run.record.run_id)
+            await ctx.services.runs.cancel(record.run_id)
+        if ctx.past_deadline():
+            # The answer tells the run's end: a queued run ends canceled at once, a running one after its step.
+            with anyio.move_on_after(RUN_FINISH_MARGIN_S, shield=True):
+                await run.done.wait()
+            raise request_timeout(
+                "run_task_template",
+                ctx.services.config.daemon.request_timeout_s,
+                f"run {record.run_id} was canceled while {status}: this call reached the daemon's request "
+                "deadline ([daemon] request_timeout_s) first",
+                hint="Run it with options.mode 'async' and poll get_task_run, or raise [daemon] request_timeout_s "
+                "(BROWSERD_DAEMON_REQUEST_TIMEOUT_S).",
+                runId=record.run_id,
+            ) from None
         raise
     finally:
         run.ctx.listeners.discard(ctx.progress)

@@ -76,12 +76,15 @@ async def scrape(ctx: ToolContext, params: ScrapeParams, response: Response) -> 
     check_selectors(params.include_tags, "includeTags")
     check_selectors(params.exclude_tags, "excludeTags")
     profiles = ctx.services.profiles
+    named = profiles.profile_id(params.profile_id) if params.profile_id is not None else None
+    # A remote session without profileId scrapes in a fresh anonymous context: never `master`'s cookies.
+    profile_id = ctx.session.trust.default_profile(named, profiles.profile_id(None), "scrape with")
     request = ScrapeRequest(
         url=params.url,
         format=params.format,
         only_main_content=params.only_main_content is not False,
         wait_for_ms=params.wait_for,
-        profile_id=profiles.profile_id(params.profile_id),
+        profile_id=profile_id or "",
         include_tags=params.include_tags,
         exclude_tags=params.exclude_tags,
         timeout_ms=params.timeout,
@@ -89,28 +92,30 @@ async def scrape(ctx: ToolContext, params: ScrapeParams, response: Response) -> 
         headers=params.headers,
         trust_level=ctx.session.trust_level,
     )
-    snapshot = await profiles.load(request.profile_id)
+    snapshot = await profiles.load(profile_id) if profile_id is not None else None
     await ctx.progress(0, 2, f"loading {params.url}")
-    state = snapshot.storage_state()
-    page = await load_page(ctx.services, request, state, export_state=True)
-    if page.storage_state is not None and page.storage_state != state:
+    state = snapshot.storage_state() if snapshot is not None else None
+    page = await load_page(ctx.services, request, state, export_state=snapshot is not None)
+    if snapshot is not None and page.storage_state is not None and page.storage_state != state:
         # Cookies the page set go back to the profile after the answer, debounced and CAS-checked (S0-50..S0-53).
-        profiles.publisher(request.profile_id).request(exported(page.storage_state, snapshot.version))
+        profiles.publisher(snapshot.meta.profile_id).request(exported(page.storage_state, snapshot.version))
     await ctx.progress(1, 2, "extracting")
     result = await render(request, page)
     data: dict[str, Any] = {
         "url": page.final_url,
         "statusCode": page.status,
         "format": request.format,
-        "profileId": request.profile_id,
-        "profileVersion": snapshot.version,
+        "profileId": profile_id,
+        "profileVersion": snapshot.version if snapshot is not None else None,
         "title": page.title,
         **result.metadata,
     }
-    hint = login_hint(ctx, request.profile_id, snapshot.version, page.status, page.final_url)
+    hint = (
+        login_hint(ctx, snapshot.meta.profile_id, snapshot.version, page.status, page.final_url) if snapshot else None
+    )
     if hint:
         data["loginHint"] = hint
-        response.text(f"Note: this page looks like it needs a login that profile {request.profile_id} lacks; {hint}")
+        response.text(f"Note: this page looks like it needs a login that profile {profile_id} lacks; {hint}")
     if page.timed_out:
         data["warning"] = "the page was still loading when it was read; this is what had loaded"
     if request.format in ("screenshot", "fullscreenshot"):
@@ -164,9 +169,8 @@ async def map_site(ctx: ToolContext, params: MapParams, response: Response) -> N
         config.smart_wait_max_ms,
         config.smart_wait_quiet_ms,
     )
-    trust = ctx.session.trust_level
-    await ctx.services.guards.policy.check_url(params.url, trust)
-    async with ctx.services.guards.guarding(trust) as guard:
+    await ctx.session.trust.check_url(params.url)
+    async with ctx.services.guards.guarding(ctx.session.trust.level) as guard:
         # Sitemaps are read through the context's HTTP client, which uses the context's proxy: the guard too.
         options = guard.context_options if guard else {}
         result = await ctx.services.executor.run_in_context(MapTask(request), **options)

@@ -157,6 +157,9 @@ async def _publish(ctx: ToolContext, window: Window, profile_id: str) -> Publish
 )
 async def browser_storage(ctx: ToolContext, params: StorageParams, response: Response) -> None:
     window = await ctx.session.window(params.window_id)
+    if window.profile is not None:
+        # A profile-bound window's storage is the profile's: exporting reads it, import and clear write it back.
+        ctx.session.trust.check_profile(window.profile.profile_id, f"{params.action} the storage of")
     origin = storage.origin_of(params.origin) if params.origin is not None else None
     if params.action == "export":
         await _export(ctx, window, params, origin, response)
@@ -171,7 +174,9 @@ async def browser_storage(ctx: ToolContext, params: StorageParams, response: Res
         if params.state is not None:
             state, source = _state_of(params.state), "the given state"
         else:
-            snapshot = await ctx.session.profiles.load(params.profile_id)
+            profile_id = ctx.session.profiles.profile_id(params.profile_id)
+            ctx.session.trust.check_profile(profile_id, "import")
+            snapshot = await ctx.session.profiles.load(profile_id)
             state, source = snapshot.storage_state(), f"profile {snapshot.meta.profile_id} (version {snapshot.version})"
         await storage.import_state(window, state, params.mode)
         _request_publish(window)
@@ -217,7 +222,7 @@ async def _export(
             )
         # A login profile is the user's: an untrusted prompt may not write it, and an attached Chrome's cookies
         # are the user's own browser's, which never leave it for a profile (D-14).
-        ctx.session.require_local("write a login profile")
+        ctx.session.trust.check_profile(params.profile_id, "write")
         if window.attached is not None:
             raise NotSupported(
                 f"{window.id} is the user's own Chrome attached over CDP; its cookies are not copied to a profile",

@@ -7,11 +7,12 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.sessions.navigation import goto
 from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import Window, WindowOptions
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.pages import check_url, goto
+from browserd.daemon.tools.pages import check_url
 from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
 

@@ -161,7 +161,7 @@ async def test_remote_session_cannot_attach_over_cdp(home: BrowserdHome) -> None
             await client.call_tool("browser_connect_cdp", {"endpoint": "http://127.0.0.1:9222"}),
             "TRUST_LEVEL_NOT_ALLOWED",
         )
-        assert error["details"] == {"trustLevel": "remote", "tool": "browser_connect_cdp"}
+        assert error["details"] == {"trustLevel": "remote", "tool": "browser_connect_cdp", "rule": "remote-cdp"}
 
 
 async def test_runs_of_a_remote_session_load_under_its_policy(home: BrowserdHome, site: str) -> None:

@@ -25,11 +25,13 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 import msgspec
 
 from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.policy.trust import TrustPolicy
 from browserd.protocol.config import Config, RunsConfig
 from browserd.protocol.messages import TrustLevel
 
 if TYPE_CHECKING:
     from browserd.daemon.runs.context import RunContext
+    from browserd.daemon.services import ToolCaller
 
 
 class Inputs(msgspec.Struct, forbid_unknown_fields=True, rename="camel", kw_only=True):
@@ -75,6 +77,12 @@ class Template(ABC, Generic[InputsT]):
 
     def check(self, inputs: InputsT, config: Config) -> None:
         """Checks the schema and the configured limits cannot express; raise InvalidParameter naming the input."""
+
+    def check_trust(self, inputs: InputsT, trust: TrustPolicy) -> None:
+        """What the caller's trust policy must allow (a login profile the inputs name), before the run exists."""
+
+    def check_tools(self, inputs: InputsT, tools: ToolCaller) -> None:
+        """For a template whose steps are browser tools: each step's arguments, checked by its tool."""
 
     def default_mode(self, inputs: InputsT, config: RunsConfig, timeout_ms: int | None) -> Literal["sync", "async"]:
         """What mode=auto means for these inputs and the caller's options.timeoutMs (None: not given), D-38."""

@@ -17,6 +17,7 @@ import lxml.html  # type: ignore[import-untyped]
 import msgspec
 
 from browserd.daemon.errors import BrowserdError, ExecutionError
+from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.templates.base import Inputs, Template
 from browserd.daemon.scrape.extract import extract_links
@@ -97,6 +98,10 @@ class BatchExtractPages(Template[BatchInputs]):
         for index, url in enumerate(inputs.urls):
             check_http_url(url, f"inputs.urls[{index}]")
 
+    def check_trust(self, inputs: BatchInputs, trust: TrustPolicy) -> None:
+        if inputs.profile_id is not None:
+            trust.check_profile(inputs.profile_id, "extract pages with")
+
     def default_mode(self, inputs: BatchInputs, config: RunsConfig, timeout_ms: int | None) -> Literal["sync", "async"]:
         # A few pages finish well within a client's request timeout, unless the caller expects a long run.
         few = len(inputs.urls) <= config.auto_sync_max_urls
@@ -109,8 +114,11 @@ class BatchExtractPages(Template[BatchInputs]):
         state: Any = None
         window = ctx.session.windows.get(ctx.session.active_window_id or "")
         if inputs.profile_id is not None:
+            ctx.trust.check_profile(inputs.profile_id, "extract pages with")
             state = (await ctx.services.profiles.load(inputs.profile_id)).storage_state()
         elif window is not None:
+            if window.profile is not None:
+                ctx.trust.check_profile(window.profile.profile_id, "extract pages with the cookies of")
             # A session given by sessionId (one login_keep_session logged in, say): its cookies go along.
             state = await window.context.storage_state()
         queue = iter(range(len(inputs.urls)))
@@ -144,7 +152,7 @@ class BatchExtractPages(Template[BatchInputs]):
             only_main_content=inputs.only_main_content,
             profile_id=inputs.profile_id or "",
             timeout_ms=inputs.page_timeout_ms,
-            trust_level=ctx.trust_level,
+            trust_level=ctx.trust.level,
         )
         page = await load_page(ctx.services, request, state, export_state=False)
         item.final_url, item.status, item.title = page.final_url, page.status, page.title

@@ -178,7 +178,7 @@ class Crawl(Template[CrawlInputs]):
             publish()
             await ctx.progress(f"{crawler.summary.pages} page(s), {crawler.summary.discovered} found")
 
-        request = dataclasses.replace(request, trust_level=ctx.trust_level)
+        request = dataclasses.replace(request, trust_level=ctx.trust.level)
         crawler = Crawler(ctx.services, request, on_page, should_stop=lambda: ctx.cancel_requested)
         await crawler.run()
         publish()

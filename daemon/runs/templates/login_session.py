@@ -13,25 +13,26 @@ never written to runs.db.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.templates.base import Inputs, Template
-from browserd.daemon.tools import actions, pages, reading
-from browserd.daemon.tools.registry import Tool
-from browserd.protocol.config import Config, RunsConfig
+from browserd.protocol.config import RunsConfig
+
+if TYPE_CHECKING:
+    from browserd.daemon.services import ToolCaller
 
 Action = Literal["open", "fill", "type", "click", "press", "wait"]
-TOOLS: dict[str, Tool[Any]] = {
-    "open": pages.browser_open,
-    "fill": actions.browser_fill,
-    "type": actions.browser_type,
-    "click": actions.browser_click,
-    "press": actions.browser_press,
-    "wait": reading.browser_wait,
+TOOLS: dict[str, str] = {
+    "open": "browser_open",
+    "fill": "browser_fill",
+    "type": "browser_type",
+    "click": "browser_click",
+    "press": "browser_press",
+    "wait": "browser_wait",
 }
 _VARIABLE = re.compile(r"\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}")
 REDACTED = "***"
@@ -103,11 +104,11 @@ class LoginKeepSession(Template[LoginInputs]):
     max_timeout_ms = 300_000
     keep_session = True
 
-    def check(self, inputs: LoginInputs, config: Config) -> None:
+    def check_tools(self, inputs: LoginInputs, tools: ToolCaller) -> None:
         for index, step in enumerate(inputs.steps):
             where = f"inputs.steps[{index}]"
             try:
-                TOOLS[step.action].parse(tool_arguments(step, inputs.variables, where))
+                tools.check(TOOLS[step.action], tool_arguments(step, inputs.variables, where))
             except InvalidParameter as exc:
                 raise InvalidParameter(
                     f"{where} ({step.action}): {exc.message}",

@@ -30,10 +30,10 @@ from browserd.daemon.runs.templates.batch_extract import Summary, plain_text
 from browserd.daemon.scrape.extract import extract, extract_links
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.smartwait import smart_wait
+from browserd.daemon.sessions.navigation import goto
 from browserd.daemon.sessions.snapshot import capture
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import Window
-from browserd.daemon.tools.pages import goto
 from browserd.protocol.config import Config, RunsConfig
 
 MAX_URLS = 20  # D-41
@@ -191,6 +191,9 @@ class MultiTabCompare(Template[CompareInputs]):
 
     async def run(self, ctx: RunContext, inputs: CompareInputs) -> None:
         window = await ctx.session.window()
+        if window.profile is not None:
+            # Its tabs load with the profile's cookies and publish back to it.
+            ctx.trust.check_profile(window.profile.profile_id, "compare pages in a window of")
         pages = [ComparedPage(url=url, success=False) for url in inputs.urls]
         # The caller's session (sessionId) keeps the tabs for the browser tools; the run's own frees each at once.
         keep = ctx.record.session_kept
@@ -232,10 +235,10 @@ class MultiTabCompare(Template[CompareInputs]):
         config = ctx.services.config.scrape
         timeout_ms = inputs.page_timeout_ms or config.timeout_ms
         # The caller's URL policy before anything loads, and the guard's refusal named if a redirect hits it.
-        await ctx.services.guards.policy.check_url(page.url, ctx.session.trust_level)
+        await ctx.trust.check_url(page.url)
         try:
             async with tab.lock:
-                reply = await goto(tab, page.url, "domcontentloaded", timeout_ms)
+                reply = (await goto(tab, page.url, "domcontentloaded", timeout_ms)).reply
                 await smart_wait(tab.page, config.smart_wait_max_ms, config.smart_wait_quiet_ms)
                 page.final_url, page.title, html = tab.page.url, await tab.page.title(), await tab.page.content()
                 snapshot = (await capture(tab.page)).text if inputs.extract == "snapshot" else ""

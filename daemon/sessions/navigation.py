@@ -1,0 +1,87 @@
+"""Loading a URL in a page: once for the tools (browser_open, browser_tabs), the runs and the scrapes.
+
+Playwright's failures become errors a model can act on; a load the URL guard refused (a redirect hop
+or the page itself) is its URL_NOT_ALLOWED naming the rule, not the guard page's HTTP 403 or a
+connection error; a tab's timeout says what did load.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+from playwright.async_api import Response as PageResponse
+
+from browserd.daemon.errors import BrowserdError, NavigationTimeout
+from browserd.daemon.policy.proxy import GuardProxy
+from browserd.daemon.sessions.page_errors import navigation_errors
+from browserd.daemon.sessions.tab import Tab
+
+WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
+DOWNLOAD_STARTING = "Download is starting"  # Playwright's goto error for a URL that downloads
+
+
+@dataclass(frozen=True)
+class Navigation:
+    reply: PageResponse | None
+    # The URL was a file, not a page: it downloads and the page stays where it was.
+    downloaded: bool = False
+
+
+async def navigate(
+    page: Page,
+    url: str,
+    guard: GuardProxy | None,
+    *,
+    wait_until: WaitUntil = "load",
+    timeout: float | None = None,
+    downloads: bool = False,
+) -> Navigation:
+    """page.goto under the URL guard; `downloads`: a URL that downloads is an answer, not an error."""
+    mark = guard.mark() if guard is not None else 0
+    try:
+        with navigation_errors(url, page.url):
+            try:
+                reply = await page.goto(url, wait_until=wait_until, timeout=timeout)
+            except PlaywrightError as exc:
+                if not downloads or DOWNLOAD_STARTING not in str(exc):
+                    raise
+                return Navigation(None, downloaded=True)
+    except NavigationTimeout:
+        raise  # a guard refuses at once; a load that outlasts its timeout was not refused
+    except BrowserdError as exc:
+        refusal = guard.navigation_refusal(mark, page.url, None) if guard is not None else None
+        if refusal is not None:
+            raise refusal.error() from exc
+        raise
+    if guard is not None and reply is not None:
+        refusal = guard.navigation_refusal(mark, page.url, reply.headers)
+        if refusal is not None:
+            raise refusal.error()
+    return Navigation(reply)
+
+
+async def timed_out(tab: Tab, url: str, exc: NavigationTimeout) -> NavigationTimeout:
+    """The timeout, saying what did load: a page that never finishes is often usable already."""
+    try:
+        title = await tab.page.title()
+    except PlaywrightError:
+        title = ""
+    return NavigationTimeout(
+        f"{exc.message}; so far {tab.page.url} is loaded (title {title!r})",
+        hint="Call browser_snapshot to read what loaded, or retry with waitUntil='domcontentloaded' or a larger "
+        "timeout.",
+        url=url,
+        loadedUrl=tab.page.url,
+        loadedTitle=title,
+    )
+
+
+async def goto(tab: Tab, url: str, wait_until: WaitUntil = "load", timeout: int | None = None) -> Navigation:
+    """Load `url` in `tab` through its window's guard; a download is reported, a timeout says what loaded."""
+    try:
+        return await navigate(tab.page, url, tab.window.guard, wait_until=wait_until, timeout=timeout, downloads=True)
+    except NavigationTimeout as exc:
+        raise await timed_out(tab, url, exc) from exc
