@@ -12,6 +12,7 @@ from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.executor import TaskExecutor
+from browserd.daemon.scrape.shared import ScrapeShared
 from browserd.daemon.sessions.manager import SessionManager
 from browserd.protocol.config import Config
 
@@ -27,6 +28,8 @@ class Services:
     sessions: SessionManager
     profiles: Profiles
     guards: Guards
+    # The fast path's HTTP pool, the resource policy and warm contexts of scrapes, batches and crawls.
+    scrape: ScrapeShared
     started_at: float = field(default_factory=time.time)
     pid: int = field(default_factory=os.getpid)
     # Built from the finished Services, since runs use every other service (task runs, reference/001).
@@ -49,4 +52,5 @@ class Services:
             sessions=SessionManager(runtime, config.browser, profiles, guards, config.runs.kept_session_idle_s),
             profiles=profiles,
             guards=guards,
+            scrape=ScrapeShared.build(config),
         )
