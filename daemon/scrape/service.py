@@ -84,7 +84,13 @@ async def load_page(
     proxy = services.config.browser.proxy if request.proxy is None else request.proxy
     check_proxy_with_guard(proxy, services.guards.policy.guarded(request.trust_level))
     memory = services.scrape.http.memory
-    fast = request.render != "always" and request.format not in VISUAL_FORMATS and not request.mobile
+    # An explicit waitFor asks for the browser's wait; screenshots and mobile pages need the browser.
+    fast = request.render == "never" or (
+        request.render == "auto"
+        and request.wait_for_ms == 0
+        and request.format not in VISUAL_FORMATS
+        and not request.mobile
+    )
     if fast and (request.render == "never" or not memory.prefers_browser(request.url)):
         page = await fetch_page(services, request, storage_state)
         if page is not None:

@@ -72,6 +72,7 @@ from tests.conftest import (  # noqa: E402
 FORMATS = ("markdown", "html", "links", "screenshot", "fullscreenshot")
 CLIENTS = (1, 4)
 NEVER_LOADS = "never-loads.html"  # its /hang image never answers: smartWait runs into its cap
+TICKING = "ticking.html"  # its content changes for ever: smartWait always runs into its cap
 NEVER_LOADS_WAIT_MS = 500
 SCRAPE_TIMEOUT_S = 90  # per call, as the client sees it
 MAX_RUNS = 200  # whatever --runs says
@@ -109,6 +110,11 @@ class _QuietServer(_Server):
     def handle_error(self, request: Any, client_address: Any) -> None:
         if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
             super().handle_error(request, client_address)
+
+
+class _QuietFiles(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
 
 
 def serve_site_quietly() -> tuple[_Server, str]:
@@ -344,9 +350,7 @@ def serve_articles(count: int) -> tuple[_Server, str, list[str], Path]:
         names.append(f"a{index}.html")
     if not names:
         raise BenchError(f"no pages in {extraction.DEFAULT_DATA / 'html'}")
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
-    server = _QuietServer(("127.0.0.1", 0), handler)
+    server = _QuietServer(("127.0.0.1", 0), functools.partial(_QuietFiles, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}", names, folder
 
@@ -360,8 +364,8 @@ def measure_speed(
             print(f"  browserd {mode}, {count} client(s)", file=sys.stderr)
             row, runs = run_clients(home, urls, count, arguments, budget)
             figures.problems.extend(f"speed {mode}, {count} client(s): {f}" for f in row.pop("failures"))
-            via = [data.get("via") for run in runs for rows in run.per_page.values() for _, data, _ in rows]
-            row["via"] = {name: via.count(name) for name in sorted({str(v) for v in via})}
+            via = [str(data.get("via")) for run in runs for rows in run.per_page.values() for _, data, _ in rows]
+            row["via"] = {name: via.count(name) for name in sorted(set(via))}
             figures.speed.setdefault(f"browserd {mode}", {})[str(count)] = row
     for count in CLIENTS:
         print(f"  playwright + trafilatura, {count} client(s)", file=sys.stderr)
@@ -579,7 +583,7 @@ def main() -> int:
     if args.skip_extraction:
         sections.discard("extraction")
     pages = [p.strip() for p in args.pages.split(",") if p.strip()] or sorted(
-        p.name for p in SITE.glob("*.html") if p.name != NEVER_LOADS
+        p.name for p in SITE.glob("*.html") if p.name not in (NEVER_LOADS, TICKING)
     )
     budget = Budget(args.budget_s)
     figures = Figures()
