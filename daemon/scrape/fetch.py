@@ -48,6 +48,10 @@ _EMPTY_MOUNT = re.compile(
 )
 _NOSCRIPT = re.compile(r"<noscript\b[^>]*>(.*?)</noscript>", re.IGNORECASE | re.DOTALL)
 _SCRIPT = re.compile(r"<script\b", re.IGNORECASE)
+_BODY_OR_HEAD_END = re.compile(r"<body\b|</head\s*>", re.IGNORECASE)
+_START_TAG = re.compile(r"<([A-Za-z][A-Za-z0-9-]*)")
+# Elements a browser keeps in <head> when a page leaves out <head> and <body>; the first other one opens the body.
+_HEAD_TAGS = frozenset({"html", "head", "title", "meta", "link", "style", "script", "base", "noscript", "template"})
 HOSTS_REMEMBERED = 1024
 # A host whose last pages all needed the browser skips the fetch; every so often it is tried again.
 BROWSER_STREAK = 2
@@ -70,6 +74,8 @@ class NotHtml(Exception):
 
 def browser_reason(html: str, text_chars: int, min_chars: int) -> str | None:
     """Why the fetched `html` is not the page a browser would show (None: it is)."""
+    if text_chars == 0:
+        return "no-text"
     if _EMPTY_MOUNT.search(html):
         return "app-shell"
     for noscript in _NOSCRIPT.findall(html):
@@ -224,7 +230,21 @@ async def _read_html(response: httpx.Response, max_bytes: int) -> str:
     body = b"".join(chunks)
     if not content_type and b"<html" not in body[:4096].lower():
         raise NotHtml("no content type and no <html>")
-    return body.decode(_charset(response, body), errors="replace")
+    return with_body(body.decode(_charset(response, body), errors="replace"))
+
+
+def with_body(html: str) -> str:
+    """`html` with the <body> a browser would open, where the page leaves out both </head> and <body>.
+
+    lxml's HTML 4 parser puts elements it does not know (main, article, section...) into <head> then,
+    where the extractor never looks; a browser's HTML5 parser opens the body at the first of them.
+    """
+    if _BODY_OR_HEAD_END.search(html):
+        return html
+    for tag in _START_TAG.finditer(html):
+        if tag.group(1).lower() not in _HEAD_TAGS:
+            return f"{html[: tag.start()]}<body>{html[tag.start() :]}"
+    return html
 
 
 def _charset(response: httpx.Response, body: bytes) -> str:
