@@ -44,7 +44,7 @@ class Services:
     def build(cls, config: Config) -> Services:
         runtime = BrowserRuntime(config.browser)
         profiles = Profiles(config.profiles)
-        guards = Guards(UrlPolicy(config.security))
+        guards = Guards(UrlPolicy(config.security), config.browser.proxy)
         return cls(
             config=config,
             runtime=runtime,

@@ -30,7 +30,7 @@ from urllib.parse import urljoin, urlsplit
 import anyio
 import httpx
 
-from browserd.daemon.errors import NavigationTimeout, NotSupported
+from browserd.daemon.errors import NavigationTimeout
 from browserd.daemon.policy.proxy import REFUSED_HEADER, GuardProxy
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.protocol.messages import TrustLevel
@@ -110,34 +110,34 @@ class HostMemory:
 
 
 class HttpPool:
-    """The daemon's HTTP clients: one direct, one through [browser] proxy; connections kept alive."""
+    """The daemon's HTTP clients, connections kept alive: direct, and through [browser] proxy."""
 
     def __init__(self, proxy: str = "", proxy_bypass: str = "") -> None:
         self.proxy = proxy
-        self._bypass = tuple(h.strip().lower().lstrip("*") for h in proxy_bypass.split(",") if h.strip())
-        self._clients: dict[str, httpx.AsyncClient] = {}
+        self._bypass = tuple(h.strip().lower() for h in proxy_bypass.split(",") if h.strip())
+        self._direct: httpx.AsyncClient | None = None
+        self._proxied: httpx.AsyncClient | None = None
         self.memory = HostMemory()
 
-    def _client(self, proxy: str) -> httpx.AsyncClient:
-        if proxy not in self._clients:
-            self._clients[proxy] = new_client(proxy or None)
-        return self._clients[proxy]
+    def _bypassed(self, host: str) -> bool:
+        return any(host == b.lstrip("*.") or host.endswith("." + b.lstrip("*.")) for b in self._bypass)
 
-    def client_for(self, url: str, proxy: str | None = None) -> httpx.AsyncClient:
-        """The pooled client for `url`: through `proxy` (else [browser] proxy) unless the host bypasses it."""
-        chosen = self.proxy if proxy is None else proxy
-        host = (urlsplit(url).hostname or "").lower()
-        if chosen and any(
-            host == b.lstrip(".") or host.endswith(b if b.startswith(".") else "." + b) for b in self._bypass
-        ):
-            chosen = ""
-        return self._client(chosen)
+    def client_for(self, url: str) -> httpx.AsyncClient:
+        """The pooled client for `url`: through [browser] proxy unless its host bypasses the proxy."""
+        if self.proxy and not self._bypassed((urlsplit(url).hostname or "").lower()):
+            if self._proxied is None:
+                self._proxied = new_client(self.proxy)
+            return self._proxied
+        if self._direct is None:
+            self._direct = new_client(None)
+        return self._direct
 
     async def aclose(self) -> None:
         with anyio.CancelScope(shield=True):
-            for client in self._clients.values():
-                await client.aclose()
-            self._clients.clear()
+            for client in (self._direct, self._proxied):
+                if client is not None:
+                    await client.aclose()
+            self._direct = self._proxied = None
 
 
 def new_client(proxy: str | None) -> httpx.AsyncClient:
@@ -146,9 +146,9 @@ def new_client(proxy: str | None) -> httpx.AsyncClient:
 
 
 @asynccontextmanager
-async def guarded_client(guard: GuardProxy) -> AsyncIterator[httpx.AsyncClient]:
-    """A client whose every request goes through `guard`, closed with it."""
-    client = new_client(guard.server)
+async def one_off_client(proxy: str) -> AsyncIterator[httpx.AsyncClient]:
+    """A client whose every request goes through `proxy` (a URL guard's, or a scrape's own), closed after."""
+    client = new_client(proxy)
     try:
         yield client
     finally:
@@ -318,13 +318,3 @@ def _state_with(state: Mapping[str, Any] | None, jar: http.cookiejar.CookieJar) 
             }
         )
     return {**(state or {}), "cookies": cookies, "origins": list((state or {}).get("origins", []))}
-
-
-def check_proxy_with_guard(proxy: str, guarded: bool) -> None:
-    """A guarded context cannot also go through the user's proxy: the guard must connect by itself."""
-    if proxy and guarded:
-        raise NotSupported(
-            "this session's URL guard (remote trust level or [security] lists) and a proxy cannot be combined: "
-            "the guard must resolve and connect to each host itself to check its address",
-            hint="Use a local session without [security] lists for proxied scrapes, or unset the proxy.",
-        )

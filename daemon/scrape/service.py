@@ -17,14 +17,14 @@ import anyio
 import httpx
 
 from browserd.daemon.errors import BrowserdError, ExecutionError, NotSupported, UrlNotAllowed
+from browserd.daemon.runtime.browser import proxy_option
 from browserd.daemon.scrape.extract import Extraction, Link, extract, extract_links, page_metadata
 from browserd.daemon.scrape.fetch import (
     FetchRequest,
     NotHtml,
     browser_reason,
-    check_proxy_with_guard,
     fetch_html,
-    guarded_client,
+    one_off_client,
 )
 from browserd.daemon.scrape.task import VISUAL_FORMATS, Format, LoadedPage, PageLoad, Render, ScrapePageTask
 from browserd.daemon.services import Services
@@ -73,7 +73,7 @@ def context_options(request: ScrapeRequest, storage_state: Mapping[str, Any] | N
     if request.headers:
         options["extra_http_headers"] = request.headers
     if request.proxy:
-        options["proxy"] = {"server": request.proxy}
+        options["proxy"] = proxy_option(request.proxy)
     return options
 
 
@@ -81,8 +81,7 @@ async def load_page(
     services: Services, request: ScrapeRequest, storage_state: Mapping[str, Any] | None, export_state: bool
 ) -> LoadedPage:
     await services.guards.policy.check_url(request.url, request.trust_level)
-    proxy = services.config.browser.proxy if request.proxy is None else request.proxy
-    check_proxy_with_guard(proxy, services.guards.policy.guarded(request.trust_level))
+    services.guards.refuse_proxy(request.trust_level, request.proxy)
     memory = services.scrape.http.memory
     # An explicit waitFor asks for the browser's wait; screenshots and mobile pages need the browser.
     fast = request.render == "never" or (
@@ -119,11 +118,13 @@ async def fetch_page(
         if policy.guarded(request.trust_level):
             async with services.guards.guarding(request.trust_level) as guard:
                 assert guard is not None  # guarded() says this trust level has one
-                async with guarded_client(guard) as client:
+                async with one_off_client(guard.server) as client:
                     fetched = await fetch_html(client, policy, fetch, guard)
+        elif request.proxy:
+            async with one_off_client(request.proxy) as client:
+                fetched = await fetch_html(client, policy, fetch)
         else:
-            client = services.scrape.http.client_for(request.url, request.proxy)
-            fetched = await fetch_html(client, policy, fetch)
+            fetched = await fetch_html(services.scrape.http.client_for(request.url), policy, fetch)
     except NotHtml as exc:
         if never:
             raise NotSupported(

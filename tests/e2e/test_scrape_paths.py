@@ -32,12 +32,16 @@ TRACKED_PAGE = b"""<!doctype html><html lang="en"><head><meta charset="utf-8"><t
 
 
 class LoggingHandler(SiteHandler):
-    """tests/site plus /tracked.html, noting every path it is asked for."""
+    """tests/site plus /tracked.html, noting every path it is asked for; as a proxy, it answers a request
+    for any http URL (absolute form) from tests/site too."""
 
     paths: list[str]
 
     def do_GET(self) -> None:
         self.paths.append(self.path)
+        if self.path.startswith("http://"):
+            parts = urlsplit(self.path)
+            self.path = parts.path + (f"?{parts.query}" if parts.query else "")
         if self.path == "/tracked.html":
             self._send(200, TRACKED_PAGE)
             return
@@ -140,3 +144,20 @@ async def test_the_fast_path_of_a_remote_session_refuses_loopback(home: Browserd
             error = failed(await scrape(client, url=hop, render=render), "URL_NOT_ALLOWED")
             assert error["details"]["rule"] == "loopback", error
             assert error["details"]["url"] == target, error
+
+
+async def test_scrapes_go_through_the_configured_proxy(home: BrowserdHome, logged_site: tuple[str, list[str]]) -> None:
+    """[browser] proxy carries the fast path's and the browser's requests; a remote session, whose URL
+    guard must connect by itself, is refused with NOT_SUPPORTED rather than bypassing either."""
+    proxy, paths = logged_site
+    home.env["BROWSERD_BROWSER_PROXY"] = proxy
+    url = "http://proxied.test/index.html"
+    async with mcp_client(home, args=SCRAPE_TOOLS) as client:
+        for render in ("never", "always"):
+            result = ok(await scrape(client, url=url, render=render))
+            assert "Welcome to the browserd test site" in text_of(result)
+            assert result.structured_content["via"] == ("fetch" if render == "never" else "browser")
+        assert paths.count(url) == 2, paths
+    async with mcp_client(home, args=("--trust", "remote", *SCRAPE_TOOLS)) as client:
+        error = failed(await scrape(client, url=url), "NOT_SUPPORTED")
+        assert "proxy" in error["error"]
