@@ -24,16 +24,18 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 import anyio
-import httpx
 
 from browserd.daemon.errors import NavigationTimeout
 from browserd.daemon.policy.proxy import REFUSED_HEADER, GuardProxy
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.protocol.messages import TrustLevel
+
+if TYPE_CHECKING:
+    import httpx  # imported on first use: it adds a third of a second to the daemon's start
 
 MAX_REDIRECTS = 20  # Chromium's own limit
 # Chromium's answer to "what do you accept" for a page, so servers send what the browser would get.
@@ -70,6 +72,10 @@ class Fetched:
 
 class NotHtml(Exception):
     """The answer is no HTML page (a PDF, an image) or too large: the browser path handles it."""
+
+
+class FetchFailed(Exception):
+    """The HTTP exchange failed (connection refused, reset, bad answer)."""
 
 
 def browser_reason(html: str, text_chars: int, min_chars: int) -> str | None:
@@ -141,6 +147,8 @@ class HttpPool:
 
 
 def new_client(proxy: str | None) -> httpx.AsyncClient:
+    import httpx
+
     # trust_env off: the daemon's own settings decide where traffic goes, as they do for the browser.
     return httpx.AsyncClient(proxy=proxy, follow_redirects=False, trust_env=False, timeout=None)
 
@@ -170,6 +178,8 @@ async def fetch_html(
     client: httpx.AsyncClient, policy: UrlPolicy, request: FetchRequest, guard: GuardProxy | None = None
 ) -> Fetched:
     """GET the page, following redirects under the URL policy; NotHtml when the browser should have it."""
+    import httpx
+
     jar = _jar_of(request.storage_state)
     cookies = httpx.Cookies(jar)
     headers = {"user-agent": USER_AGENT, "accept": ACCEPT, "accept-language": "en-US,en;q=0.9"}
@@ -209,7 +219,7 @@ async def fetch_html(
         refusal = guard.refusal_since(mark, url) if guard is not None else None
         if refusal is not None:
             raise refusal.error() from exc
-        raise
+        raise FetchFailed(f"{type(exc).__name__}: {exc}") from exc
     raise NotHtml(f"more than {MAX_REDIRECTS} redirects")
 
 

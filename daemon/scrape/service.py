@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-import httpx
 
 from browserd.daemon.errors import BrowserdError, ExecutionError, NotSupported, UrlNotAllowed
 from browserd.daemon.runtime.browser import proxy_option
 from browserd.daemon.scrape.extract import Extraction, Link, extract, extract_links, page_metadata
 from browserd.daemon.scrape.fetch import (
+    FetchFailed,
     FetchRequest,
     NotHtml,
     browser_reason,
@@ -139,10 +139,10 @@ async def fetch_page(
         if never:
             raise
         return None  # a fetch too slow for its half of the time: the browser gets the rest
-    except httpx.HTTPError as exc:
+    except FetchFailed as exc:
         if never:
             raise ExecutionError(
-                f"fetching {request.url} failed: {exc!r}", hint="Check the URL, or use render auto.", url=request.url
+                f"fetching {request.url} failed: {exc}", hint="Check the URL, or use render auto.", url=request.url
             ) from exc
         log.debug("fast path of %s failed, the browser tries: %r", request.url, exc)
         return None
