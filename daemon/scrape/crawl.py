@@ -55,6 +55,7 @@ from browserd.daemon.scrape.links import absolute_http_url
 from browserd.daemon.scrape.mapping import SitemapMode, read_sitemaps, site_of
 from browserd.daemon.scrape.robots import Robots, read_robots
 from browserd.daemon.scrape.service import ScrapeRequest, load_page
+from browserd.daemon.scrape.task import Render, Via
 from browserd.daemon.services import Services
 from browserd.protocol.messages import TrustLevel
 
@@ -87,6 +88,8 @@ class CrawlRequest:
     concurrency: int = 3
     only_main_content: bool = True
     page_timeout_ms: int | None = None
+    render: Render = "auto"
+    block_resources: bool | None = None
     max_crawl_delay_s: float = 10.0
     # The URL policy pages and robots.txt load under: a remote run reaches no private address (S1-80).
     trust_level: TrustLevel = "local"
@@ -102,6 +105,7 @@ class CrawlPage:
     markdown: str = ""
     links_count: int = 0
     canonical_url: str | None = None
+    via: Via | None = None
     failure: BrowserdError | None = None
 
     @property
@@ -245,7 +249,7 @@ class Crawler:
         self.scope = Scope(request)
         self.summary = CrawlSummary()
         self._robots: dict[str, Robots] = {}
-        self._loading = anyio.Semaphore(max(1, request.concurrency))
+        self._loading: anyio.Semaphore  # page loads running at once, set by each crawl (_crawl)
 
     def _key(self, url: str) -> str:
         return url_key(url, self.request.sort_query)
@@ -390,10 +394,12 @@ class Crawler:
             only_main_content=self.request.only_main_content,
             timeout_ms=self.request.page_timeout_ms,
             trust_level=self.request.trust_level,
+            render=self.request.render,
+            block_resources=self.request.block_resources,
         )
         async with self._loading:
             loaded = await self._busy_retry(lambda: load_page(self.services, request, None, export_state=False))
-        page.final_url, page.status, page.title = loaded.final_url, loaded.status, loaded.title
+        page.final_url, page.status, page.title, page.via = loaded.final_url, loaded.status, loaded.title, loaded.via
         if loaded.status is not None and loaded.status >= 400:
             page.failure = ExecutionError(
                 f"{page.url} answered HTTP {loaded.status}", hint="Check the URL.", status=loaded.status

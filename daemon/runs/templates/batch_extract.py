@@ -23,6 +23,7 @@ from browserd.daemon.runs.templates.base import Inputs, Template
 from browserd.daemon.scrape.extract import extract_links
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.service import ScrapeRequest, load_page, render
+from browserd.daemon.scrape.task import Render
 from browserd.protocol.config import Config, RunsConfig
 
 MAX_URLS = 1000
@@ -40,6 +41,12 @@ class BatchInputs(Inputs, kw_only=True):
         Annotated[str, msgspec.Meta(pattern=r"^[a-zA-Z0-9._-]{1,64}$", description="Login profile to use.")] | None
     ) = None
     page_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=300_000, description="Load timeout per page.")] | None = None
+    render: Annotated[
+        Render, msgspec.Meta(description="auto: plain HTTP when the HTML holds the content; always: the browser.")
+    ] = "auto"
+    block_resources: (
+        Annotated[bool, msgspec.Meta(description="Skip images, media, fonts, ads, trackers (default [scrape]).")] | None
+    ) = None
 
 
 class PageItem(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
@@ -52,6 +59,8 @@ class PageItem(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True)
     text: str | None = None
     html: str | None = None
     links_count: int | None = None
+    # Which path served the page: "fetch" (plain HTTP) or "browser".
+    via: str | None = None
     # The content was larger than maxArtifactInlineBytes: it is in this artifact instead.
     content_artifact_id: str | None = None
     content_bytes: int | None = None
@@ -152,10 +161,12 @@ class BatchExtractPages(Template[BatchInputs]):
             profile_id=inputs.profile_id or "",
             timeout_ms=inputs.page_timeout_ms,
             trust_level=ctx.trust_level,
+            render=inputs.render,
+            block_resources=inputs.block_resources,
         )
         async with loading:
             page = await load_page(ctx.services, request, state, export_state=False)
-        item.final_url, item.status, item.title = page.final_url, page.status, page.title
+        item.final_url, item.status, item.title, item.via = page.final_url, page.status, page.title, page.via
         if page.status is not None and page.status >= 400:
             raise ExecutionError(f"{url} answered HTTP {page.status}", hint="Check the URL.", status=page.status)
         limiter = ctx.services.scrape.extraction
