@@ -14,6 +14,7 @@ from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runs.manager import RunManager
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.executor import TaskExecutor
+from browserd.daemon.scrape.shared import ScrapeShared
 from browserd.daemon.sessions.manager import SessionManager
 from browserd.daemon.sessions.session import Session
 from browserd.protocol.config import Config
@@ -49,6 +50,8 @@ class Services:
     sessions: SessionManager
     profiles: Profiles
     guards: Guards
+    # The fast path's HTTP pool, the resource policy and warm contexts of scrapes, batches and crawls.
+    scrape: ScrapeShared
     tools: ToolCaller = field(default_factory=NoTools)
     started_at: float = field(default_factory=time.time)
     pid: int = field(default_factory=os.getpid)
@@ -62,7 +65,7 @@ class Services:
     def build(cls, config: Config, tools: ToolCaller | None = None) -> Services:
         runtime = BrowserRuntime(config.browser)
         profiles = Profiles(config.profiles)
-        guards = Guards(UrlPolicy(config.security))
+        guards = Guards(UrlPolicy(config.security), config.browser.proxy)
         return cls(
             config=config,
             runtime=runtime,
@@ -70,5 +73,6 @@ class Services:
             sessions=SessionManager(runtime, config.browser, profiles, guards, config.runs.kept_session_idle_s),
             profiles=profiles,
             guards=guards,
+            scrape=ScrapeShared.build(config),
             tools=tools or NoTools(),
         )

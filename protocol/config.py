@@ -89,6 +89,12 @@ class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
     dialog_policy: Literal["accept", "dismiss"] = "accept"
     # A response or post body shown by browser_network is cut after this many characters by default.
     network_body_max_chars: Positive = 20_000
+    # An HTTP(S) proxy for all of the browser's traffic and the scrape fast path, for users behind one:
+    # "http://host:3128" (credentials as "http://user:password@host:3128"); empty: connect directly.
+    # Remote sessions refuse to run with one: their URL guard must make the connections itself.
+    proxy: str = ""
+    # Hosts that skip the proxy, comma-separated (Playwright's proxy.bypass), e.g. ".internal, localhost".
+    proxy_bypass: str = ""
 
 
 class McpConfig(msgspec.Struct, forbid_unknown_fields=True):
@@ -127,9 +133,20 @@ class RunsConfig(msgspec.Struct, forbid_unknown_fields=True):
 class ScrapeConfig(msgspec.Struct, forbid_unknown_fields=True):
     """Keys of the scrape tool only; browser-runtime keys live under [browser] (reference/000 §2.8)."""
 
-    # smartWait (D-21): DOM content loaded, then load, network idle and DOM quiet, all within this cap.
+    # smartWait (D-21, daemon/scrape/smartwait.py): after DOM content loaded, wait while the main content's
+    # text still changes (it must stand still this long) or the page's scripts have requests or short
+    # timers pending, all within the cap.
     smart_wait_max_ms: Annotated[int, msgspec.Meta(ge=0)] = 10_000
-    smart_wait_quiet_ms: Annotated[int, msgspec.Meta(ge=0)] = 500
+    smart_wait_quiet_ms: Annotated[int, msgspec.Meta(ge=0)] = 200
+    # Scrapes, batch_extract_pages and crawl load no images, media or fonts, and nothing EasyList or
+    # EasyPrivacy lists (daemon/scrape/resources.py), unless a call passes blockResources=false.
+    block_resources: bool = True
+    # More filter lists (Adblock Plus syntax, or one host per line), paths of files the daemon reads.
+    block_lists: list[str] = msgspec.field(default_factory=list)
+    # The fast path (render auto/never, daemon/scrape/fetch.py): a page's HTML larger than this goes to
+    # the browser; and below this many characters of extracted text, a page with scripts is rendered.
+    fetch_max_bytes: Positive = 5 * 1024 * 1024
+    fetch_min_chars: Annotated[int, msgspec.Meta(ge=0)] = 200
     timeout_ms: Positive = 30_000
     # A page ending on one of these paths of a profile that never logged in is reported as "log in first".
     login_url_patterns: list[str] = msgspec.field(default_factory=lambda: ["/login", "/signin", "/auth"])

@@ -33,6 +33,7 @@ import anyio.abc
 from anyio.abc import ByteReceiveStream, ByteSendStream, SocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from browserd.daemon.errors import NotSupported
 from browserd.daemon.policy.addresses import IPAddress
 from browserd.daemon.policy.http1 import CHUNK, UNTIL_CLOSE, BadMessage, Head, body_length, read_head, relay_body
 from browserd.daemon.policy.origins import DEFAULT_PORTS
@@ -364,9 +365,20 @@ async def _pipe_both(incoming: BufferedByteReceiveStream, client: SocketStream, 
 class Guards:
     """The daemon's URL policy and the guards of its browser contexts, served in this object's task group."""
 
-    def __init__(self, policy: UrlPolicy) -> None:
+    def __init__(self, policy: UrlPolicy, upstream_proxy: str = "") -> None:
         self.policy = policy
+        # [browser] proxy: a guard connects to the address it checked, so it cannot also go through a proxy.
+        self.upstream_proxy = upstream_proxy
         self._task_group: anyio.abc.TaskGroup | None = None
+
+    def refuse_proxy(self, trust: TrustLevel, proxy: str | None = None) -> None:
+        """NOT_SUPPORTED when a context of this trust level needs a guard and would use a proxy too."""
+        if (self.upstream_proxy if proxy is None else proxy) and self.policy.guarded(trust):
+            raise NotSupported(
+                "a URL guard (remote trust level or [security] lists) cannot be combined with a proxy: "
+                "the guard must resolve and connect to each host itself to check its address",
+                hint="Use a local session without [security] lists for proxied pages, or unset the proxy.",
+            )
 
     async def __aenter__(self) -> Self:
         self._task_group = anyio.create_task_group()
@@ -383,6 +395,7 @@ class Guards:
         """A running guard for a new context of this trust level, or None when it needs none."""
         if not self.policy.guarded(trust):
             return None
+        self.refuse_proxy(trust)
         if self._task_group is None:
             raise RuntimeError("URL guards run only inside `async with guards:`")
         listeners = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)

@@ -7,6 +7,7 @@ import os
 import re
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import anyio
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
@@ -37,6 +38,20 @@ _CRASH_MARKERS = (
 def is_crash(exc: BaseException) -> bool:
     text = str(exc)
     return any(marker.lower() in text.lower() for marker in _CRASH_MARKERS)
+
+
+def proxy_option(url: str, bypass: str = "") -> dict[str, str]:
+    """Playwright's proxy setting for a proxy URL, its credentials (which Playwright takes apart) split off."""
+    parts = urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc = f"{netloc}:{parts.port}"
+    option = {"server": f"{parts.scheme or 'http'}://{netloc}"}
+    if parts.username:
+        option.update(username=unquote(parts.username), password=unquote(parts.password or ""))
+    if bypass:
+        option["bypass"] = bypass
+    return option
 
 
 class BrowserRuntime:
@@ -155,6 +170,8 @@ class BrowserRuntime:
             "args": args,
             "timeout": self._config.launch_timeout_ms,
         }
+        if self._config.proxy:
+            options["proxy"] = proxy_option(self._config.proxy, self._config.proxy_bypass)
         browser = await playwright.chromium.launch(**options)
         browser.on("disconnected", self._disconnected)
         self.launches += 1

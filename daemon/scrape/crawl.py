@@ -2,8 +2,10 @@
 
     Crawler(services, CrawlRequest(url, limit, max_depth, ...), on_page).run()  ->  CrawlSummary
 
-One scheduler loop owns all the state (frontier, seen URLs, counts) and starts at most `concurrency`
-page loads at a time in its task group; each load is a ScrapePageTask through the shared
+One scheduler loop owns all the state (frontier, seen URLs, counts) and has at most `concurrency`
+page loads running at a time, and as many pages again being extracted: extraction runs in worker
+threads (bounded by the daemon's extraction limiter) while the next pages load. Each load goes
+through the scrape service (fast path or browser, daemon/scrape/service.py) and the shared
 TaskExecutor, so a crawl obeys the daemon's worker limit like any scrape. Finished pages come back
 to the loop over a stream, are de-duplicated, handed to `on_page` in the order they finish, and
 their links join the frontier.
@@ -53,6 +55,7 @@ from browserd.daemon.scrape.links import absolute_http_url
 from browserd.daemon.scrape.mapping import SitemapMode, read_sitemaps, site_of
 from browserd.daemon.scrape.robots import Robots, read_robots
 from browserd.daemon.scrape.service import ScrapeRequest, load_page
+from browserd.daemon.scrape.task import Render, Via
 from browserd.protocol.messages import TrustLevel
 
 if TYPE_CHECKING:
@@ -88,6 +91,8 @@ class CrawlRequest:
     concurrency: int = 3
     only_main_content: bool = True
     page_timeout_ms: int | None = None
+    render: Render = "auto"
+    block_resources: bool | None = None
     max_crawl_delay_s: float = 10.0
     # The URL policy pages and robots.txt load under: a remote run reaches no private address (S1-80).
     trust_level: TrustLevel = "local"
@@ -103,6 +108,7 @@ class CrawlPage:
     markdown: str = ""
     links_count: int = 0
     canonical_url: str | None = None
+    via: Via | None = None
     failure: BrowserdError | None = None
 
     @property
@@ -246,6 +252,7 @@ class Crawler:
         self.scope = Scope(request)
         self.summary = CrawlSummary()
         self._robots: dict[str, Robots] = {}
+        self._loading: anyio.Semaphore  # page loads running at once, set by each crawl (_crawl)
 
     def _key(self, url: str) -> str:
         return url_key(url, self.request.sort_query)
@@ -312,6 +319,9 @@ class Crawler:
                 summary.discovered += 1
                 summary.from_sitemap += 1
         delivered: set[str] = set()
+        self._loading = anyio.Semaphore(concurrency)
+        # Pages loading plus pages being extracted: extraction of one never holds back the next load.
+        pipeline = 2 * concurrency
         in_flight = 0
         send, receive = anyio.create_memory_object_stream[_Loaded](max_buffer_size=concurrency)
         async with anyio.create_task_group() as group, send, receive:
@@ -319,7 +329,7 @@ class Crawler:
                 if self.should_stop():
                     summary.stop_reason = "stopped"
                     frontier.clear()
-                if frontier and in_flight < concurrency and summary.pages + in_flight < request.limit:
+                if frontier and in_flight < pipeline and summary.pages + in_flight < request.limit:
                     url, depth = frontier.popleft()
                     if not request.ignore_robots and not (await self.robots_for(url)).allows(url):
                         summary.skipped_by_robots += 1
@@ -387,9 +397,12 @@ class Crawler:
             only_main_content=self.request.only_main_content,
             timeout_ms=self.request.page_timeout_ms,
             trust_level=self.request.trust_level,
+            render=self.request.render,
+            block_resources=self.request.block_resources,
         )
-        loaded = await self._busy_retry(lambda: load_page(self.services, request, None, export_state=False))
-        page.final_url, page.status, page.title = loaded.final_url, loaded.status, loaded.title
+        async with self._loading:
+            loaded = await self._busy_retry(lambda: load_page(self.services, request, None, export_state=False))
+        page.final_url, page.status, page.title, page.via = loaded.final_url, loaded.status, loaded.title, loaded.via
         if loaded.status is not None and loaded.status >= 400:
             page.failure = ExecutionError(
                 f"{page.url} answered HTTP {loaded.status}", hint="Check the URL.", status=loaded.status
@@ -397,11 +410,13 @@ class Crawler:
         html, final_url, only_main = loaded.html, loaded.final_url, self.request.only_main_content
 
         def work() -> tuple[str, str | None, list[str]]:
-            extraction = extract(html, final_url, only_main_content=only_main)
+            # The fast path extracted already to judge the page.
+            extraction = loaded.extraction or extract(html, final_url, only_main_content=only_main)
             links = [link.url for link in extract_links(html, final_url)]
             return extraction.markdown, extraction.metadata.canonical_url, links
 
-        page.markdown, canonical, links = await anyio.to_thread.run_sync(work)
+        limiter = self.services.scrape.extraction
+        page.markdown, canonical, links = await anyio.to_thread.run_sync(work, limiter=limiter)
         page.links_count = len(links)
         page.canonical_url = absolute_http_url(canonical, final_url) if canonical else None
         return [] if page.failure else links

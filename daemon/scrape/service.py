@@ -1,20 +1,39 @@
-"""The scrape service: one page, one format, through a fresh headless context (reference/000)."""
+"""The scrape service: one page, one format, through the fast path or a fresh headless context (reference/000).
+
+`load_page` decides the path (issue 12): `render="always"` is the browser; `"never"` the HTTP fast path
+(daemon/scrape/fetch.py) only; `"auto"` fetches first and keeps the fetched HTML when it holds the
+content (fetch.browser_reason), else renders the page in the browser. Screenshots and mobile pages
+always take the browser. Either way the page comes back as a LoadedPage saying which path served it.
+"""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from browserd.daemon.errors import BrowserdError, ExecutionError, NotSupported, UrlNotAllowed
+from browserd.daemon.runtime.browser import proxy_option
 from browserd.daemon.scrape.extract import Extraction, Link, extract, extract_links, page_metadata
-from browserd.daemon.scrape.task import Format, LoadedPage, PageLoad, ScrapePageTask
+from browserd.daemon.scrape.fetch import (
+    FetchFailed,
+    FetchRequest,
+    NotHtml,
+    browser_reason,
+    fetch_html,
+    one_off_client,
+)
+from browserd.daemon.scrape.task import VISUAL_FORMATS, Format, LoadedPage, PageLoad, Render, ScrapePageTask
 from browserd.protocol.messages import TrustLevel
 
 if TYPE_CHECKING:
     # Only a type here: services.py builds on scrape (through runs), so scrape must not import it back.
     from browserd.daemon.services import Services
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -31,6 +50,11 @@ class ScrapeRequest:
     headers: dict[str, str] | None = None
     # The calling session's trust level: the URL policy it loads under (remote: no private addresses).
     trust_level: TrustLevel = "local"
+    render: Render = "auto"
+    # None: [scrape] block_resources decides.
+    block_resources: bool | None = None
+    # None: [browser] proxy; "": none.
+    proxy: str | None = None
 
 
 @dataclass
@@ -53,10 +77,103 @@ async def context_options(
         options.update(await services.runtime.mobile_options())
     if request.headers:
         options["extra_http_headers"] = request.headers
+    if request.proxy:
+        options["proxy"] = proxy_option(request.proxy)
     return options
 
 
 async def load_page(
+    services: Services, request: ScrapeRequest, storage_state: Mapping[str, Any] | None, export_state: bool
+) -> LoadedPage:
+    await services.guards.policy.check_url(request.url, request.trust_level)
+    services.guards.refuse_proxy(request.trust_level, request.proxy)
+    memory = services.scrape.http.memory
+    # An explicit waitFor asks for the browser's wait; screenshots and mobile pages need the browser.
+    fast = request.render == "never" or (
+        request.render == "auto"
+        and request.wait_for_ms == 0
+        and request.format not in VISUAL_FORMATS
+        and not request.mobile
+    )
+    if fast and (request.render == "never" or not memory.prefers_browser(request.url)):
+        page = await fetch_page(services, request, storage_state)
+        if page is not None:
+            return page
+    return await browser_page(services, request, storage_state, export_state)
+
+
+async def fetch_page(
+    services: Services, request: ScrapeRequest, storage_state: Mapping[str, Any] | None
+) -> LoadedPage | None:
+    """The fast path; None when the page needs the browser (render auto only: never raises instead)."""
+    config = services.config.scrape
+    never = request.render == "never"
+    timeout_ms = request.timeout_ms or config.timeout_ms
+    fetch = FetchRequest(
+        url=request.url,
+        trust_level=request.trust_level,
+        # Under auto a slow fetch leaves the browser time of its own.
+        timeout_ms=timeout_ms if never else max(1, timeout_ms // 2),
+        max_bytes=config.fetch_max_bytes,
+        storage_state=storage_state,
+        headers=request.headers,
+    )
+    policy = services.guards.policy
+    try:
+        if policy.guarded(request.trust_level):
+            async with services.guards.guarding(request.trust_level) as guard:
+                assert guard is not None  # guarded() says this trust level has one
+                async with one_off_client(guard.server) as client:
+                    fetched = await fetch_html(client, policy, fetch, guard)
+        elif request.proxy:
+            async with one_off_client(request.proxy) as client:
+                fetched = await fetch_html(client, policy, fetch)
+        else:
+            fetched = await fetch_html(services.scrape.http.client_for(request.url), policy, fetch)
+    except NotHtml as exc:
+        if never:
+            raise NotSupported(
+                f"render=never reads HTML pages only: {request.url}: {exc}",
+                hint="Use render auto (the default) or always: the browser shows PDFs and images.",
+                url=request.url,
+            ) from exc
+        return None
+    except UrlNotAllowed:
+        raise  # the browser would be refused the same
+    except BrowserdError:
+        if never:
+            raise
+        return None  # a fetch too slow for its half of the time: the browser gets the rest
+    except FetchFailed as exc:
+        if never:
+            raise ExecutionError(
+                f"fetching {request.url} failed: {exc}", hint="Check the URL, or use render auto.", url=request.url
+            ) from exc
+        log.debug("fast path of %s failed, the browser tries: %r", request.url, exc)
+        return None
+    page = LoadedPage(
+        final_url=fetched.final_url,
+        status=fetched.status,
+        html=fetched.html,
+        storage_state=fetched.storage_state,
+        via="fetch",
+    )
+
+    def judge() -> tuple[Extraction, str | None]:
+        extraction = extract_for(request, page.html, page.final_url)
+        return extraction, browser_reason(page.html, len(extraction.markdown.strip()), config.fetch_min_chars)
+
+    extraction, reason = await anyio.to_thread.run_sync(judge, limiter=services.scrape.extraction)
+    page.extraction, page.title = extraction, extraction.metadata.title or ""
+    if not never:
+        services.scrape.http.memory.record(request.url, needed_browser=reason is not None)
+        if reason is not None:
+            log.debug("%s needs the browser: %s", request.url, reason)
+            return None
+    return page
+
+
+async def browser_page(
     services: Services, request: ScrapeRequest, storage_state: Mapping[str, Any] | None, export_state: bool
 ) -> LoadedPage:
     config = services.config.scrape
@@ -68,31 +185,71 @@ async def load_page(
         smart_wait_max_ms=config.smart_wait_max_ms,
         smart_wait_quiet_ms=config.smart_wait_quiet_ms,
     )
-    await services.guards.policy.check_url(request.url, request.trust_level)
+    block = config.block_resources if request.block_resources is None else request.block_resources
+    resources = services.scrape.resources if block else None
+    if _poolable(services, request, storage_state):
+        task = ScrapePageTask(load, export_state=export_state, resources=resources)
+        return await _in_warm_context(services, task, await context_options(services, request, None))
     async with services.guards.guarding(request.trust_level) as guard:
-        task = ScrapePageTask(load, export_state=export_state, guard=guard)
+        task = ScrapePageTask(load, export_state=export_state, guard=guard, resources=resources)
         options = await context_options(services, request, storage_state) | (guard.context_options if guard else {})
         return await services.executor.run_in_context(task, **options)
 
 
-async def render(request: ScrapeRequest, page: LoadedPage) -> ScrapeResult:
-    """The format's payload and the page's metadata, computed off the event loop."""
+def _poolable(services: Services, request: ScrapeRequest, storage_state: Mapping[str, Any] | None) -> bool:
+    """A warm context serves pages with no login state to start from, no own proxy and no URL guard."""
+    empty = not storage_state or not (storage_state.get("cookies") or storage_state.get("origins"))
+    return empty and not request.proxy and not services.guards.policy.guarded(request.trust_level)
+
+
+async def _in_warm_context(services: Services, task: ScrapePageTask, options: dict[str, Any]) -> LoadedPage:
+    """`task` on the page of a pooled context (daemon/runtime/contexts.py), within the executor's limits."""
+    pool = services.scrape.contexts
+    key = (task.resources is not None, task.load.format in VISUAL_FORMATS, repr(sorted(options.items())))
+
+    async def work() -> LoadedPage:
+        warm = await pool.lease(await services.runtime.browser(), key, options)
+        done = False
+        try:
+            if "blocking" not in warm.extras:
+                warm.extras["blocking"] = await task.prepare(warm.context)
+            blocking = warm.extras["blocking"]
+            if blocking is not None:
+                blocking.page_url = task.load.url
+            warm.visit(task.load.url)
+            page = await task.load_in(warm.context, warm.page)
+            done = True
+            return page
+        finally:
+            await pool.release(warm, reusable=done)
+
+    return await services.executor.run(work)
+
+
+def extract_for(request: ScrapeRequest, html: str, url: str) -> Extraction:
+    return extract(
+        html,
+        url,
+        only_main_content=request.only_main_content,
+        include_tags=request.include_tags,
+        exclude_tags=request.exclude_tags,
+    )
+
+
+async def render(
+    request: ScrapeRequest, page: LoadedPage, limiter: anyio.CapacityLimiter | None = None
+) -> ScrapeResult:
+    """The format's payload and the page's metadata, computed off the event loop (within `limiter`'s threads)."""
 
     def work() -> ScrapeResult:
-        result = ScrapeResult(request.format, page, {})
-        if request.format in ("screenshot", "fullscreenshot"):
+        result = ScrapeResult(request.format, page, {"via": page.via})
+        if request.format in VISUAL_FORMATS:
             return result
         if request.format == "links":
             result.links = extract_links(page.html, page.final_url)
             meta = page_metadata(page.html, page.final_url)
         else:
-            extraction: Extraction = extract(
-                page.html,
-                page.final_url,
-                only_main_content=request.only_main_content,
-                include_tags=request.include_tags,
-                exclude_tags=request.exclude_tags,
-            )
+            extraction = page.extraction or extract_for(request, page.html, page.final_url)
             result.markdown = extraction.markdown
             result.html = extraction.html
             result.metadata["mainContentFound"] = extraction.main_content_found
@@ -102,4 +259,4 @@ async def render(request: ScrapeRequest, page: LoadedPage) -> ScrapeResult:
         )
         return result
 
-    return await anyio.to_thread.run_sync(work)
+    return await anyio.to_thread.run_sync(work, limiter=limiter)

@@ -1,4 +1,18 @@
-"""smartWait (D-21): wait for a page to be worth reading, never longer than a cap, never failing."""
+"""smartWait (D-21, issue 12): read a page once its content is ready, never later than a cap, never failing.
+
+A scrape navigates to `domcontentloaded` and then waits only while the content is still coming:
+
+- the text length of the main-content candidate (main, article, [role=main], else the body) changed
+  less than `quiet_ms` ago, or
+- the page's own scripts have work pending that usually brings content: fetch/XHR requests not yet
+  answered, and timers of at most PENDING_TIMER_MS not yet run (late.html adds its paragraph from an
+  800 ms timer). A page that keeps such work going forever (polling, carousels) is read once its text
+  has stood still for PENDING_PATIENCE_MS.
+
+It does not wait for `load` or network idle: images, fonts and third-party scripts hold those back and
+add nothing to the text. The counters come from READINESS_JS, an init script of the scrape's context,
+so they see the page's scripts from their first line on.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +20,81 @@ import anyio
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from browserd.daemon.sessions.settle import settle
+PENDING_TIMER_MS = 2_000
+PENDING_PATIENCE_MS = 1_500
+POLL_MS = 50
+
+# Wraps fetch, XMLHttpRequest and setTimeout to count the page's pending work; hidden, non-enumerable.
+READINESS_JS = """(() => {
+  if (Object.prototype.hasOwnProperty.call(window, '__browserdReadiness')) return;
+  const timers = new Set();
+  let requests = 0;
+  const realSetTimeout = window.setTimeout.bind(window);
+  const realClearTimeout = window.clearTimeout.bind(window);
+  const done = () => { requests -= 1; };
+  window.setTimeout = function (callback, ms, ...args) {
+    const long = typeof callback !== 'function' || (Number(ms) || 0) > PENDING_TIMER_MS;
+    if (long) return realSetTimeout(callback, ms, ...args);
+    const id = realSetTimeout(function () { timers.delete(id); return callback.apply(this, args); }, ms);
+    timers.add(id);
+    return id;
+  };
+  window.clearTimeout = function (id) { timers.delete(id); return realClearTimeout(id); };
+  if (window.fetch) {
+    const realFetch = window.fetch;
+    window.fetch = function (...args) {
+      requests += 1;
+      const answer = realFetch.apply(this, args);
+      answer.then(done, done);
+      return answer;
+    };
+  }
+  const realSend = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...args) {
+    requests += 1;
+    this.addEventListener('loadend', done, { once: true });
+    return realSend.apply(this, args);
+  };
+  Object.defineProperty(window, '__browserdReadiness', {
+    value: { pending: () => requests + timers.size, sleep: (ms) => new Promise((r) => realSetTimeout(r, ms)) },
+  });
+})()""".replace("PENDING_TIMER_MS", str(PENDING_TIMER_MS))
+
+_READY_JS = """async ([quietMs, patienceMs, maxMs, pollMs]) => {
+  const readiness = window.__browserdReadiness;
+  const sleep = readiness ? readiness.sleep : (ms) => new Promise((r) => setTimeout(r, ms));
+  const size = () => {
+    const node = document.querySelector('main, article, [role=main]') || document.body;
+    return node ? node.textContent.length : 0;
+  };
+  const start = performance.now();
+  let last = size();
+  let since = start;
+  while (performance.now() - start < maxMs) {
+    await sleep(pollMs);
+    const now = performance.now();
+    const length = size();
+    if (length !== last) { last = length; since = now; continue; }
+    const still = now - since;
+    const pending = readiness ? readiness.pending() : 0;
+    if (still >= quietMs && (pending === 0 || still >= patienceMs)) return true;
+  }
+  return false;
+}"""
 
 
 async def smart_wait(page: Page, max_ms: int, quiet_ms: int) -> bool:
-    """Network idle (after load), then a quiet DOM, within `max_ms`; False when the page never got there.
-
-    In that order on purpose: content that scripts add once their requests are done shows up as DOM
-    changes after the network went quiet, and the quiet window then waits for them.
-    """
+    """Until the content is ready (see the module docstring), within `max_ms`; False when it never was."""
     if max_ms <= 0:
         return True
-    with anyio.move_on_after(max_ms / 1000) as deadline:
-        try:
-            await page.wait_for_load_state("networkidle", timeout=max_ms)
-        except PlaywrightError:
-            return False  # still loading at the cap: read what is there
-        await settle(page, quiet_ms, max_ms)
-    return not deadline.cancelled_caught
+    with anyio.move_on_after(max_ms / 1000 + 1):
+        for _attempt in range(3):
+            try:
+                return bool(await page.evaluate(_READY_JS, [quiet_ms, PENDING_PATIENCE_MS, max_ms, POLL_MS]))
+            except PlaywrightError:
+                # The page navigated (a client-side redirect) under the wait: wait on the next document.
+                try:
+                    await page.wait_for_load_state("domcontentloaded", timeout=max_ms)
+                except PlaywrightError:
+                    return False
+    return False

@@ -6,19 +6,26 @@ Everything CPU-bound (extraction, markdown) happens after the context is closed,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import anyio
-from playwright.async_api import BrowserContext
+from playwright.async_api import BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from browserd.daemon.errors import NavigationTimeout
 from browserd.daemon.policy.proxy import GuardProxy
-from browserd.daemon.scrape.smartwait import smart_wait
+from browserd.daemon.scrape.resources import Blocking, ResourcePolicy
+from browserd.daemon.scrape.smartwait import READINESS_JS, smart_wait
 from browserd.daemon.sessions.navigation import navigate
 
+if TYPE_CHECKING:
+    from browserd.daemon.scrape.extract import Extraction
+
 Format = Literal["markdown", "html", "links", "screenshot", "fullscreenshot"]
+Render = Literal["auto", "always", "never"]
+Via = Literal["fetch", "browser"]
+VISUAL_FORMATS = ("screenshot", "fullscreenshot")
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,9 @@ class LoadedPage:
     # What the context holds afterwards, for publishing a profile's login back (None: not asked).
     storage_state: dict[str, object] | None = None
     timed_out: bool = False
+    via: Via = "browser"
+    # The fast path extracts to decide whether its HTML is enough: that extraction, for render() to reuse.
+    extraction: Extraction | None = None
 
 
 @dataclass
@@ -51,9 +61,21 @@ class ScrapePageTask:
     export_state: bool = False
     # The URL guard the context's traffic goes through (daemon/policy/proxy.py), to name a refusal.
     guard: GuardProxy | None = None
+    # What the page may not load (daemon/scrape/resources.py); None: everything.
+    resources: ResourcePolicy | None = None
 
     async def run(self, context: BrowserContext) -> LoadedPage:
-        page = await context.new_page()
+        await self.prepare(context)
+        return await self.load_in(context, await context.new_page())
+
+    async def prepare(self, context: BrowserContext) -> Blocking | None:
+        """What a context needs once, before its first page: the readiness counters, the resource policy."""
+        await context.add_init_script(script=READINESS_JS)
+        if self.resources is None:
+            return None
+        return await self.resources.install(context, self.load.url, visual=self.load.format in VISUAL_FORMATS)
+
+    async def load_in(self, context: BrowserContext, page: Page) -> LoadedPage:
         load = self.load
         timed_out = False
         reply = None
@@ -79,7 +101,7 @@ class ScrapePageTask:
             timed_out=timed_out or not settled,
         )
         try:
-            if load.format in ("screenshot", "fullscreenshot"):
+            if load.format in VISUAL_FORMATS:
                 result.screenshot = await page.screenshot(full_page=load.format == "fullscreenshot", type="png")
             else:
                 result.html = await page.content()

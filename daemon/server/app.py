@@ -169,6 +169,7 @@ class Daemon:
                     log.info("idle for %s s; exiting", self.idle.idle_exit_s)
                 tg.cancel_scope.cancel()
             await services.sessions.close_all()
+        await services.scrape.aclose()
         await services.runtime.aclose()
         log.info("daemon stopped")
 

@@ -16,7 +16,7 @@ from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.mapping import MapRequest, MapTask, SitemapMode
 from browserd.daemon.scrape.selectors import check_selectors
 from browserd.daemon.scrape.service import ScrapeRequest, load_page, render
-from browserd.daemon.scrape.task import Format
+from browserd.daemon.scrape.task import Format, Render
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
@@ -45,6 +45,17 @@ class ScrapeParams(Params, kw_only=True):
     timeout: Annotated[int, msgspec.Meta(ge=1, le=300_000, description="Page load timeout in ms.")] | None = None
     mobile: bool = False
     headers: Annotated[dict[str, str], msgspec.Meta(description="Extra request headers.")] | None = None
+    render: Annotated[
+        Render,
+        msgspec.Meta(
+            description="auto: plain HTTP when the HTML holds the content, else the browser; always: the browser; "
+            "never: plain HTTP only."
+        ),
+    ] = "auto"
+    block_resources: (
+        Annotated[bool, msgspec.Meta(description="Skip images, media, fonts, ads, trackers (default [scrape]).")] | None
+    ) = None
+    proxy: Annotated[str, msgspec.Meta(description="Proxy server for this page, e.g. http://host:3128.")] | None = None
 
 
 class MapParams(Params, kw_only=True):
@@ -91,16 +102,23 @@ async def scrape(ctx: ToolContext, params: ScrapeParams, response: Response) -> 
         mobile=params.mobile,
         headers=params.headers,
         trust_level=ctx.session.trust_level,
+        render=params.render,
+        block_resources=params.block_resources,
+        proxy=params.proxy,
     )
     snapshot = await profiles.load(profile_id) if profile_id is not None else None
     await ctx.progress(0, 2, f"loading {params.url}")
     state = snapshot.storage_state() if snapshot is not None else None
-    page = await load_page(ctx.services, request, state, export_state=snapshot is not None)
-    if snapshot is not None and page.storage_state is not None and page.storage_state != state:
-        # Cookies the page set go back to the profile after the answer, debounced and CAS-checked (S0-50..S0-53).
-        profiles.publisher(snapshot.meta.profile_id).request(exported(page.storage_state, snapshot.version))
-    await ctx.progress(1, 2, "extracting")
-    result = await render(request, page)
+    try:
+        page = await load_page(ctx.services, request, state, export_state=snapshot is not None)
+        if snapshot is not None and page.storage_state is not None and page.storage_state != state:
+            # Cookies the page set (in the browser or on the fast path) go back to the profile after the
+            # answer, debounced and CAS-checked (S0-50..S0-53).
+            profiles.publisher(snapshot.meta.profile_id).request(exported(page.storage_state, snapshot.version))
+        await ctx.progress(1, 2, "extracting")
+        result = await render(request, page, ctx.services.scrape.extraction)
+    except ValueError as exc:  # an include/exclude selector the extractor does not understand
+        raise InvalidParameter(str(exc), field="includeTags" if params.include_tags else "excludeTags") from exc
     data: dict[str, Any] = {
         "url": page.final_url,
         "statusCode": page.status,

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gzip
+import http.server
 import json
 import os
 import platform
@@ -57,16 +59,31 @@ from tests.bench.common import (  # noqa: E402
     summary,
     text_of,
 )
-from tests.conftest import SITE, BrowserdHome, SiteHandler, _Server, make_home, wait_for  # noqa: E402
+from tests.conftest import (  # noqa: E402
+    SITE,
+    BrowserdHome,
+    SiteHandler,
+    _Server,
+    make_home,
+    short_temp_dir,
+    wait_for,
+)
 
 FORMATS = ("markdown", "html", "links", "screenshot", "fullscreenshot")
 CLIENTS = (1, 4)
 NEVER_LOADS = "never-loads.html"  # its /hang image never answers: smartWait runs into its cap
+TICKING = "ticking.html"  # its content changes for ever: smartWait always runs into its cap
 NEVER_LOADS_WAIT_MS = 500
 SCRAPE_TIMEOUT_S = 90  # per call, as the client sees it
 MAX_RUNS = 200  # whatever --runs says
 MAX_ROUNDS = 20
-SECTIONS = ("throughput", "formats", "split", "extraction")
+SECTIONS = ("throughput", "formats", "split", "speed", "runs", "extraction")
+# issue 12: every mode of `render` against the same pages, and the floor to beat
+SPEED_MODES: dict[str, dict[str, Any]] = {"auto": {}, "fast path": {"render": "never"}, "browser": {"render": "always"}}
+# The benchmark's browsers resolve no host name: third-party requests of the real pages fail at once.
+THIRD_PARTY_REFUSED = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
+RUN_PAGES = 60
+SPEED_TARGETS = {"fast1": 6.0, "fast4": 12.0, "browser1": 3.0, "fastP50Ms": 150.0, "runs": 5.0}
 # issue 5's extraction targets
 F1_TARGET = 0.975
 STRUCTURE_TARGET = 0.9
@@ -81,6 +98,8 @@ class Figures:
     formats: dict[str, dict[str, Any]] = field(default_factory=dict)
     split: dict[str, Any] = field(default_factory=dict)
     extraction: dict[str, Any] = field(default_factory=dict)
+    speed: dict[str, dict[str, Any]] = field(default_factory=dict)
+    runs: dict[str, Any] = field(default_factory=dict)
     workers: int | None = None
     problems: list[str] = field(default_factory=list)
 
@@ -91,6 +110,11 @@ class _QuietServer(_Server):
     def handle_error(self, request: Any, client_address: Any) -> None:
         if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
             super().handle_error(request, client_address)
+
+
+class _QuietFiles(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
 
 
 def serve_site_quietly() -> tuple[_Server, str]:
@@ -133,12 +157,13 @@ class ClientRun:
     per_page: dict[str, list[tuple[float, dict[str, Any], int]]] = field(default_factory=dict)
 
 
-def scrape_share(shim: RawShim, site: str, share: list[str], budget: Budget, run: ClientRun) -> None:
-    for name in share:
+def scrape_share(shim: RawShim, share: list[str], arguments: dict[str, Any], budget: Budget, run: ClientRun) -> None:
+    for url in share:
+        name = url.rsplit("/", 1)[-1]
         if not budget.left() or len(run.failures) >= 3:
             return
         try:
-            elapsed, result = scrape(shim, f"{site}/{name}")
+            elapsed, result = scrape(shim, url, **arguments)
         except (BenchError, OSError) as exc:
             run.failures.append(f"{name}: {str(exc)[:200]}")
             print(f"  ! {name}: {str(exc)[:200]}", file=sys.stderr)
@@ -148,11 +173,11 @@ def scrape_share(shim: RawShim, site: str, share: list[str], budget: Budget, run
         print(".", end="", file=sys.stderr, flush=True)
 
 
-def measure_throughput(
-    home: BrowserdHome, site: str, pages: list[str], rounds: int, clients: int, budget: Budget, figures: Figures
-) -> None:
-    work = [name for _ in range(rounds) for name in pages]
-    shares = [work[i::clients] for i in range(clients)]
+def run_clients(
+    home: BrowserdHome, urls: list[str], clients: int, arguments: dict[str, Any], budget: Budget
+) -> tuple[dict[str, Any], list[ClientRun]]:
+    """`urls` shared out among `clients` MCP clients scraping at once: pages/s, latency, and each client's run."""
+    shares = [urls[i::clients] for i in range(clients)]
     runs = [ClientRun() for _ in range(clients)]
     shims: list[RawShim] = []
     try:
@@ -162,7 +187,7 @@ def measure_throughput(
 
         def worker(index: int) -> None:
             ready.wait()
-            scrape_share(shims[index], site, shares[index], budget, runs[index])
+            scrape_share(shims[index], shares[index], arguments, budget, runs[index])
 
         threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(clients)]
         for thread in threads:
@@ -178,15 +203,26 @@ def measure_throughput(
     print(file=sys.stderr)
     times = [t for run in runs for t in run.times]
     failures = [f for run in runs for f in run.failures]
-    figures.throughput[str(clients)] = {
+    row = {
         "clients": clients,
         "scrapes": len(times),
-        "asked": len(work),
+        "asked": len(urls),
         "failed": len(failures),
         "wallS": round(wall, 2),
         "pagesPerS": round(len(times) / wall, 2) if wall > 0 else None,
         "latencyMs": summary(times),
+        "failures": failures[:3],
     }
+    return row, runs
+
+
+def measure_throughput(
+    home: BrowserdHome, site: str, pages: list[str], rounds: int, clients: int, budget: Budget, figures: Figures
+) -> None:
+    urls = [f"{site}/{name}" for _ in range(rounds) for name in pages]
+    row, runs = run_clients(home, urls, clients, {}, budget)
+    failures = row.pop("failures")
+    figures.throughput[str(clients)] = row
     figures.problems.extend(f"throughput, {clients} client(s): {f}" for f in failures)
     for name in pages:
         rows = [row for run in runs for row in run.per_page.get(name, [])]
@@ -296,6 +332,116 @@ def measure_extraction(data: Path | None, limit: int, figures: Figures) -> None:
     figures.extraction["data"] = str(folder)
 
 
+# -- 5. speed (issue 12): real article pages, fast path against browser, the Playwright floor ----------
+
+
+def serve_articles(count: int) -> tuple[_Server, str, list[str], Path]:
+    """The first `count` real pages of extraction-dev, served on 127.0.0.1 as a0.html, a1.html, ...
+
+    They keep their third-party <script>, <img> and <iframe> tags; the browsers of this benchmark
+    resolve no host name (THIRD_PARTY_REFUSED), so those requests fail at once and never leave the machine.
+    """
+    from tests.bench import extraction
+
+    folder = short_temp_dir("bd-articles-")
+    names = []
+    for index, source in enumerate(sorted((extraction.DEFAULT_DATA / "html").glob("*.html.gz"))[:count]):
+        (folder / f"a{index}.html").write_bytes(gzip.decompress(source.read_bytes()))
+        names.append(f"a{index}.html")
+    if not names:
+        raise BenchError(f"no pages in {extraction.DEFAULT_DATA / 'html'}")
+    server = _QuietServer(("127.0.0.1", 0), functools.partial(_QuietFiles, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}", names, folder
+
+
+def measure_speed(
+    home: BrowserdHome, articles: str, names: list[str], rounds: int, budget: Budget, figures: Figures
+) -> None:
+    urls = [f"{articles}/{name}" for _ in range(rounds) for name in names]
+    for mode, arguments in SPEED_MODES.items():
+        for count in CLIENTS:
+            print(f"  browserd {mode}, {count} client(s)", file=sys.stderr)
+            row, runs = run_clients(home, urls, count, arguments, budget)
+            figures.problems.extend(f"speed {mode}, {count} client(s): {f}" for f in row.pop("failures"))
+            via = [str(data.get("via")) for run in runs for rows in run.per_page.values() for _, data, _ in rows]
+            row["via"] = {name: via.count(name) for name in sorted(set(via))}
+            figures.speed.setdefault(f"browserd {mode}", {})[str(count)] = row
+    for count in CLIENTS:
+        print(f"  playwright + trafilatura, {count} client(s)", file=sys.stderr)
+        figures.speed.setdefault("playwright+trafilatura", {})[str(count)] = playwright_floor(urls, count)
+
+
+def playwright_floor(urls: list[str], clients: int) -> dict[str, Any]:
+    """What the issue holds browserd to: Playwright, a fresh context per page, domcontentloaded, trafilatura."""
+    import asyncio
+
+    import trafilatura
+    from playwright.async_api import async_playwright
+
+    from browserd.daemon.runtime.chromium import find_chromium
+
+    found = find_chromium()
+    if found is None:
+        raise BenchError("no Chromium for the Playwright floor")
+    times: list[float] = []
+
+    async def main() -> float:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=found.path, args=[THIRD_PARTY_REFUSED])
+            shares = [urls[i::clients] for i in range(clients)]
+
+            async def one(url: str) -> None:
+                started = time.perf_counter()
+                context = await browser.new_context()
+                page = await context.new_page()
+                await page.goto(url, wait_until="domcontentloaded")
+                html = await page.content()
+                await context.close()
+                await asyncio.to_thread(trafilatura.extract, html, output_format="markdown")
+                times.append((time.perf_counter() - started) * 1000)
+
+            async def worker(share: list[str]) -> None:
+                for url in share:
+                    await one(url)
+
+            await one(urls[0])  # untimed warm-up
+            times.clear()
+            started = time.perf_counter()
+            await asyncio.gather(*(worker(share) for share in shares))
+            wall = time.perf_counter() - started
+            await browser.close()
+            return wall
+
+    wall = asyncio.run(main())
+    return {
+        "clients": clients,
+        "scrapes": len(times),
+        "wallS": round(wall, 2),
+        "pagesPerS": round(len(times) / wall, 2),
+        "latencyMs": summary(times),
+    }
+
+
+def measure_runs(home: BrowserdHome, site: str, figures: Figures) -> None:
+    """batch_extract_pages and crawl of tests/site pages, pages/s by the run's own elapsed time."""
+    from tests.bench import runs as run_bench
+
+    pid = home.daemon_pid()
+    if pid is None:
+        raise BenchError("the daemon is not running")
+    urls = [f"{site}/{run_bench.SITE_PAGES[i % len(run_bench.SITE_PAGES)]}?n={i}" for i in range(RUN_PAGES)]
+    with run_bench.client(home) as shim:
+        arguments = {
+            "templateId": "batch_extract_pages",
+            "inputs": {"urls": urls, "concurrency": 5},
+            "options": {"mode": "async"},
+        }
+        figures.runs["batch_extract_pages"] = run_bench.measure(shim, pid, "run_task_template", arguments)
+        crawl = {"url": f"{site}/gen/{RUN_PAGES}/0.html", "limit": RUN_PAGES, "concurrency": 5}
+        figures.runs["crawl"] = run_bench.measure(shim, pid, "crawl", crawl)
+
+
 # -- output --------------------------------------------------------------------------------------------
 
 
@@ -348,6 +494,17 @@ def print_report(figures: Figures, page: str, rounds: int) -> None:
                 f"context + navigation + capture + IPC ≈ {fmt_ms(derived.get('browserAndCaptureMs'))}"
             )
             print(" (waitFor=1 minus extraction minus a round trip; medians of separate samples, so rough)")
+    if figures.speed:
+        print_speed(figures)
+    if figures.runs:
+        print()
+        print(f"task runs over tests/site pages ({RUN_PAGES} pages, concurrency 5)")
+        for name, row in figures.runs.items():
+            print(
+                f"{name:<22}{row.get('succeeded')}/{row.get('pages')} pages in {row.get('elapsed_s')} s: "
+                f"{row.get('pages_per_s')} pages/s ({at_least(row.get('pages_per_s'), SPEED_TARGETS['runs'])} "
+                f"target {SPEED_TARGETS['runs']:.0f})"
+            )
     if figures.extraction:
         results = {k: v for k, v in figures.extraction.items() if isinstance(v, dict)}
         print()
@@ -375,6 +532,34 @@ def print_report(figures: Figures, page: str, rounds: int) -> None:
             )
 
 
+def print_speed(figures: Figures) -> None:
+    print()
+    print("real article pages (extraction-dev), third-party requests refused")
+    print(f"{'scraper':<26}{'clients':>8}{'pages/s':>9}{'median':>10}{'p95':>10}  served by")
+    for name, rows in figures.speed.items():
+        for row in rows.values():
+            lat = row["latencyMs"]
+            n = "" if not row.get("failed") else f"  ({row['failed']} failed)"
+            via = ", ".join(f"{k} {v}" for k, v in row.get("via", {}).items())
+            print(
+                f"{name:<26}{row['clients']:>8}{row['pagesPerS'] or 0:>9.2f}{fmt_ms(lat.get('median')):>10}"
+                f"{fmt_ms(lat.get('p95')):>10}  {via}{n}"
+            )
+    fast, browser = figures.speed.get("browserd fast path", {}), figures.speed.get("browserd browser", {})
+
+    def rate(rows: dict[str, Any], clients: str) -> float | None:
+        return (rows.get(clients) or {}).get("pagesPerS")
+
+    p50 = ((fast.get("1") or {}).get("latencyMs") or {}).get("median")
+    print(
+        f"targets: fast path >= {SPEED_TARGETS['fast1']:.0f} pages/s 1 client: "
+        f"{at_least(rate(fast, '1'), SPEED_TARGETS['fast1'])}; >= {SPEED_TARGETS['fast4']:.0f} with 4: "
+        f"{at_least(rate(fast, '4'), SPEED_TARGETS['fast4'])}; browser >= {SPEED_TARGETS['browser1']:.0f} 1 client: "
+        f"{at_least(rate(browser, '1'), SPEED_TARGETS['browser1'])}; fast p50 <= {SPEED_TARGETS['fastP50Ms']:.0f} ms: "
+        + ("no figure" if p50 is None else "met" if p50 <= SPEED_TARGETS["fastP50Ms"] else "MISSED")
+    )
+
+
 # -- main ----------------------------------------------------------------------------------------------
 
 
@@ -389,6 +574,8 @@ def main() -> int:
     parser.add_argument("--extraction-limit", type=int, default=0, help="score only the first N pages")
     parser.add_argument("--data", type=Path, default=None, help="extraction-dev folder (with score.py)")
     parser.add_argument("--budget-s", type=float, default=900, help="wall-clock cap for the browser sections")
+    parser.add_argument("--articles", type=int, default=10, help="real extraction-dev pages in the speed section")
+    parser.add_argument("--speed-rounds", type=int, default=2, help="times over the articles per speed row")
     args = parser.parse_args()
     runs = max(1, min(args.runs, MAX_RUNS))
     rounds = max(1, min(args.rounds, MAX_ROUNDS))
@@ -396,7 +583,7 @@ def main() -> int:
     if args.skip_extraction:
         sections.discard("extraction")
     pages = [p.strip() for p in args.pages.split(",") if p.strip()] or sorted(
-        p.name for p in SITE.glob("*.html") if p.name != NEVER_LOADS
+        p.name for p in SITE.glob("*.html") if p.name not in (NEVER_LOADS, TICKING)
     )
     budget = Budget(args.budget_s)
     figures = Figures()
@@ -414,8 +601,11 @@ def main() -> int:
             print(f"  ! {name}: {exc!r}", file=sys.stderr)
 
     errors = ""
-    if sections & {"throughput", "formats", "split"}:
+    if sections & {"throughput", "formats", "split", "speed", "runs"}:
         home = make_home(idle_exit_s=120)
+        from browserd.protocol.config import BrowserConfig
+
+        home.env["BROWSERD_BROWSER_ARGS"] = json.dumps([*BrowserConfig().args, THIRD_PARTY_REFUSED])
         server, site = serve_site_quietly()
 
         def start_daemon() -> None:
@@ -441,6 +631,15 @@ def main() -> int:
             with client(home) as shim:
                 measure_split(shim, site, args.page, runs, budget, figures)
 
+        def speed() -> None:
+            articles, base, names, folder = serve_articles(args.articles)
+            try:
+                measure_speed(home, base, names, max(1, args.speed_rounds), budget, figures)
+            finally:
+                articles.shutdown()
+                articles.server_close()
+                shutil.rmtree(folder, ignore_errors=True)
+
         print(f"browserd scrape benchmark: home {home.root}, site {site}", file=sys.stderr)
         try:
             section("daemon start", start_daemon)
@@ -450,6 +649,10 @@ def main() -> int:
                 section(f"latency per format, {args.page} x{runs}", formats)
             if "split" in sections:
                 section(f"where the time goes, {args.page} x{runs}", split)
+            if "speed" in sections:
+                section(f"speed: {args.articles} real article pages x{args.speed_rounds}", speed)
+            if "runs" in sections:
+                section(f"batch_extract_pages and crawl, {RUN_PAGES} pages", lambda: measure_runs(home, site, figures))
         finally:
             home.stop_daemon()  # the daemon of this isolated home only, by the pid in its lock file
             server.shutdown()
@@ -483,6 +686,8 @@ def main() -> int:
         },
         "split": figures.split,
         "extraction": figures.extraction,
+        "speed": figures.speed,
+        "runs": figures.runs,
         "problems": figures.problems,
         "targets": {
             "tokF1": F1_TARGET,

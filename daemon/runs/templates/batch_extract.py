@@ -1,9 +1,10 @@
 """`batch_extract_pages` 1.0.0: many pages through the scrape pipeline, a few at a time (S1-13, D-41).
 
-Pages load in fresh contexts with the cookies of `profileId`, else of the run's session when it has
-a window (a sessionId the caller passed). One step per URL. Up to `concurrency` pages load at once
-in a sliding window (a new one starts as soon as one ends, S1-76); each goes through the scrape
-service and its TaskExecutor, so the worker limit and BUSY apply as for `scrape`. A page whose
+Pages load with the cookies of `profileId`, else of the run's session when it has a window (a
+sessionId the caller passed), through the scrape service (fast path or browser). One step per URL.
+Up to `concurrency` pages load at once in a sliding window (a new one starts as soon as one ends,
+S1-76), and as many again may be extracting meanwhile (in worker threads), so extraction never holds
+a load back; each load goes through the TaskExecutor, so the worker limit and BUSY apply as for `scrape`. A page whose
 content is larger than maxArtifactInlineBytes is stored as an artifact and its item names it.
 """
 
@@ -23,6 +24,7 @@ from browserd.daemon.runs.templates.base import Inputs, Template
 from browserd.daemon.scrape.extract import extract_links
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.service import ScrapeRequest, load_page, render
+from browserd.daemon.scrape.task import Render
 from browserd.protocol.config import Config, RunsConfig
 
 MAX_URLS = 1000
@@ -40,6 +42,12 @@ class BatchInputs(Inputs, kw_only=True):
         Annotated[str, msgspec.Meta(pattern=r"^[a-zA-Z0-9._-]{1,64}$", description="Login profile to use.")] | None
     ) = None
     page_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=300_000, description="Load timeout per page.")] | None = None
+    render: Annotated[
+        Render, msgspec.Meta(description="auto: plain HTTP when the HTML holds the content; always: the browser.")
+    ] = "auto"
+    block_resources: (
+        Annotated[bool, msgspec.Meta(description="Skip images, media, fonts, ads, trackers (default [scrape]).")] | None
+    ) = None
 
 
 class PageItem(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
@@ -52,6 +60,8 @@ class PageItem(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True)
     text: str | None = None
     html: str | None = None
     links_count: int | None = None
+    # Which path served the page: "fetch" (plain HTTP) or "browser".
+    via: str | None = None
     # The content was larger than maxArtifactInlineBytes: it is in this artifact instead.
     content_artifact_id: str | None = None
     content_bytes: int | None = None
@@ -122,30 +132,36 @@ class BatchExtractPages(Template[BatchInputs]):
             # A session given by sessionId (one login_keep_session logged in, say): its cookies go along.
             state = await window.context.storage_state()
         queue = iter(range(len(inputs.urls)))
+        loading = anyio.Semaphore(inputs.concurrency)
 
         async def worker() -> None:
             for index in queue:  # shared by the workers: each takes the next URL when it is free
                 if ctx.cancel_requested:
                     return
-                await self._page(ctx, inputs, index, state)
+                await self._page(ctx, inputs, index, state, loading)
 
         async with anyio.create_task_group() as workers:
-            for _ in range(min(inputs.concurrency, len(inputs.urls))):
+            # Twice the loads: half the workers may be extracting while the others load.
+            for _ in range(min(2 * inputs.concurrency, len(inputs.urls))):
                 workers.start_soon(worker)
 
-    async def _page(self, ctx: RunContext, inputs: BatchInputs, index: int, state: Any) -> None:
+    async def _page(
+        self, ctx: RunContext, inputs: BatchInputs, index: int, state: Any, loading: anyio.Semaphore
+    ) -> None:
         url = inputs.urls[index]
         item = PageItem(url=url, success=False)
         try:
             async with ctx.step(index):
-                await self._extract(ctx, inputs, url, state, item)
+                await self._extract(ctx, inputs, url, state, item, loading)
         except BrowserdError as exc:
             item.success, item.error, item.error_code = False, exc.message, exc.code
         else:
             item.success = True
         await ctx.add_item(msgspec.to_builtins(item), index)
 
-    async def _extract(self, ctx: RunContext, inputs: BatchInputs, url: str, state: Any, item: PageItem) -> None:
+    async def _extract(
+        self, ctx: RunContext, inputs: BatchInputs, url: str, state: Any, item: PageItem, loading: anyio.Semaphore
+    ) -> None:
         request = ScrapeRequest(
             url=url,
             format="markdown",
@@ -153,12 +169,16 @@ class BatchExtractPages(Template[BatchInputs]):
             profile_id=inputs.profile_id or "",
             timeout_ms=inputs.page_timeout_ms,
             trust_level=ctx.trust.level,
+            render=inputs.render,
+            block_resources=inputs.block_resources,
         )
-        page = await load_page(ctx.services, request, state, export_state=False)
-        item.final_url, item.status, item.title = page.final_url, page.status, page.title
+        async with loading:
+            page = await load_page(ctx.services, request, state, export_state=False)
+        item.final_url, item.status, item.title, item.via = page.final_url, page.status, page.title, page.via
         if page.status is not None and page.status >= 400:
             raise ExecutionError(f"{url} answered HTTP {page.status}", hint="Check the URL.", status=page.status)
-        result = await render(request, page)
+        limiter = ctx.services.scrape.extraction
+        result = await render(request, page, limiter)
 
         def finish() -> tuple[int, str]:
             links = len(extract_links(page.html, page.final_url))
@@ -168,7 +188,7 @@ class BatchExtractPages(Template[BatchInputs]):
                 return links, plain_text(result.html)
             return links, result.html if inputs.only_main_content else page.html
 
-        item.links_count, content = await anyio.to_thread.run_sync(finish)
+        item.links_count, content = await anyio.to_thread.run_sync(finish, limiter=limiter)
         encoded = content.encode()
         if len(encoded) > ctx.services.config.runs.max_artifact_inline_bytes:
             mime = {"markdown": "text/markdown", "text": "text/plain", "html": "text/html"}[inputs.format]

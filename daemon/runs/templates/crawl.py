@@ -20,6 +20,7 @@ from browserd.daemon.runs.templates.batch_extract import Summary
 from browserd.daemon.scrape.crawl import Crawler, CrawlPage, CrawlRequest, StopReason, compile_patterns
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.mapping import SitemapMode
+from browserd.daemon.scrape.task import Render
 from browserd.protocol.config import Config, CrawlConfig, RunsConfig
 
 # Bounds of the schema; the configured ones ([crawl] max_limit, max_concurrency) are checked when a run is asked for.
@@ -54,6 +55,12 @@ class CrawlInputs(Inputs, kw_only=True):
     ) = None
     only_main_content: Annotated[bool, msgspec.Meta(description="Drop navigation, footers, ads.")] = True
     page_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=300_000, description="Load timeout per page.")] | None = None
+    render: Annotated[
+        Render, msgspec.Meta(description="auto: plain HTTP when the HTML holds the content; always: the browser.")
+    ] = "auto"
+    block_resources: (
+        Annotated[bool, msgspec.Meta(description="Skip images, media, fonts, ads, trackers (default [scrape]).")] | None
+    ) = None
 
 
 class CrawlItem(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
@@ -65,6 +72,8 @@ class CrawlItem(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True
     title: str | None = None
     canonical_url: str | None = None
     links_count: int | None = None
+    # Which path served the page: "fetch" (plain HTTP) or "browser".
+    via: str | None = None
     # The page's markdown: get_artifact with this id.
     markdown_artifact_id: str | None = None
     markdown_bytes: int | None = None
@@ -126,6 +135,8 @@ def crawl_request(inputs: CrawlInputs, config: CrawlConfig) -> CrawlRequest:
         concurrency=concurrency,
         only_main_content=inputs.only_main_content,
         page_timeout_ms=inputs.page_timeout_ms,
+        render=inputs.render,
+        block_resources=inputs.block_resources,
         max_crawl_delay_s=config.max_crawl_delay_s,
     )
 
@@ -194,6 +205,7 @@ class Crawl(Template[CrawlInputs]):
             title=page.title,
             canonical_url=page.canonical_url,
             links_count=page.links_count if page.ok else None,
+            via=page.via,
             error=page.error,
             error_code=page.error_code,
         )

@@ -1,0 +1,163 @@
+"""Which path serves a scrape (issue 12): the HTTP fast path or the browser, and what the browser loads.
+
+`render` auto fetches a page over plain HTTP and keeps that HTML when it holds the content; a page
+whose content scripts build goes to the browser. The result names the path in `via`. The fast path
+sends and publishes the profile's cookies like the browser path, and obeys the same URL policy. In
+the browser, scrapes load no images, media, fonts or listed trackers: the test server's request log
+shows they never left the browser.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import anyio
+import pytest
+
+from tests.conftest import BrowserdHome, SiteHandler, _Server, mcp_client
+from tests.e2e.results import failed, ok, text_of
+
+pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
+SCRAPE_TOOLS = ("--tools", "scrape")
+PUBLISH_DEADLINE_S = 20
+# A page with what markdown does not need: images, a font, and a tracker script EasyPrivacy lists.
+TRACKED_PAGE = b"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Tracked article</title>
+<style>@font-face { font-family: Body; src: url(/fonts/body.woff2); } body { font-family: Body; }</style>
+<script src="/piwik.js"></script></head>
+<body><main><h1>Tracked article</h1><p>The text of a tracked article, long enough to read as one.</p>
+<img src="/network-pixel.png" alt="Pixel"><img src="/network-dot.svg" alt="Dot"></main></body></html>"""
+
+
+class LoggingHandler(SiteHandler):
+    """tests/site plus /tracked.html, noting every path it is asked for; as a proxy, it answers a request
+    for any http URL (absolute form) from tests/site too."""
+
+    paths: list[str]
+
+    def do_GET(self) -> None:
+        self.paths.append(self.path)
+        if self.path.startswith("http://"):
+            parts = urlsplit(self.path)
+            self.path = parts.path + (f"?{parts.query}" if parts.query else "")
+        if self.path == "/tracked.html":
+            self._send(200, TRACKED_PAGE)
+            return
+        super().do_GET()
+
+
+@pytest.fixture
+def logged_site() -> Iterator[tuple[str, list[str]]]:
+    paths: list[str] = []
+    handler = type("Handler", (LoggingHandler,), {"paths": paths})
+    server = _Server(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", paths
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def scrape(client: Any, **args: Any) -> Any:
+    return await client.call_tool("scrape", args)
+
+
+async def test_a_page_built_by_scripts_goes_through_the_browser(home: BrowserdHome, site: str) -> None:
+    """spa.html's products only exist once its script ran: auto renders it; never shows the bare HTML."""
+    url = f"{site}/spa.html?page=products"
+    async with mcp_client(home, args=SCRAPE_TOOLS) as client:
+        auto = ok(await scrape(client, url=url))
+        assert auto.structured_content["via"] == "browser"
+        assert "Teapot" in text_of(auto)
+        bare = ok(await scrape(client, url=url, render="never"))
+        assert bare.structured_content["via"] == "fetch"
+        assert "Teapot" not in text_of(bare)
+
+
+async def test_a_static_page_is_served_without_the_browser(home: BrowserdHome, site: str) -> None:
+    """index.html holds its content in its HTML: auto answers from the fast path, with the same markdown
+    as the browser's."""
+    url = f"{site}/index.html"
+    async with mcp_client(home, args=SCRAPE_TOOLS) as client:
+        fast = ok(await scrape(client, url=url))
+        assert fast.structured_content["via"] == "fetch"
+        assert fast.structured_content["title"] == "browserd test site"
+        rendered = ok(await scrape(client, url=url, render="always"))
+        assert rendered.structured_content["via"] == "browser"
+        assert text_of(fast) == text_of(rendered)
+
+
+async def test_cookies_go_both_ways_on_the_fast_path(home: BrowserdHome, site: str) -> None:
+    """A cookie the server sets on the fast path is published to the profile, which the browser then
+    sends; and the fast path sends the profile's cookies."""
+    async with mcp_client(home, args=SCRAPE_TOOLS) as client:
+        set_cookie = ok(await scrape(client, url=f"{site}/set-cookie?fast=yes", render="never", profileId="speed"))
+        assert set_cookie.structured_content["via"] == "fetch"
+        seen = ""
+        with anyio.move_on_after(PUBLISH_DEADLINE_S):
+            while "fast=yes" not in seen:  # published after a debounce: poll until it is there
+                browser = ok(await scrape(client, url=f"{site}/cookies", render="always", profileId="speed"))
+                seen = text_of(browser)
+        assert "fast=yes" in seen, f"the cookie set on the fast path never reached the profile: {seen!r}"
+        fast = ok(await scrape(client, url=f"{site}/cookies", render="never", profileId="speed"))
+        assert "fast=yes" in text_of(fast)
+
+
+async def test_render_never_refuses_what_is_not_html(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=SCRAPE_TOOLS) as client:
+        error = failed(await scrape(client, url=f"{site}/sample.pdf", render="never"), "NOT_SUPPORTED")
+        assert "render auto" in error["recoverHint"]
+        ok(await scrape(client, url=f"{site}/index.html"))  # and the daemon keeps serving
+
+
+async def test_blocked_resources_never_leave_the_browser(
+    home: BrowserdHome, logged_site: tuple[str, list[str]]
+) -> None:
+    """Images, fonts and an EasyPrivacy-listed script are aborted in the browser: the server never sees
+    them. With blockResources false the same page loads them all."""
+    base, paths = logged_site
+    async with mcp_client(home, args=SCRAPE_TOOLS) as client:
+        result = ok(await scrape(client, url=f"{base}/tracked.html", render="always"))
+        assert "The text of a tracked article" in text_of(result)
+        assert paths == ["/tracked.html"], paths
+        paths.clear()
+        ok(await scrape(client, url=f"{base}/tracked.html", render="always", blockResources=False))
+        assert {"/piwik.js", "/network-pixel.png", "/network-dot.svg", "/fonts/body.woff2"} <= set(paths), paths
+
+
+async def test_the_fast_path_of_a_remote_session_refuses_loopback(home: BrowserdHome, site: str) -> None:
+    """A remote session's fast path is refused 127.0.0.1 like its browser path, and a redirect from an
+    exempted origin to another loopback address is refused at that hop."""
+    async with mcp_client(home, args=("--trust", "remote", *SCRAPE_TOOLS)) as client:
+        error = failed(await scrape(client, url=f"{site}/index.html", render="never"), "URL_NOT_ALLOWED")
+        assert error["details"]["rule"] == "loopback"
+    home.env["BROWSERD_SECURITY_REMOTE_EXEMPT_ORIGINS"] = site
+    target = f"http://127.0.0.2:{urlsplit(site).port}/help.html"
+    async with mcp_client(home, args=("--trust", "remote", *SCRAPE_TOOLS)) as client:
+        fine = ok(await scrape(client, url=f"{site}/index.html", render="never"))
+        assert fine.structured_content["via"] == "fetch"
+        hop = f"{site}/redirect?to={quote(target)}"
+        for render in ("never", "auto"):
+            error = failed(await scrape(client, url=hop, render=render), "URL_NOT_ALLOWED")
+            assert error["details"]["rule"] == "loopback", error
+            assert error["details"]["url"] == target, error
+
+
+async def test_scrapes_go_through_the_configured_proxy(home: BrowserdHome, logged_site: tuple[str, list[str]]) -> None:
+    """[browser] proxy carries the fast path's and the browser's requests; a remote session, whose URL
+    guard must connect by itself, is refused with NOT_SUPPORTED rather than bypassing either."""
+    proxy, paths = logged_site
+    home.env["BROWSERD_BROWSER_PROXY"] = proxy
+    url = "http://proxied.test/index.html"
+    async with mcp_client(home, args=SCRAPE_TOOLS) as client:
+        for render in ("never", "always"):
+            result = ok(await scrape(client, url=url, render=render))
+            assert "Welcome to the browserd test site" in text_of(result)
+            assert result.structured_content["via"] == ("fetch" if render == "never" else "browser")
+        assert paths.count(url) == 2, paths
+    async with mcp_client(home, args=("--trust", "remote", *SCRAPE_TOOLS)) as client:
+        error = failed(await scrape(client, url=url), "NOT_SUPPORTED")
+        assert "proxy" in error["error"]
