@@ -41,16 +41,26 @@ def parse(html: str) -> lxml.html.HtmlElement:
     html = xml_safe(html)
     if html.strip():
         try:
-            return lxml.html.document_fromstring(html)
+            return _into_body(lxml.html.document_fromstring(html))
         except ValueError:  # a str that declares its own encoding (<?xml encoding=...?>)
             parser = lxml.html.HTMLParser(encoding="utf-8")
             try:
-                return lxml.html.document_fromstring(html.encode("utf-8"), parser=parser)
+                return _into_body(lxml.html.document_fromstring(html.encode("utf-8"), parser=parser))
             except (lxml.etree.ParserError, ValueError):
                 pass
         except lxml.etree.ParserError:
             pass
     return lxml.html.document_fromstring("<html><body></body></html>")
+
+
+def _into_body(tree: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
+    """Content after a stray early `</body>` moved into the body, where a browser puts it: libxml2 leaves
+    it beside the body, out of reach of everything that reads the page's body."""
+    body = tree.find("body")
+    if body is not None:
+        for stray in list(body.itersiblings()):
+            body.append(stray)
+    return tree
 
 
 def base_url(tree: lxml.html.HtmlElement, url: str) -> str:

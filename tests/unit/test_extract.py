@@ -123,6 +123,12 @@ def test_an_empty_page_gives_empty_markdown() -> None:
     assert not result.main_content_found
 
 
+def test_content_after_a_stray_early_body_end_tag_is_extracted() -> None:
+    page = f"<html><head><title>Old page</title></head><body></body><div><p>{ARTICLE_TEXT}</p></div></html>"
+    for only_main_content in (True, False):
+        assert "Paragraph 4 of the story" in extract(page, URL, only_main_content=only_main_content).markdown
+
+
 # Every C0 control but tab, line feed and carriage return, raw and as character references, with a lone
 # surrogate and the two non-characters XML refuses: old pages hold them and lxml refuses them later.
 CONTROLS = "".join(chr(c) for c in range(0x20) if chr(c) not in "\t\n\r") + "\ud800\udfff\ufffe\uffff"
