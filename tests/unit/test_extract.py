@@ -237,6 +237,17 @@ def test_trailing_link_blocks_are_dropped_whatever_their_language() -> None:
     assert "© Jornal 2024" in text and "Outra notícia" not in text, text  # a short line does not stop the search
 
 
+def test_paragraphs_in_named_anchors_and_text_in_heading_tags_end_an_article_unharmed() -> None:
+    """Old pages wrap paragraphs in `<a name>` targets (trafilatura makes them `href=""`) and set whole
+    paragraphs in heading tags: neither is a link block nor an empty heading."""
+    speech = "".join(f'<p><a name="s{n}" href="">{_story(n, "Speech")[3:-4]}</a></p>' for n in range(1, 4))
+    blurb = f"<h4>{_story(9, 'Blurb')[3:-4]} It goes on for a while in bold type.</h4>"
+    root = lxml.html.document_fromstring(f"<html><body>{_story(0, 'Intro')}{speech}{blurb}</body></html>")
+    drop_boilerplate(root)
+    text = root.text_content()
+    assert "Speech paragraph 3 tells" in text and "Blurb paragraph 9" in text, text
+
+
 def test_embedded_tweets_inside_the_article_are_put_back_in_place() -> None:
     before = "".join(_story(n, "Before") for n in range(1, 3))
     after = "".join(_story(n, "After") for n in range(1, 3))
