@@ -60,9 +60,15 @@ _LINK_BLOCK_DENSITY = 0.8
 _SHORT_LINE_CHARS = 80
 
 
+def link_density(element: lxml.html.HtmlElement, text: str) -> float:
+    """The share of `text` (the element's text, whitespace collapsed) inside links. An anchor without a
+    target is no link: `<a name>` anchors wrap whole paragraphs, and trafilatura turns them into `href=""`."""
+    linked = sum(len(_text(a)) for a in element.iter("a") if (a.get("href") or "").strip())
+    return linked / max(len(text), 1)
+
+
 def _is_link_block(block: lxml.html.HtmlElement, text: str) -> bool:
-    linked = sum(len(" ".join(a.text_content().split())) for a in block.iter("a"))
-    return bool(text) and linked >= _LINK_BLOCK_DENSITY * len(text)
+    return bool(text) and link_density(block, text) >= _LINK_BLOCK_DENSITY
 
 
 def _drop_trailing_links(body: lxml.html.HtmlElement) -> None:
@@ -76,8 +82,8 @@ def _drop_trailing_links(body: lxml.html.HtmlElement) -> None:
         if not text:
             continue
         if not _is_link_block(block, text):
-            if block.tag in _HEADINGS and not kept_below:
-                _drop(block)  # a heading with nothing left under it
+            if block.tag in _HEADINGS and not kept_below and len(text.split()) <= _SHORT_WORDS:
+                _drop(block)  # a heading with nothing left under it (a long one is text set in a heading tag)
                 continue
             if len(text) <= _SHORT_LINE_CHARS and block.find(".//a") is None:
                 kept_below = True

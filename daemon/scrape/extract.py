@@ -75,8 +75,9 @@ def extract(
         # The whole page, or the parts the caller picked: nothing more is for the extractor to judge.
         markdown, out_html = _render(_whole_page(tree, navigation=False, hidden=False), base)
         return Extraction(markdown, out_html, metadata, main_content_found=False)
-    root = maincontent.main_content(tree)
-    if root is not None and _small_page(tree, root):
+    page_words = len(body_of(tree).text_content().split())
+    root = maincontent.main_content(tree, page_words)
+    if root is not None and _small_page(page_words, root):
         # Hidden parts stay, as the extractor would keep them: a collapsed tree's files are content.
         markdown, out_html = _render(_whole_page(tree, navigation=True, hidden=False), base)
         return Extraction(markdown, out_html, metadata, main_content_found=True)
@@ -94,8 +95,7 @@ def extract(
     return Extraction(markdown, out_html, metadata, main_content_found=False)
 
 
-def _small_page(tree: lxml.html.HtmlElement, root: lxml.html.HtmlElement) -> bool:
+def _small_page(page_words: int, root: lxml.html.HtmlElement) -> bool:
     """A short page that is nearly all main content reads best whole, with its headings and lists kept."""
-    page_words = len(body_of(tree).text_content().split())
     main_words = len(root.text_content().split())
     return page_words <= SMALL_PAGE_WORDS and main_words >= SMALL_PAGE_SHARE * page_words

@@ -15,7 +15,7 @@ from copy import deepcopy
 
 import lxml.html  # type: ignore[import-untyped]
 
-from .boilerplate import is_notice
+from .boilerplate import is_notice, link_density
 
 _SOURCE_BLOCKS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd", "td", "th", "figcaption", "blockquote")
 _TARGET_BLOCKS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "blockquote")
@@ -100,11 +100,6 @@ def _signature(element: lxml.html.HtmlElement) -> tuple[str, str]:
     return element.tag, " ".join(sorted((element.get("class") or "").split()))
 
 
-def _link_density(element: lxml.html.HtmlElement, text: str) -> float:
-    linked = sum(len(" ".join(a.text_content().split())) for a in element.iter("a"))
-    return linked / max(len(text), 1)
-
-
 def recover_chunks(
     extracted: lxml.html.HtmlElement, page: lxml.html.HtmlElement, index: dict[str, lxml.html.HtmlElement]
 ) -> None:
@@ -160,7 +155,7 @@ def recover_chunks(
         if (
             len(text.split()) < _MIN_RECOVER_WORDS
             or text in extracted_text
-            or _link_density(element, text) > _MAX_LINK_DENSITY
+            or link_density(element, text) > _MAX_LINK_DENSITY
         ):
             continue
         copy = _inline_copy(element)
@@ -360,7 +355,7 @@ def _dropped_list(
     if page_list.find(".//img") is not None or page_list.find(".//figure") is not None:
         return None
     hrefs = {str(h) for h in page_list.xpath(".//a/@href")}
-    if _link_density(page_list, _key(page_list)) > _MAX_LINK_DENSITY and not hrefs & kept_hrefs:
+    if link_density(page_list, _key(page_list)) > _MAX_LINK_DENSITY and not hrefs & kept_hrefs:
         return None
     new_list = lxml.html.Element(page_list.tag)
     for item in items:

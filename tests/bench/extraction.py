@@ -1,12 +1,16 @@
-"""Extraction benchmark for issue 5: our scrape pipeline against plain trafilatura on extraction-dev.
+"""Extraction benchmark (issues 5 and 12): our scrape pipeline against plain trafilatura on both corpora.
 
-    .venv/bin/python tests/bench/extraction.py [--limit N] [--data DIR]
+    .venv/bin/python tests/bench/extraction.py [--data DIR ...] [--limit N] [--only browserd|trafilatura]
+                                               [--out DIR]
 
-Runs ../shared/bench/extraction-dev/score.py in-process (`--py`) twice, on
-`extract_for_score` (browserd.daemon.scrape.extract.extract, only_main_content, base URL
-https://example.com/) and on `trafilatura_markdown` (trafilatura 2.3.1's own markdown, comments off:
-the README's reference row), and prints for each: token F1, AEB F1, structure recall per kind
-(headings, list items, links, tables) and pages per CPU-second, then one JSON line with both.
+By default scores ../shared/bench/extraction-dev and ../shared/bench/extraction-cleaneval (each folder's
+own score.py, run in-process with `--py`), each twice: on `extract_for_score`
+(browserd.daemon.scrape.extract.extract, only_main_content, base URL https://example.com/) and on
+`trafilatura_markdown` (trafilatura's own markdown, comments off: the READMEs' reference row). Prints
+per corpus and extractor: token F1, AEB F1, failures, empty outputs, structure recall per kind
+(headings, list items, links, tables; extraction-dev only: CleanEval's gold is plain text), pages per
+CPU-second and median ms per page, then one JSON line with everything. `--out DIR` keeps each run's
+per-page scores (`<corpus>-<extractor>.json`) for comparing two versions page by page.
 Prints figures, never asserts them (DESIGN.md §6).
 """
 
@@ -23,8 +27,11 @@ from types import ModuleType
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-DEFAULT_DATA = REPO.parent / "shared" / "bench" / "extraction-dev"
+BENCH_DATA = REPO.parent / "shared" / "bench"
+DEFAULT_DATA = (BENCH_DATA / "extraction-dev", BENCH_DATA / "extraction-cleaneval")
 BASE_URL = "https://example.com/"
+EXTRACTORS = {"browserd": "extract_for_score", "trafilatura": "trafilatura_markdown"}
+STRUCTURE_KINDS = ("headings", "list_items", "links", "tables")
 
 
 def extract_for_score(html: str) -> str:
@@ -41,7 +48,7 @@ def trafilatura_markdown(html: str) -> str:
 
 
 def _load_scorer(data: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location("extraction_dev_score", data / "score.py")
+    spec = importlib.util.spec_from_file_location(f"score_{data.name.replace('-', '_')}", data / "score.py")
     if spec is None or spec.loader is None:
         raise SystemExit(f"no score.py in {data}")
     module = importlib.util.module_from_spec(spec)
@@ -49,12 +56,14 @@ def _load_scorer(data: Path) -> ModuleType:
     return module
 
 
-def _score(scorer: ModuleType, data: Path, target: str, limit: int) -> dict[str, Any]:
+def _score(data: Path, target: str, limit: int, out: Path | None) -> dict[str, Any]:
     argv = [str(data), "--py", f"{__file__}:{target}", "--bootstrap", "0"]
     if limit:
         argv += ["--limit", str(limit)]
+    if out is not None:
+        argv += ["--out", str(out)]
     with contextlib.redirect_stdout(io.StringIO()):
-        summary: dict[str, Any] = scorer.main(argv)
+        summary: dict[str, Any] = _load_scorer(data).main(argv)
     structure = summary.get("structure", {})
     return {
         "tok_F1": round(summary["tok_F1"], 4),
@@ -63,35 +72,52 @@ def _score(scorer: ModuleType, data: Path, target: str, limit: int) -> dict[str,
         "AEB_F1": round(summary["AEB_F1"], 4),
         "pages": summary["pages"],
         "failures": summary["failures"],
+        "empty": summary["empty_outputs"],
         "pages_per_cpu_s": round(summary["pages_per_cpu_s"] or 0.0, 1),
         "pages_per_s": round(summary["pages_per_s"] or 0.0, 1),
+        "median_ms": summary["median_ms"],
         "structure_recall": {
             kind: (round(v["recall"], 3) if v["recall"] is not None else None) for kind, v in structure.items()
         },
     }
 
 
+def _row(name: str, r: dict[str, Any]) -> str:
+    s = r["structure_recall"]
+    cells = " ".join(f"{s[k] if s.get(k) is not None else 'n/a':>6}" for k in STRUCTURE_KINDS)
+    return (
+        f"{name:<12} {r['tok_F1']:>7.4f} {r['AEB_F1']:>7.4f} {r['failures']:>5} {r['empty']:>5} {cells}"
+        f" {r['pages_per_cpu_s']:>7.1f} {r['median_ms']:>7.1f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="extraction-dev folder (with score.py)")
-    parser.add_argument("--limit", type=int, default=0, help="score only the first N pages")
+    parser.add_argument(
+        "--data", type=Path, action="append", help="a corpus folder with score.py (repeatable; default: both)"
+    )
+    parser.add_argument("--limit", type=int, default=0, help="score only the first N pages of each corpus")
+    parser.add_argument("--only", choices=sorted(EXTRACTORS), help="run one extractor instead of both")
+    parser.add_argument("--out", type=Path, help="folder for per-page results (<corpus>-<extractor>.json)")
     args = parser.parse_args()
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
-    scorer = _load_scorer(args.data)
-    results = {
-        "browserd": _score(scorer, args.data, "extract_for_score", args.limit),
-        "trafilatura": _score(scorer, args.data, "trafilatura_markdown", args.limit),
-    }
-    print(f"extraction-dev ({args.data}), {results['browserd']['pages']} pages")
-    header = ("extractor", "tok F1", "AEB F1", "head", "list", "links", "tables", "p/CPU-s")
-    print(f"{header[0]:<12} " + " ".join(f"{h:>7}" for h in header[1:]))
-    for name, r in results.items():
-        s = r["structure_recall"]
-        cells = [
-            f"{s.get(k) if s.get(k) is not None else 'n/a':>6}" for k in ("headings", "list_items", "links", "tables")
-        ]
-        print(f"{name:<12} {r['tok_F1']:>7.3f} {r['AEB_F1']:>7.3f} {' '.join(cells)} {r['pages_per_cpu_s']:>7.1f}")
+    corpora: list[Path] = args.data or list(DEFAULT_DATA)
+    extractors = {args.only: EXTRACTORS[args.only]} if args.only else EXTRACTORS
+    results: dict[str, dict[str, Any]] = {}
+    header = ("extractor", "tok F1", "AEB F1", "fail", "empty", "head", "list", "links", "tables", "p/CPU-s", "med ms")
+    for data in corpora:
+        results[data.name] = {
+            name: _score(data, target, args.limit, args.out / f"{data.name}-{name}.json" if args.out else None)
+            for name, target in extractors.items()
+        }
+        first = next(iter(results[data.name].values()))
+        print(f"{data.name} ({data}), {first['pages']} pages")
+        print(f"{header[0]:<12} {header[1]:>7} {header[2]:>7} {header[3]:>5} {header[4]:>5} ", end="")
+        print(" ".join(f"{h:>6}" for h in header[5:9]) + f" {header[9]:>7} {header[10]:>7}")
+        for name, r in results[data.name].items():
+            print(_row(name, r))
+        print()
     print(json.dumps(results, sort_keys=True))
 
 

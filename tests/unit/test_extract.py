@@ -123,6 +123,36 @@ def test_an_empty_page_gives_empty_markdown() -> None:
     assert not result.main_content_found
 
 
+def test_content_after_a_stray_early_body_end_tag_is_extracted() -> None:
+    page = f"<html><head><title>Old page</title></head><body></body><div><p>{ARTICLE_TEXT}</p></div></html>"
+    for only_main_content in (True, False):
+        assert "Paragraph 4 of the story" in extract(page, URL, only_main_content=only_main_content).markdown
+
+
+# Every C0 control but tab, line feed and carriage return, raw and as character references, with a lone
+# surrogate and the two non-characters XML refuses: old pages hold them and lxml refuses them later.
+CONTROLS = "".join(chr(c) for c in range(0x20) if chr(c) not in "\t\n\r") + "\ud800\udfff\ufffe\uffff"
+CONTROL_REFS = "&#0;&#8;&#x0b;&#12;&#26;&#x1F;&#xD800;&#65535;&#1114112;"
+
+
+@pytest.mark.parametrize("only_main_content", [True, False])
+def test_a_page_with_control_characters_in_text_and_attributes_extracts(only_main_content: bool) -> None:
+    page = (
+        f'<html lang="en{CONTROLS}"><head><title>Old{CONTROLS} page</title>'
+        f'<meta name="description" content="About{CONTROL_REFS} boats"></head><body>'
+        f'<p class="x{CONTROLS}" title="t{CONTROL_REFS}">{ARTICLE_TEXT}{CONTROLS} and {CONTROL_REFS}after the controls'
+        f' <a href="/boats{CONTROLS}" title="{CONTROLS}">the boats{CONTROL_REFS}</a> &#151; still here.</p>'
+        f"<p>{ARTICLE_TEXT} The last{CONTROLS}words{CONTROL_REFS}of the page.</p>"
+        "<footer>Footer text</footer></body></html>"
+    )
+    result = extract(page, URL, only_main_content=only_main_content)
+    assert "after the controls" in result.markdown and "— still here" in result.markdown, result.markdown
+    assert "The last words of the page." in result.markdown  # form feeds part words; nothing after cut off
+    assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]", result.markdown + result.html)
+    assert result.metadata.title == "Old page" and result.metadata.description == "About boats"
+    assert [link.text for link in extract_links(page, URL) if "boats" in link.url] == ["the boats"]
+
+
 def test_exclude_tags_remove_and_include_tags_keep_only_matches() -> None:
     excluded = extract(PAGE, URL, only_main_content=False, exclude_tags=["table", ".nothing", "ul > li"])
     assert "Ariel" not in excluded.markdown and "First point" not in excluded.markdown
@@ -205,6 +235,17 @@ def test_trailing_link_blocks_are_dropped_whatever_their_language() -> None:
     drop_boilerplate(root)
     text = root.text_content()
     assert "© Jornal 2024" in text and "Outra notícia" not in text, text  # a short line does not stop the search
+
+
+def test_paragraphs_in_named_anchors_and_text_in_heading_tags_end_an_article_unharmed() -> None:
+    """Old pages wrap paragraphs in `<a name>` targets (trafilatura makes them `href=""`) and set whole
+    paragraphs in heading tags: neither is a link block nor an empty heading."""
+    speech = "".join(f'<p><a name="s{n}" href="">{_story(n, "Speech")[3:-4]}</a></p>' for n in range(1, 4))
+    blurb = f"<h4>{_story(9, 'Blurb')[3:-4]} It goes on for a while in bold type.</h4>"
+    root = lxml.html.document_fromstring(f"<html><body>{_story(0, 'Intro')}{speech}{blurb}</body></html>")
+    drop_boilerplate(root)
+    text = root.text_content()
+    assert "Speech paragraph 3 tells" in text and "Blurb paragraph 9" in text, text
 
 
 def test_embedded_tweets_inside_the_article_are_put_back_in_place() -> None:
