@@ -122,17 +122,6 @@ class DaemonClient:
         self._writer = writer
         self.closed = asyncio.Event()
         self._reader_task = asyncio.create_task(self._read_loop(reader))
-<<<<<<< HEAD
-        reply = await self._call(
-            lambda rid: Register(
-                id=rid,
-                protocol=PROTOCOL_VERSION,
-                client=self._client,
-                role=self._role,
-                trust_level=self._trust,
-                tools=self._tool_groups,
-                codegen=self._codegen,
-=======
         try:
             reply = await asyncio.wait_for(
                 self._call(
@@ -143,10 +132,10 @@ class DaemonClient:
                         role=self._role,
                         trust_level=self._trust,
                         tools=self._tool_groups,
+                        codegen=self._codegen,
                     )
                 ),
                 timeout_s,
->>>>>>> harden
             )
         except TimeoutError as exc:  # a daemon that accepts but never registers us is as good as none
             raise DaemonGone(f"the daemon did not answer REGISTER within {timeout_s:.1f} s") from exc

@@ -64,16 +64,13 @@ class SessionManager:
         # Kept session id -> when it closes (anyio clock), counted once nothing uses it.
         self._kept: dict[str, float] = {}
         self._changed = anyio.Event()
-<<<<<<< HEAD
         self._spare: SpareWindow | None = None
         self._spare_wanted = anyio.Event()
-=======
         runtime.on_browser_gone(self._browser_gone)
 
     def _browser_gone(self, browser: Browser) -> None:
         for session in self.sessions.values():
             session.browser_gone(browser)
->>>>>>> harden
 
     def create(self, client_name: str, trust_level: TrustLevel, connected: bool = False) -> Session:
         """A new session; `connected` ties it to the connection that asked, until `disconnect`."""

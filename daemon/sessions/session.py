@@ -10,11 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-<<<<<<< HEAD
-from playwright.async_api import BrowserContext, Page
-=======
-from playwright.async_api import Browser, BrowserContext
->>>>>>> harden
+from playwright.async_api import Browser, BrowserContext, Page
 
 from browserd.daemon.errors import BrowserdError, LimitExceeded, PageCrashed, SessionNotFound
 from browserd.daemon.policy.proxy import Guards
