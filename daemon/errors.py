@@ -182,6 +182,12 @@ class NotSupported(BrowserdError):
     hint = "This browser setup cannot do this; see the error for what would."
 
 
+class CapabilityMissing(NotSupported):
+    """A window's backend (own Chromium, CDP attach, extension bridge) cannot do what was asked (D-14)."""
+
+    hint = "Do this in a window of the daemon's own browser (browser_windows action 'new')."
+
+
 class RequestNotFound(BrowserdError):
     code = "INVALID_PARAMETER"
     hint = "Call browser_network without requestId for the ids (n1, n2 ...) of the tab's logged requests."

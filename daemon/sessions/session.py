@@ -17,6 +17,9 @@ from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.profiles.publisher import StateSource
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
+from browserd.daemon.sessions.backends.base import Backend
+from browserd.daemon.sessions.backends.cdp import CdpAttach
+from browserd.daemon.sessions.backends.own import OwnChromium
 from browserd.daemon.sessions.downloads import Downloads
 from browserd.daemon.sessions.records import Dialogs
 from browserd.daemon.sessions.routes import Routes, numbered
@@ -86,9 +89,9 @@ class Session:
     async def _forget_dead_windows(self) -> None:
         dead = [w for w in self.windows.values() if not self._alive(w)]
         if dead:
-            # The browser was relaunched: the windows and tabs of the old one are gone with it. An attached
+            # The browser was relaunched: the windows and tabs of the old one are gone with it. A shared
             # browser that went away was closed by its owner, which is no crash of ours.
-            self.crashed = any(window.attached is None for window in dead)
+            self.crashed = any(not window.backend.shared for window in dead)
             for window in dead:
                 del self.windows[window.id]
             if self.active_window_id not in self.windows:
@@ -103,40 +106,39 @@ class Session:
         if options.profile_id is not None:
             snapshot = await self.profiles.load(options.profile_id)
             context_options["storage_state"] = snapshot.storage_state()
-        # A remote session's windows (and any window, once origin lists are set) send their traffic through a guard.
-        guard = await self.guards.open(self.trust_level)
-        try:
-            context = await browser.new_context(**context_options, **(guard.context_options if guard else {}))
-        except BaseException:
-            if guard is not None:
-                guard.close()
-            raise
-        window = await self._window(context, options)
-        window.guard = guard
+        backend = await OwnChromium.open(browser, self.guards, self.trust_level, context_options)
+        window = await self._window(backend, options)
         if snapshot is not None:
-            window.profile = self._link(snapshot.meta.profile_id, snapshot.version, context, options.publish)
-        window.watch()
-        self.windows[window.id] = window
-        self.active_window_id = window.id
+            window.profile = self._link(snapshot.meta.profile_id, snapshot.version, backend.context, options.publish)
+        self._add(window)
         return window
 
-    async def _window(self, context: BrowserContext, options: WindowOptions) -> Window:
+    async def _window(self, backend: Backend, options: WindowOptions) -> Window:
+        context = backend.context
         await context.add_init_script(CLICK_TRACKER_JS)
         context.set_default_timeout(self.config.action_timeout_ms)
         context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
         window = Window(
-            f"win_{next(self._window_numbers)}", context, options, self._next_tab_id, self.downloads, self.dialogs
+            f"win_{next(self._window_numbers)}",
+            context,
+            options,
+            self._next_tab_id,
+            self.downloads,
+            backend,
+            self.dialogs,
         )
         window.network_log_size = self.config.network_log_size
         window.routes = Routes(context, self._next_route_id)
         window.check_room = self.check_tab_room
         return window
 
+    def _add(self, window: Window) -> None:
+        window.watch()
+        self.windows[window.id] = window
+        self.active_window_id = window.id
+
     def _tabs_in_use(self) -> int:
-        # An attached browser's tabs are its owner's: only those this session opened there count.
-        return sum(
-            len([t for t in w.open_tabs() if w.attached is None or t.id in w.own_tabs]) for w in self.windows.values()
-        )
+        return sum(len(w.session_tabs()) for w in self.windows.values())
 
     def tab_room(self) -> int:
         """How many more tabs may open now: the session's cap and the browser's, whichever is nearer."""
@@ -164,20 +166,16 @@ class Session:
 
     async def attach_cdp(self, endpoint: str, timeout_ms: int) -> Window:
         """A window on the default context of a browser running elsewhere; its open tabs become this session's."""
-        browser = await self.runtime.connect_over_cdp(endpoint, timeout_ms)
-        if not browser.contexts:
-            await browser.close()
-            raise BrowserdError(f"the browser at {endpoint} has no default context to attach to")
-        context = browser.contexts[0]
-        window = await self._window(context, WindowOptions())
-        window.attached = browser
-        for page in context.pages:
+        return await self.attach(await CdpAttach.connect(self.runtime, endpoint, timeout_ms))
+
+    async def attach(self, backend: Backend) -> Window:
+        """A window on a backend already connected; the tabs it holds become this session's."""
+        window = await self._window(backend, WindowOptions())
+        for page in backend.existing_pages():
             window.adopt(page)
         tabs = window.open_tabs()
         window.active_tab_id = tabs[-1].id if tabs else None
-        window.watch()
-        self.windows[window.id] = window
-        self.active_window_id = window.id
+        self._add(window)
         return window
 
     def _link(self, profile_id: str, version: int, context: BrowserContext, publish: bool) -> ProfileLink:

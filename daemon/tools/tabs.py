@@ -110,6 +110,7 @@ def _window_row(session: Session, window: Window) -> dict[str, Any]:
     row: dict[str, Any] = {
         "windowId": window.id,
         "kind": window.kind,
+        "label": window.backend.label,
         "active": window.id == session.active_window_id,
         "tabs": [t.id for t in window.open_tabs()],
         "options": msgspec.to_builtins(window.options),
@@ -138,16 +139,13 @@ async def browser_windows(ctx: ToolContext, params: WindowsParams, response: Res
         response.text(f"{window.id} is now the active window")
     elif params.action == "close":
         window_id = _need(params.window_id, "windowId", "close")
-        closing = session.windows.get(window_id)
+        closing = await session.window(window_id)
         await session.close_window(window_id)
-        if closing is not None and closing.attached is not None:
-            response.text(f"Disconnected {window_id} from the attached browser; it and its own tabs stay open")
-        else:
-            response.text(f"Closed {window_id} and its tabs")
+        response.text(closing.backend.closed_note(window_id))
     rows = [_window_row(session, w) for w in session.windows.values()]
     response.data({"windows": rows})
     listing = "\n".join(
-        f"- {r['windowId']}{' (active)' if r['active'] else ''}{' (attached over CDP)' if r['kind'] == 'cdp' else ''}: "
+        f"- {r['windowId']}{' (active)' if r['active'] else ''}{' (' + r['label'] + ')' if r['label'] else ''}: "
         f"{len(r['tabs'])} tab(s)"
         for r in rows
     )
