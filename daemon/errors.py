@@ -204,3 +204,16 @@ class CdpConnectFailed(BrowserdError):
         "Start Chrome with --remote-debugging-port=9222 (and a --user-data-dir of its own), then call "
         "browser_connect_cdp with endpoint http://127.0.0.1:9222."
     )
+
+
+class ExtensionNotConnected(BrowserdError):
+    code = "EXTENSION_NOT_CONNECTED"
+    hint = (
+        "Open the browserd side panel in Chrome (it connects by itself once paired; `browserd bridge pair` "
+        "pairs it), then retry."
+    )
+
+
+class BridgeDisabled(BrowserdError):
+    code = "NOT_SUPPORTED"
+    hint = "Set `enabled = true` in the [bridge] section of the config (or BROWSERD_BRIDGE_ENABLED=1) and restart."

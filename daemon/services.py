@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from browserd.daemon.bridge.server import BridgeServer
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.registry import Profiles
@@ -27,6 +28,8 @@ class Services:
     sessions: SessionManager
     profiles: Profiles
     guards: Guards
+    # The extension bridge; it listens only when [bridge] enabled is set (the daemon starts it).
+    bridge: BridgeServer
     started_at: float = field(default_factory=time.time)
     pid: int = field(default_factory=os.getpid)
     # Built from the finished Services, since runs use every other service (task runs, reference/001).
@@ -49,4 +52,5 @@ class Services:
             sessions=SessionManager(runtime, config.browser, profiles, guards, config.runs.kept_session_idle_s),
             profiles=profiles,
             guards=guards,
+            bridge=BridgeServer(config.bridge),
         )
