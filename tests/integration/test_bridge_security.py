@@ -7,6 +7,7 @@ and the daemon still answers the real extension afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -91,6 +92,13 @@ class Bridge:
 def _hello(kind: str, extension: str, client_nonce: str, proof: str, protocol: int = PROTOCOL) -> str:
     return json.dumps(
         {"type": kind, "protocol": protocol, "extensionId": extension, "clientNonce": client_nonce, "proof": proof}
+    )
+
+
+def _signed_hello(key: bytes, challenge: dict[str, Any], protocol: int = PROTOCOL) -> str:
+    nonce = secrets.token_hex(16)
+    return _hello(
+        "HELLO", EXTENSION, nonce, mac(key, transcript("hello", EXTENSION, challenge["nonce"], nonce)), protocol
     )
 
 
@@ -215,9 +223,7 @@ async def test_a_host_other_than_loopback_is_refused_as_dns_rebinding_would_send
 
 async def test_a_replayed_handshake_is_refused(bridge: Bridge, key: bytes) -> None:
     async with bridge.raw() as ws:
-        challenge = await _recv(ws)
-        nonce = secrets.token_hex(16)
-        recorded = _hello("HELLO", EXTENSION, nonce, mac(key, transcript("hello", EXTENSION, challenge["nonce"], nonce)))
+        recorded = _signed_hello(key, await _recv(ws))
         await ws.send(recorded)
         assert (await _recv(ws))["type"] == "WELCOME"
     async with bridge.raw() as ws:
@@ -247,18 +253,14 @@ async def test_a_token_in_a_query_string_is_refused_and_not_logged(bridge: Bridg
 
 async def test_a_flood_of_frames_before_authentication_closes_the_connection(bridge: Bridge, key: bytes) -> None:
     async with bridge.raw() as ws:
-        try:
+        with contextlib.suppress(ConnectionClosed):
             for _ in range(200):
                 await ws.send(json.dumps({"type": "REQUEST", "id": 1, "action": "tabs.create", "params": {}}))
-        except ConnectionClosed:
-            pass
         code, _ = await _closed_with(ws)
     assert code == 4001
     async with bridge.raw() as ws:
-        try:
+        with contextlib.suppress(ConnectionClosed):
             await ws.send("x" * 100_000)  # bigger than any answer to a challenge
-        except ConnectionClosed:
-            pass
         code, _ = await _closed_with(ws)
     assert code == 1009
     _nothing_connected(bridge)
@@ -269,11 +271,7 @@ async def test_a_flood_of_frames_before_authentication_closes_the_connection(bri
 async def test_a_second_extension_instance_is_refused(bridge: Bridge, key: bytes) -> None:
     async with bridge.connected(key):
         async with bridge.raw() as second:
-            challenge = await _recv(second)
-            nonce = secrets.token_hex(16)
-            await second.send(
-                _hello("HELLO", EXTENSION, nonce, mac(key, transcript("hello", EXTENSION, challenge["nonce"], nonce)))
-            )
+            await second.send(_signed_hello(key, await _recv(second)))
             code, said = await _closed_with(second)
         assert code == 4009 and said[-1]["errorCode"] == "ALREADY_CONNECTED"
         assert bridge.status()["connected"] == [EXTENSION]
@@ -283,9 +281,7 @@ async def test_a_wrong_protocol_version_is_a_clear_error(bridge: Bridge, key: by
     async with bridge.raw() as ws:
         challenge = await _recv(ws)
         assert challenge["protocol"] == PROTOCOL
-        nonce = secrets.token_hex(16)
-        proof = mac(key, transcript("hello", EXTENSION, challenge["nonce"], nonce))
-        await ws.send(_hello("HELLO", EXTENSION, nonce, proof, protocol=PROTOCOL + 1))
+        await ws.send(_signed_hello(key, challenge, protocol=PROTOCOL + 1))
         code, said = await _closed_with(ws)
     assert code == 4002
     assert said[-1]["errorCode"] == "PROTOCOL_MISMATCH" and "protocol" in said[-1]["error"]
