@@ -31,7 +31,8 @@ class _Call:
 class ExtensionLink:
     """Requests `{type: REQUEST, id, action, params}` answered by `{type: RESPONSE, id, result | error}`.
 
-    Events `{type: EVENT, sessionId, ...}` go to the handler the session registered. When the connection
+    Events `{type: EVENT, sessionId, ...}` go to the handler the session registered, and `{kind: ended}`
+    when the extension ends the session (SESSION_END) or the connection ends. When the connection
     ends every call in flight fails at once with EXTENSION_NOT_CONNECTED: nothing waits for an answer
     that cannot come (the service worker was suspended, the browser closed).
     """
@@ -42,7 +43,6 @@ class ExtensionLink:
         self._ids = itertools.count(1)
         self._calls: dict[int, _Call] = {}
         self._handlers: dict[str, EventHandler] = {}
-        self._session_ended: list[Callable[[str], None]] = []
         self.closed = False
         self._close_asked = anyio.Event()
         self._close_with = (1000, "")
@@ -52,9 +52,6 @@ class ExtensionLink:
             self._handlers.pop(session_id, None)
         else:
             self._handlers[session_id] = handler
-
-    def on_session_end(self, callback: Callable[[str], None]) -> None:
-        self._session_ended.append(callback)
 
     async def send(self, message: dict[str, Any]) -> None:
         if self.closed:
@@ -141,9 +138,10 @@ class ExtensionLink:
             self._end_session(str(message.get("sessionId")))
 
     def _end_session(self, session_id: str) -> None:
-        self._handlers.pop(session_id, None)
-        for callback in self._session_ended:
-            callback(session_id)
+        # The user stopped the session in the side panel, or the extension went away: its handler hears it last.
+        handler = self._handlers.pop(session_id, None)
+        if handler is not None:
+            handler({"kind": "ended", "sessionId": session_id})
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         """End the connection soon (unpair, daemon shutdown); calls in flight then fail."""

@@ -33,6 +33,8 @@ from browserd.daemon.bridge.pairing import (
     normalise_code,
     transcript,
 )
+from browserd.daemon.bridge.relay import CdpRelay
+from browserd.daemon.errors import BridgeDisabled, ExtensionNotConnected, TrustLevelNotAllowed
 from browserd.protocol.config import BridgeConfig
 
 log = logging.getLogger(__name__)
@@ -45,6 +47,9 @@ PRE_AUTH_MAX_BYTES = 4096
 AUTHED_MAX_BYTES = 64 * 1024 * 1024
 # Connections that have not proven a key yet, at once: more are refused before the upgrade.
 MAX_PENDING = 8
+
+# How long a window waits for the extension to (re)connect before saying it is not connected.
+RESUME_WAIT_S = 2.0
 
 # Close codes the side panel shows the user (4000-4999 are the application's).
 CLOSE_REFUSED = 4001
@@ -260,6 +265,25 @@ class BridgeServer:
                     return link
                 await self._link_changed.wait()
         return None
+
+    async def open_relay(self, session_id: str, client_name: str, trust_level: str) -> CdpRelay:
+        """A CDP endpoint for a new extension window: its tabs live in a tab group named after the client."""
+        if trust_level != "local" and not self.config.allow_remote:
+            raise TrustLevelNotAllowed(
+                f"a {trust_level} session cannot drive the user's own Chrome",
+                hint="Use a window of the daemon's own browser, or set [bridge] allow_remote = true.",
+                trustLevel=trust_level,
+            )
+        if not self.listening:
+            raise BridgeDisabled("the extension bridge is not listening", port=self.config.port)
+        # A service worker that was suspended comes back within a couple of seconds: wait that long, no more.
+        link = await self.wait_for_link(RESUME_WAIT_S)
+        if link is None:
+            raise ExtensionNotConnected("no browserd extension is connected to the bridge")
+        info = await link.call("session.start", {"sessionId": session_id, "client": client_name})
+        relay = CdpRelay(link, session_id, str(info.get("userAgent", "")), str(info.get("product", "Chrome/0")))
+        await relay.start()
+        return relay
 
     def link(self) -> ExtensionLink | None:
         return next((link for link in self.links.values() if not link.closed), None)

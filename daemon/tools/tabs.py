@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Annotated, Any, Literal
 
 import msgspec
 
 from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.sessions.backends.extension import ExtensionTabs
 from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import Window, WindowOptions
@@ -27,6 +29,13 @@ class TabsParams(Params, kw_only=True):
 
 class WindowsParams(Params, kw_only=True):
     action: Literal["list", "new", "select", "close"] = "list"
+    kind: Annotated[
+        Literal["playwright", "extension"],
+        msgspec.Meta(
+            description="For new: 'playwright' (the daemon's own browser) or 'extension' (a tab group in the "
+            "user's own Chrome, through the paired browserd extension)."
+        ),
+    ] = "playwright"
     window_id: Annotated[str, msgspec.Meta(description="The window to select or close (win_N).")] | None = None
     options: Annotated[WindowOptions, msgspec.Meta(description="For new: how the window's context is set up.")] | (
         None
@@ -120,6 +129,25 @@ def _window_row(session: Session, window: Window) -> dict[str, Any]:
     return row
 
 
+async def _new_window(ctx: ToolContext, params: WindowsParams) -> Window:
+    session = ctx.session
+    if params.kind == "playwright":
+        return await session.new_window(params.options)
+    if params.options is not None:
+        raise InvalidParameter(
+            "an extension window is a tab group in the user's Chrome, which keeps its own settings",
+            hint="Leave out options for kind 'extension'.",
+            field="options",
+        )
+    # Each extension window is a tab group of its own, named after the client.
+    bridge_session = f"{session.id}-{secrets.token_hex(3)}"
+    services = ctx.services
+    backend = await ExtensionTabs.open(
+        services.runtime, services.bridge, bridge_session, session.client_name, session.trust_level
+    )
+    return await session.attach(backend)
+
+
 @tool(
     "browser_windows",
     "pages",
@@ -130,7 +158,7 @@ async def browser_windows(ctx: ToolContext, params: WindowsParams, response: Res
     session = ctx.session
     if params.action == "new":
         session.check_tab_room()  # before the window exists: a refused tab leaves no empty window behind
-        window = await session.new_window(params.options)
+        window = await _new_window(ctx, params)
         await window.new_tab()
         response.text(f"Opened {window.id} with an empty tab; it is now the active window")
     elif params.action == "select":
