@@ -195,6 +195,12 @@ class NotSupported(BrowserdError):
     hint = "This browser setup cannot do this; see the error for what would."
 
 
+class CapabilityMissing(NotSupported):
+    """A window's backend (own Chromium, CDP attach, extension bridge) cannot do what was asked (D-14)."""
+
+    hint = "Do this in a window of the daemon's own browser (browser_windows action 'new')."
+
+
 class RequestNotFound(BrowserdError):
     code = "INVALID_PARAMETER"
     hint = "Call browser_network without requestId for the ids (n1, n2 ...) of the tab's logged requests."
@@ -211,3 +217,16 @@ class CdpConnectFailed(BrowserdError):
         "Start Chrome with --remote-debugging-port=9222 (and a --user-data-dir of its own), then call "
         "browser_connect_cdp with endpoint http://127.0.0.1:9222."
     )
+
+
+class ExtensionNotConnected(BrowserdError):
+    code = "EXTENSION_NOT_CONNECTED"
+    hint = (
+        "Open the browserd side panel in Chrome (it connects by itself once paired; `browserd bridge pair` "
+        "pairs it), then retry."
+    )
+
+
+class BridgeDisabled(BrowserdError):
+    code = "NOT_SUPPORTED"
+    hint = "Set `enabled = true` in the [bridge] section of the config (or BROWSERD_BRIDGE_ENABLED=1) and restart."

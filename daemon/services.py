@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from browserd.daemon.errors import ExecutionError, UnknownTool
+from browserd.daemon.bridge.server import BridgeServer
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.registry import Profiles
@@ -52,6 +53,8 @@ class Services:
     guards: Guards
     # The fast path's HTTP pool, the resource policy and warm contexts of scrapes, batches and crawls.
     scrape: ScrapeShared
+    # The extension bridge; it listens only when [bridge] enabled is set (the daemon starts it).
+    bridge: BridgeServer
     tools: ToolCaller = field(default_factory=NoTools)
     started_at: float = field(default_factory=time.time)
     pid: int = field(default_factory=os.getpid)
@@ -74,5 +77,6 @@ class Services:
             profiles=profiles,
             guards=guards,
             scrape=ScrapeShared.build(config),
+            bridge=BridgeServer(config.bridge),
             tools=tools or NoTools(),
         )

@@ -224,6 +224,18 @@ class SecurityConfig(msgspec.Struct, forbid_unknown_fields=True):
     remote_profiles: list[str] = msgspec.field(default_factory=list)
 
 
+class BridgeConfig(msgspec.Struct, forbid_unknown_fields=True):
+    """The extension bridge (DESIGN §3 "bridge/", D-45): the daemon's WebSocket for extension-bridge/."""
+
+    # The daemon listens on 127.0.0.1:port only while this is set.
+    enabled: bool = False
+    port: Annotated[int, msgspec.Meta(ge=1, le=65535)] = 3026
+    # Remote (untrusted) sessions may open windows in the user's own Chrome only when this is set (§5).
+    allow_remote: bool = False
+    # How long the one-time code of `browserd bridge pair` stays valid.
+    pair_code_ttl_s: Annotated[float, msgspec.Meta(gt=0)] = 120.0
+
+
 class Config(msgspec.Struct, forbid_unknown_fields=True):
     daemon: DaemonConfig = msgspec.field(default_factory=DaemonConfig)
     browser: BrowserConfig = msgspec.field(default_factory=BrowserConfig)
@@ -233,6 +245,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True):
     crawl: CrawlConfig = msgspec.field(default_factory=CrawlConfig)
     profiles: ProfilesConfig = msgspec.field(default_factory=ProfilesConfig)
     security: SecurityConfig = msgspec.field(default_factory=SecurityConfig)
+    bridge: BridgeConfig = msgspec.field(default_factory=BridgeConfig)
 
 
 class ConfigError(Exception):

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from browserd.protocol import __version__, paths
+from browserd.shim.bridge_cli import bridge
 from browserd.shim.runs_cli import runs
 
 if TYPE_CHECKING:
@@ -297,3 +298,4 @@ def login(profile: str, url: str | None, timeout_s: float | None, headless: bool
 
 
 main.add_command(runs)
+main.add_command(bridge)

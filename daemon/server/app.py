@@ -15,6 +15,8 @@ from typing import Any
 import anyio
 from anyio.abc import SocketListener, SocketStream
 
+from browserd.daemon.bridge.control import ACTIONS as BRIDGE_ACTIONS
+from browserd.daemon.bridge.control import bridge_control
 from browserd.daemon.errors import BrowserdError, NotAllowed
 from browserd.daemon.runtime.procinfo import rss_kib, tree_pss_kib
 from browserd.daemon.runtime.tasks import window_task_counts
@@ -86,6 +88,8 @@ class Daemon:
         if action == "stop":
             # The connection calls request_stop() once this answer is on its way.
             return Payload(success=True, data={"stopping": True, "pid": os.getpid()})
+        if action in BRIDGE_ACTIONS:
+            return Payload(success=True, data=await bridge_control(self.services.bridge, action, params))
         raise NotAllowed(f"unknown control action `{action}`", hint="Use status or stop.")
 
     def request_stop(self, reason: str) -> None:
@@ -161,6 +165,8 @@ class Daemon:
                 tg.start_soon(services.sessions.expire_kept)
                 tg.start_soon(services.sessions.keep_spare)
                 tg.start_soon(listener.serve, self._handle, tg)
+                if self.config.bridge.enabled:  # the daemon owns the bridge's port only while it is enabled
+                    await tg.start(services.bridge.serve)
                 if self.config.browser.prewarm:
                     tg.start_soon(self._prewarm)
                 with anyio.CancelScope() as waiting:

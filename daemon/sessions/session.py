@@ -18,6 +18,9 @@ from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.profiles.publisher import StateSource
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
+from browserd.daemon.sessions.backends.base import Backend
+from browserd.daemon.sessions.backends.cdp import CdpAttach
+from browserd.daemon.sessions.backends.own import OwnChromium
 from browserd.daemon.sessions.downloads import Downloads
 from browserd.daemon.sessions.records import Dialogs
 from browserd.daemon.sessions.routes import Routes, numbered
@@ -92,12 +95,12 @@ class Session:
         dead = [w for w in self.windows.values() if not self._alive(w)]
         if dead:
             # An attached browser that went away was closed by its owner, which is no crash of ours.
-            self.crashed = self.crashed or any(window.attached is None for window in dead)
+            self.crashed = self.crashed or any(not window.backend.shared for window in dead)
             self._drop(dead)
 
     def browser_gone(self, browser: Browser) -> None:
         """The daemon's Chromium died: its windows go now (publisher loops, guards, tasks), not at the next call."""
-        dead = [w for w in self.windows.values() if w.attached is None and w.context.browser is browser]
+        dead = [w for w in self.windows.values() if not w.backend.shared and w.context.browser is browser]
         if dead:
             self.crashed = True
             self._drop(dead)
@@ -125,47 +128,44 @@ class Session:
         # A remote session's windows (and any window, once origin lists are set) send their traffic through a guard.
         guard = await self.guards.open(self.trust_level)
         spare = self.take_spare() if warm and guard is None and options == WindowOptions() else None
-        try:
-            context = (
-                spare[0]
-                if spare is not None
-                else await browser.new_context(**context_options, **(guard.context_options if guard else {}))
-            )
-        except BaseException:
-            if guard is not None:
-                guard.close()
-            raise
-        window = await self._window(context, options, scripted=spare is not None)
-        window.guard = guard
+        backend = OwnChromium(spare[0], None) if spare is not None else await OwnChromium.open(browser, guard, context_options)
+        window = await self._window(backend, options, scripted=spare is not None)
         if snapshot is not None:
-            window.profile = self._link(snapshot.meta.profile_id, snapshot.version, context, options.publish)
-        window.watch()
+            window.profile = self._link(snapshot.meta.profile_id, snapshot.version, backend.context, options.publish)
         if spare is not None:
             tab = window.adopt(spare[1])
             window.own_tabs.add(tab.id)
             window.active_tab_id = tab.id
-        self.windows[window.id] = window
-        self.active_window_id = window.id
+        self._add(window)
         return window
 
-    async def _window(self, context: BrowserContext, options: WindowOptions, scripted: bool = False) -> Window:
+    async def _window(self, backend: Backend, options: WindowOptions, scripted: bool = False) -> Window:
+        context = backend.context
         if not scripted:
             await context.add_init_script(WINDOW_SCRIPT)
         context.set_default_timeout(self.config.action_timeout_ms)
         context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
         window = Window(
-            f"win_{next(self._window_numbers)}", context, options, self._next_tab_id, self.downloads, self.dialogs
+            f"win_{next(self._window_numbers)}",
+            context,
+            options,
+            self._next_tab_id,
+            self.downloads,
+            backend,
+            self.dialogs,
         )
         window.network_log_size = self.config.network_log_size
         window.routes = Routes(context, self._next_route_id)
         window.check_room = self.check_tab_room
         return window
 
+    def _add(self, window: Window) -> None:
+        window.watch()
+        self.windows[window.id] = window
+        self.active_window_id = window.id
+
     def _tabs_in_use(self) -> int:
-        # An attached browser's tabs are its owner's: only those this session opened there count.
-        return sum(
-            len([t for t in w.open_tabs() if w.attached is None or t.id in w.own_tabs]) for w in self.windows.values()
-        )
+        return sum(len(w.session_tabs()) for w in self.windows.values())
 
     def tab_room(self) -> int:
         """How many more tabs may open now: the session's cap and the browser's, whichever is nearer."""
@@ -193,20 +193,16 @@ class Session:
 
     async def attach_cdp(self, endpoint: str, timeout_ms: int) -> Window:
         """A window on the default context of a browser running elsewhere; its open tabs become this session's."""
-        browser = await self.runtime.connect_over_cdp(endpoint, timeout_ms)
-        if not browser.contexts:
-            await browser.close()
-            raise BrowserdError(f"the browser at {endpoint} has no default context to attach to")
-        context = browser.contexts[0]
-        window = await self._window(context, WindowOptions())
-        window.attached = browser
-        for page in context.pages:
+        return await self.attach(await CdpAttach.connect(self.runtime, endpoint, timeout_ms))
+
+    async def attach(self, backend: Backend) -> Window:
+        """A window on a backend already connected; the tabs it holds become this session's."""
+        window = await self._window(backend, WindowOptions())
+        for page in backend.existing_pages():
             window.adopt(page)
         tabs = window.open_tabs()
         window.active_tab_id = tabs[-1].id if tabs else None
-        window.watch()
-        self.windows[window.id] = window
-        self.active_window_id = window.id
+        self._add(window)
         return window
 
     def _link(self, profile_id: str, version: int, context: BrowserContext, publish: bool) -> ProfileLink:

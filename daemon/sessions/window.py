@@ -9,12 +9,13 @@ from typing import Annotated, Any, Literal
 
 import anyio
 import msgspec
-from playwright.async_api import Browser, BrowserContext, Page
+from playwright.async_api import BrowserContext, Page
 
 from browserd.daemon.policy.proxy import GuardProxy
 from browserd.daemon.policy.urls import Refusal
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
 from browserd.daemon.runtime.tasks import TaskOwner
+from browserd.daemon.sessions.backends.base import Backend
 from browserd.daemon.sessions.downloads import Downloads
 from browserd.daemon.sessions.records import Dialogs
 from browserd.daemon.sessions.routes import Routes, numbered
@@ -126,6 +127,8 @@ class Window:
     next_tab_id: Callable[[], str]
     # The session's downloads, saved to its download folder whichever window started them.
     downloads: Downloads
+    # Where the context comes from and what it may do: the daemon's own Chromium, CDP attach, the extension.
+    backend: Backend
     # The session's dialog policy and history, shared by all its windows.
     dialogs: Dialogs = field(default_factory=Dialogs)
     profile: ProfileLink | None = None
@@ -137,11 +140,7 @@ class Window:
     # numbered per window unless the session gives them its own session-wide ids.
     network_log_size: int = 0
     routes: Routes = field(init=False)
-    # The URL guard all of this window's traffic goes through, if its session needs one (daemon/policy).
-    guard: GuardProxy | None = None
-    # A window attached over CDP to a browser browserd did not start: closing it only disconnects.
-    attached: Browser | None = None
-    # Tabs this session opened itself (new_tab): in an attached window, the only ones it closes.
+    # Tabs this session opened itself (new_tab): in a window on a shared browser, the only ones it closes.
     own_tabs: set[str] = field(default_factory=set)
     # Raises LIMIT_EXCEEDED when the session or the browser has no room for one more tab (Session.check_tab_room).
     check_room: Callable[[], None] = lambda: None
@@ -154,7 +153,17 @@ class Window:
 
     @property
     def kind(self) -> str:
-        return "cdp" if self.attached is not None else "playwright"
+        return self.backend.kind
+
+    @property
+    def guard(self) -> GuardProxy | None:
+        """The URL guard all of this window's traffic goes through, if its session needs one (daemon/policy)."""
+        return self.backend.guard
+
+    def session_tabs(self) -> list[Tab]:
+        """The open tabs that count against the session's limits: on a shared browser, only those it opened."""
+        tabs = self.open_tabs()
+        return [tab for tab in tabs if tab.id in self.own_tabs] if self.backend.shared else tabs
 
     def watch(self) -> None:
         self.context.on("page", self._page_opened)
@@ -226,15 +235,6 @@ class Window:
                 with anyio.move_on_after(CLOSE_PUBLISH_TIMEOUT_S):
                     await profile.publisher.publish(profile.source, debounce=False)
             try:
-                if self.attached is not None:
-                    for tab in self.open_tabs():
-                        if tab.id in self.own_tabs:
-                            await tab.page.close()
-                    await self.attached.close()  # over CDP this only disconnects: the user's browser stays
-                else:
-                    await self.context.close()
+                await self.backend.close([tab.page for tab in self.open_tabs() if tab.id in self.own_tabs])
             except Exception:  # the browser may already be gone; the context died with it
                 log.debug("closing window %s failed", self.id, exc_info=True)
-            finally:
-                if self.guard is not None:
-                    self.guard.close()

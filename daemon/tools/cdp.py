@@ -74,7 +74,7 @@ async def browser_connect_cdp(ctx: ToolContext, params: ConnectCdpParams, respon
     for tab in window.open_tabs():
         title = await tab.page.title()
         tabs.append({"tabId": tab.id, "url": tab.page.url, "title": title, "active": tab.id == window.active_tab_id})
-    browser = window.attached
+    browser = window.context.browser
     response.data(
         {
             "windowId": window.id,

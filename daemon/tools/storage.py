@@ -8,7 +8,7 @@ import anyio
 import msgspec
 from playwright.async_api import StorageState
 
-from browserd.daemon.errors import ExecutionError, InvalidParameter, NotSupported
+from browserd.daemon.errors import ExecutionError, InvalidParameter
 from browserd.daemon.profiles.publish import PublishResult, publish_cas
 from browserd.daemon.sessions import storage
 from browserd.daemon.sessions.page_errors import page_errors
@@ -220,15 +220,12 @@ async def _export(
                 hint="Leave out origin, or leave out profileId.",
                 field="origin",
             )
-        # A login profile is the user's: an untrusted prompt may not write it, and an attached Chrome's cookies
-        # are the user's own browser's, which never leave it for a profile (D-14).
+        # A login profile is the user's: an untrusted prompt may not write it, and the user's own Chrome's
+        # cookies never leave it for a profile (D-14), which its backend says by lacking the capability.
         ctx.session.trust.check_profile(params.profile_id, "write")
-        if window.attached is not None:
-            raise NotSupported(
-                f"{window.id} is the user's own Chrome attached over CDP; its cookies are not copied to a profile",
-                hint="Export to the answer instead (browser_storage export without profileId).",
-                windowId=window.id,
-            )
+        window.backend.require(
+            "storage_export", window.id, hint="Export to the answer instead (browser_storage export without profileId)."
+        )
         result = await _publish(ctx, window, params.profile_id)
         if not result.ok:
             raise ExecutionError(

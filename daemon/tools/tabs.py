@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Annotated, Any, Literal
 
 import msgspec
 
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.sessions.navigation import goto
+from browserd.daemon.sessions.backends.extension import ExtensionTabs
 from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import Window, WindowOptions
@@ -28,6 +30,13 @@ class TabsParams(Params, kw_only=True):
 
 class WindowsParams(Params, kw_only=True):
     action: Literal["list", "new", "select", "close"] = "list"
+    kind: Annotated[
+        Literal["playwright", "extension"],
+        msgspec.Meta(
+            description="For new: 'playwright' (the daemon's own browser) or 'extension' (a tab group in the "
+            "user's own Chrome, through the paired browserd extension)."
+        ),
+    ] = "playwright"
     window_id: Annotated[str, msgspec.Meta(description="The window to select or close (win_N).")] | None = None
     options: Annotated[WindowOptions, msgspec.Meta(description="For new: how the window's context is set up.")] | (
         None
@@ -111,6 +120,7 @@ def _window_row(session: Session, window: Window) -> dict[str, Any]:
     row: dict[str, Any] = {
         "windowId": window.id,
         "kind": window.kind,
+        "label": window.backend.label,
         "active": window.id == session.active_window_id,
         "tabs": [t.id for t in window.open_tabs()],
         "options": msgspec.to_builtins(window.options),
@@ -118,6 +128,25 @@ def _window_row(session: Session, window: Window) -> dict[str, Any]:
     if window.profile is not None:
         row["profile"] = window.profile.status()
     return row
+
+
+async def _new_window(ctx: ToolContext, params: WindowsParams) -> Window:
+    session = ctx.session
+    if params.kind == "playwright":
+        return await session.new_window(params.options)
+    if params.options is not None:
+        raise InvalidParameter(
+            "an extension window is a tab group in the user's Chrome, which keeps its own settings",
+            hint="Leave out options for kind 'extension'.",
+            field="options",
+        )
+    # Each extension window is a tab group of its own, named after the client.
+    bridge_session = f"{session.id}-{secrets.token_hex(3)}"
+    services = ctx.services
+    backend = await ExtensionTabs.open(
+        services.runtime, services.bridge, bridge_session, session.client_name, session.trust_level
+    )
+    return await session.attach(backend)
 
 
 @tool(
@@ -130,7 +159,7 @@ async def browser_windows(ctx: ToolContext, params: WindowsParams, response: Res
     session = ctx.session
     if params.action == "new":
         session.check_tab_room()  # before the window exists: a refused tab leaves no empty window behind
-        window = await session.new_window(params.options)
+        window = await _new_window(ctx, params)
         await window.new_tab()
         response.text(f"Opened {window.id} with an empty tab; it is now the active window")
     elif params.action == "select":
@@ -139,16 +168,13 @@ async def browser_windows(ctx: ToolContext, params: WindowsParams, response: Res
         response.text(f"{window.id} is now the active window")
     elif params.action == "close":
         window_id = _need(params.window_id, "windowId", "close")
-        closing = session.windows.get(window_id)
+        closing = await session.window(window_id)
         await session.close_window(window_id)
-        if closing is not None and closing.attached is not None:
-            response.text(f"Disconnected {window_id} from the attached browser; it and its own tabs stay open")
-        else:
-            response.text(f"Closed {window_id} and its tabs")
+        response.text(closing.backend.closed_note(window_id))
     rows = [_window_row(session, w) for w in session.windows.values()]
     response.data({"windows": rows})
     listing = "\n".join(
-        f"- {r['windowId']}{' (active)' if r['active'] else ''}{' (attached over CDP)' if r['kind'] == 'cdp' else ''}: "
+        f"- {r['windowId']}{' (active)' if r['active'] else ''}{' (' + r['label'] + ')' if r['label'] else ''}: "
         f"{len(r['tabs'])} tab(s)"
         for r in rows
     )

@@ -1,0 +1,239 @@
+"""A CDP endpoint per extension-backed session, relayed to `chrome.debugger` in the user's Chrome.
+
+Playwright's connect_over_cdp expects a browser-level endpoint; the extension can only debug single
+tabs. The relay plays the browser: it answers the browser-level commands itself (Browser.getVersion,
+Target.setAutoAttach, Target.createTarget/closeTarget, Target.getTargetInfo), announces each of the
+session's tabs with Target.attachedToTarget under a session id of its own, and forwards every other
+command to the extension as `cdp.send` for the tab (or the tab's child session: an iframe, a worker)
+that the session id names. The extension re-checks that the tab is in the session's group before it
+runs anything. The endpoint listens on 127.0.0.1 under an unguessable path, for one client: the daemon.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import math
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from browserd.daemon.bridge.link import ExtensionLink
+from browserd.daemon.errors import BrowserdError
+
+log = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # full-page screenshots come back through here
+_BROWSER_TARGET = {
+    "targetId": "browserd-bridge",
+    "type": "browser",
+    "title": "",
+    "url": "",
+    "attached": True,
+    "canAccessOpener": False,
+}
+
+
+@dataclass
+class TabTarget:
+    tab_id: int
+    session_id: str  # the relay's CDP session id for this tab
+    target_info: dict[str, Any]
+    children: set[str] = field(default_factory=set)  # CDP sessions of its iframes and workers
+
+
+class CdpRelay:
+    def __init__(self, link: ExtensionLink, session_id: str, user_agent: str, product: str) -> None:
+        self.link = link
+        self.session_id = session_id
+        self._user_agent = user_agent
+        self._product = product
+        self._path = f"/cdp/{secrets.token_urlsafe(24)}"
+        self._server: Server | None = None
+        self._client: ServerConnection | None = None
+        self._tabs: dict[int, TabTarget] = {}
+        self._numbers = itertools.count(1)
+        self._auto_attach = False
+        self.endpoint = ""
+        self.ended = anyio.Event()
+        self._outbox, self._outbox_reader = anyio.create_memory_object_stream[dict[str, Any] | None](math.inf)
+
+    async def start(self) -> None:
+        self._server = await serve(
+            self._serve_client, "127.0.0.1", 0, process_request=self._check, max_size=MAX_MESSAGE_BYTES
+        )
+        port = self._server.sockets[0].getsockname()[1]
+        self.endpoint = f"ws://127.0.0.1:{port}{self._path}"
+        self.link.on_events(self.session_id, self._on_extension_event)
+
+    def _check(self, connection: ServerConnection, request: Request) -> Response | None:
+        if request.path != self._path or self._client is not None:
+            return connection.respond(404, "no such endpoint\n")
+        return None
+
+    async def close(self) -> None:
+        self.link.on_events(self.session_id, None)
+        if self._server is not None:
+            self._server.close()
+            with anyio.CancelScope(shield=True), anyio.move_on_after(2):
+                await self._server.wait_closed()
+        self.ended.set()
+
+    # -- Playwright's side ----------------------------------------------------------------------------
+
+    async def _serve_client(self, ws: ServerConnection) -> None:
+        self._client = ws
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._pump, ws)
+                async for raw in ws:
+                    message = json.loads(raw)
+                    # Commands run concurrently, as a browser runs them; each answers under its own id.
+                    tg.start_soon(self._answer, message)
+                tg.cancel_scope.cancel()
+        except ConnectionClosed:
+            pass
+        finally:
+            self._client = None
+            # The daemon disconnected (window closed): the session's tabs leave the debugger.
+            if not self.link.closed:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+                    try:
+                        await self.link.call("session.detach", {"sessionId": self.session_id})
+                    except BrowserdError:
+                        log.debug("bridge: detaching %s failed", self.session_id, exc_info=True)
+            await self.close()
+
+    async def _answer(self, message: dict[str, Any]) -> None:
+        reply: dict[str, Any] = {"id": message.get("id")}
+        if message.get("sessionId"):
+            reply["sessionId"] = message["sessionId"]
+        try:
+            reply["result"] = await self._command(
+                str(message.get("method")), message.get("params") or {}, message.get("sessionId")
+            )
+        except BrowserdError as exc:
+            reply["error"] = {"code": -32000, "message": exc.message}
+        self._emit(reply)
+
+    def _emit(self, message: dict[str, Any]) -> None:
+        # One queue to Playwright for answers and events alike, so each tab's events keep their order.
+        if self._client is not None:
+            self._outbox.send_nowait(message)
+
+    async def _pump(self, ws: ServerConnection) -> None:
+        async for message in self._outbox_reader:
+            if message is None:
+                await ws.close(1000, "the session ended in the extension")
+                return
+            await ws.send(json.dumps(message))
+
+    async def _command(self, method: str, params: dict[str, Any], session_id: str | None) -> Any:
+        if session_id is None:
+            return await self._browser_command(method, params)
+        tab = self._tab_of_session(session_id)
+        if method == "Target.getTargetInfo" and tab.session_id == session_id:
+            return {"targetInfo": tab.target_info}
+        child = None if tab.session_id == session_id else session_id
+        return await self._send(tab, child, method, params)
+
+    async def _browser_command(self, method: str, params: dict[str, Any]) -> Any:
+        if method == "Browser.getVersion":
+            return {
+                "protocolVersion": "1.3",
+                "product": self._product,
+                "revision": "",
+                "userAgent": self._user_agent,
+                "jsVersion": "",
+            }
+        if method == "Target.setAutoAttach":
+            self._auto_attach = True
+            tabs = await self.link.call("session.tabs", {"sessionId": self.session_id})
+            for tab_id in tabs:
+                await self._attach(int(tab_id))
+            return {}
+        if method == "Target.getTargetInfo":
+            return {"targetInfo": _BROWSER_TARGET}
+        if method == "Target.createTarget":
+            created = await self.link.call("tab.create", {"sessionId": self.session_id, "url": params.get("url")})
+            tab = await self._attach(int(created["tabId"]))
+            return {"targetId": tab.target_info.get("targetId")}
+        if method == "Target.closeTarget":
+            closing = [t for t in self._tabs.values() if t.target_info.get("targetId") == params.get("targetId")]
+            if not closing:
+                return {"success": False}
+            await self.link.call("tab.close", {"sessionId": self.session_id, "tabId": closing[0].tab_id})
+            return {"success": True}
+        if method == "Target.detachFromTarget":
+            session_id = params.get("sessionId")
+            tab = self._tab_of_session(str(session_id))
+            if tab.session_id == session_id:
+                return {}  # Playwright letting go of a tab it does not want: it stays attached for the session
+            return await self._send(tab, str(session_id), "Target.detachFromTarget", params)
+        if method in ("Browser.setDownloadBehavior", "Browser.grantPermissions", "Browser.resetPermissions"):
+            return {}  # the user's own browser keeps its own settings
+        # Other browser-level commands (Storage.getCookies...) go through any of the session's tabs.
+        if not self._tabs:
+            raise BrowserdError(f"{method} needs an open tab in the session")
+        return await self._send(next(iter(self._tabs.values())), None, method, params)
+
+    async def _send(self, tab: TabTarget, child: str | None, method: str, params: dict[str, Any]) -> Any:
+        return await self.link.call(
+            "cdp.send",
+            {"sessionId": self.session_id, "tabId": tab.tab_id, "child": child, "method": method, "params": params},
+        )
+
+    def _tab_of_session(self, session_id: str) -> TabTarget:
+        for tab in self._tabs.values():
+            if session_id == tab.session_id or session_id in tab.children:
+                return tab
+        raise BrowserdError(f"no tab of this session has CDP session {session_id}")
+
+    async def _attach(self, tab_id: int) -> TabTarget:
+        known = self._tabs.get(tab_id)
+        if known is not None:
+            return known
+        attached = await self.link.call("tab.attach", {"sessionId": self.session_id, "tabId": tab_id})
+        tab = TabTarget(tab_id, f"bridge-tab-{next(self._numbers)}", dict(attached["targetInfo"]))
+        tab.target_info["attached"] = True
+        # Playwright files a target without a browserContextId away; the relay's tabs are all its default one.
+        tab.target_info.setdefault("browserContextId", "browserd-bridge")
+        self._tabs[tab_id] = tab
+        self._emit(
+            {
+                "method": "Target.attachedToTarget",
+                "params": {"sessionId": tab.session_id, "targetInfo": tab.target_info, "waitingForDebugger": False},
+            }
+        )
+        return tab
+
+    # -- the extension's side --------------------------------------------------------------------------
+
+    def _on_extension_event(self, event: dict[str, Any]) -> None:
+        kind = event.get("kind")
+        if kind == "ended":
+            self._outbox.send_nowait(None)  # the pump hangs up on Playwright: the window is gone
+            return
+        tab = self._tabs.get(int(event.get("tabId", -1)))
+        if tab is None:
+            return
+        if kind == "detached":  # the tab closed, or left the session's group: it is no longer the session's
+            del self._tabs[tab.tab_id]
+            message: dict[str, Any] = {
+                "method": "Target.detachedFromTarget",
+                "params": {"sessionId": tab.session_id, "targetId": tab.target_info.get("targetId")},
+            }
+        else:
+            method, params, child = event.get("method"), event.get("params") or {}, event.get("child")
+            if method == "Target.attachedToTarget" and params.get("sessionId"):
+                tab.children.add(params["sessionId"])
+            elif method == "Target.detachedFromTarget" and params.get("sessionId"):
+                tab.children.discard(params["sessionId"])
+            message = {"sessionId": child or tab.session_id, "method": method, "params": params}
+        self._emit(message)

@@ -1,0 +1,72 @@
+"""The one interface every session backend offers; tools, runs and flows never ask which one they have.
+
+A backend instance belongs to one window: it opens (or attaches to) that window's browser context,
+names the tabs that were already there, and closes or detaches it. What it may do beyond that is a
+capability; asking for one it lacks raises `CapabilityMissing`, never a silent no-op.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar, Literal
+
+from playwright.async_api import BrowserContext, Page
+
+from browserd.daemon.errors import CapabilityMissing
+from browserd.daemon.policy.proxy import GuardProxy
+
+BackendKind = Literal["playwright", "cdp", "extension"]
+
+# storage_export: write the window's cookies to a login profile; profile_publish: start from a profile
+# and write it back as it changes; guard_proxy: send the traffic through the URL guard (remote sessions).
+Capability = Literal["storage_export", "profile_publish", "guard_proxy"]
+
+_CAPABILITY_NAMES: dict[Capability, str] = {
+    "storage_export": "copy its cookies to a login profile",
+    "profile_publish": "start from a login profile and write it back",
+    "guard_proxy": "send its traffic through the URL guard a remote session needs",
+}
+
+
+class Backend(ABC):
+    kind: ClassVar[BackendKind]
+    # How listings describe a window on this backend ("" for the daemon's own browser).
+    label: ClassVar[str] = ""
+    capabilities: ClassVar[frozenset[Capability]] = frozenset()
+    # The browser is the user's: its other tabs are not this session's to count or close, and its going
+    # away is the user's doing, not a crash of ours.
+    shared: ClassVar[bool] = False
+    # Why the backend lacks its capabilities, for the error a model reads.
+    lacks_because: ClassVar[str] = ""
+
+    guard: GuardProxy | None = None
+
+    @property
+    @abstractmethod
+    def context(self) -> BrowserContext: ...
+
+    def existing_pages(self) -> list[Page]:
+        """Tabs that were open before the window was, which become the session's on attach."""
+        return []
+
+    @abstractmethod
+    async def close(self, own_pages: list[Page]) -> None:
+        """Close the window, or only detach from it when the browser is the user's (closing `own_pages`)."""
+
+    def closed_note(self, window_id: str) -> str:
+        return f"Closed {window_id} and its tabs"
+
+    def require(self, capability: Capability, window_id: str, hint: str | None = None) -> None:
+        if capability not in self.capabilities:
+            raise CapabilityMissing(
+                f"{window_id} is {self.lacks_because or 'on a backend that cannot do this'}; "
+                f"it cannot {_CAPABILITY_NAMES[capability]}",
+                hint=hint,
+                windowId=window_id,
+                backend=self.kind,
+                capability=capability,
+            )
+
+    def _close_guard(self) -> None:
+        if self.guard is not None:
+            self.guard.close()

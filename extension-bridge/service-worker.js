@@ -1,0 +1,353 @@
+// The extension's half of the browserd bridge: one WebSocket to the daemon on 127.0.0.1, many sessions.
+//
+// Each daemon session owns a set of tabs, kept in a tab group named after its client. Every command is
+// re-checked against that set (and the group, where grouping works) before it runs; the debugger is
+// attached only to session tabs; tabs open in the background and are never focused unless asked.
+
+import { DEFAULT_PORT, PROTOCOL, codeBytes, fromHex, mac, randomNonce, transcript } from "./protocol.js";
+
+const EXTENSION_ID = chrome.runtime.id;
+const KEEPALIVE_MS = 20_000; // WebSocket traffic keeps an MV3 service worker alive
+const LOG_SIZE = 200;
+
+const state = {
+  ws: null,
+  status: "disconnected", // disconnected | connecting | connected | unpaired | refused
+  detail: "",
+  sessions: new Map(), // sessionId -> {client, tabs: Set<tabId>, groupId, lastAction, startedAt}
+  log: [], // {at, sessionId, action} - names only, never parameters (no typed values)
+  retry: null,
+  delay: 0,
+  keepalive: null,
+};
+
+// -- connection ------------------------------------------------------------------------------------
+
+async function settings() {
+  const stored = await chrome.storage.local.get(["bridgeKey", "bridgePort"]);
+  return { key: stored.bridgeKey || null, port: stored.bridgePort || DEFAULT_PORT };
+}
+
+// Opens the connection and answers the challenge: with the stored key (HELLO) or with a pairing code (PAIR).
+async function connect(code = null) {
+  clearTimeout(state.retry);
+  const { key, port } = await settings();
+  if (!key && !code) {
+    setStatus("unpaired", "Enter the code that `browserd bridge pair` prints.");
+    return { ok: false, error: state.detail };
+  }
+  if (state.ws) state.ws.close();
+  setStatus("connecting", "");
+  return await new Promise((resolve) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/`);
+    state.ws = ws;
+    let authenticated = false;
+    ws.onmessage = async (event) => {
+      const message = JSON.parse(event.data);
+      if (!authenticated) {
+        const outcome = await handshake(ws, message, key, code);
+        if (outcome === "sent") return;
+        authenticated = outcome === true;
+        resolve(authenticated ? { ok: true } : { ok: false, error: state.detail });
+        return;
+      }
+      await receive(ws, message);
+    };
+    ws.onclose = (event) => {
+      if (state.ws !== ws) return;
+      state.ws = null;
+      clearInterval(state.keepalive);
+      endAllSessions();
+      if (!authenticated) resolve({ ok: false, error: state.detail || `closed (${event.code})` });
+      if (event.code === 4001 || event.code === 4002) {
+        setStatus("refused", state.detail || event.reason);
+        return; // a refusal is not retried: the user must pair again or update
+      }
+      setStatus("disconnected", event.reason || "");
+      // Back soon after a daemon restart or a suspension (well within 2 s), then less often.
+      state.delay = Math.min(state.delay * 2 || 250, 5000);
+      state.retry = setTimeout(() => connect(), state.delay);
+    };
+  });
+}
+
+let pending = null; // {serverNonce, clientNonce, keyBytes, pairing}
+
+async function handshake(ws, message, key, code) {
+  if (message.type === "CHALLENGE") {
+    if (message.protocol !== PROTOCOL) {
+      setStatus("refused", `the daemon speaks bridge protocol ${message.protocol}, this extension ${PROTOCOL}`);
+      ws.close();
+      return false;
+    }
+    const clientNonce = randomNonce();
+    const pairing = Boolean(code);
+    const secret = pairing ? codeBytes(code) : fromHex(key);
+    const proof = await mac(secret, transcript(pairing ? "pair" : "hello", EXTENSION_ID, message.nonce, clientNonce));
+    pending = { serverNonce: message.nonce, clientNonce, secret, pairing };
+    ws.send(JSON.stringify({ type: pairing ? "PAIR" : "HELLO", protocol: PROTOCOL, extensionId: EXTENSION_ID, clientNonce, proof }));
+    return "sent";
+  }
+  if (message.type === "WELCOME" && pending) {
+    const { serverNonce, clientNonce, secret, pairing } = pending;
+    pending = null;
+    let keyBytes = secret;
+    if (pairing) {
+      const derived = await mac(secret, transcript("key", EXTENSION_ID, serverNonce, clientNonce));
+      keyBytes = fromHex(derived);
+      await chrome.storage.local.set({ bridgeKey: derived });
+    }
+    // The daemon proves it holds the key too: a process squatting the port could not.
+    const expected = await mac(keyBytes, transcript("server", EXTENSION_ID, serverNonce, clientNonce));
+    if (expected !== message.serverProof) {
+      setStatus("refused", "the process on the bridge port is not the paired browserd daemon");
+      ws.close();
+      return false;
+    }
+    setStatus("connected", "");
+    state.delay = 0;
+    state.keepalive = setInterval(() => ws.readyState === WebSocket.OPEN && ws.send('{"type":"PING"}'), KEEPALIVE_MS);
+    return true;
+  }
+  if (message.type === "ERROR") {
+    state.detail = `${message.error}. ${message.recoverHint || ""}`.trim();
+    if (message.errorCode === "BRIDGE_AUTH_FAILED") await chrome.storage.local.remove("bridgeKey");
+  }
+  return false;
+}
+
+function setStatus(status, detail) {
+  state.status = status;
+  state.detail = detail;
+}
+
+function send(message) {
+  if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify(message));
+}
+
+// -- requests from the daemon -----------------------------------------------------------------------
+
+async function receive(ws, message) {
+  if (message.type !== "REQUEST") return;
+  const reply = { type: "RESPONSE", id: message.id };
+  try {
+    reply.result = await handle(message.action, message.params || {});
+  } catch (error) {
+    reply.error = { error: String(error.message || error), errorCode: error.code || "EXTENSION_ERROR", recoverHint: error.hint || "" };
+  }
+  if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(reply));
+}
+
+class Refusal extends Error {
+  constructor(message, code, hint) {
+    super(message);
+    this.code = code;
+    this.hint = hint;
+  }
+}
+
+function sessionOf(sessionId) {
+  const session = state.sessions.get(sessionId);
+  if (!session) throw new Refusal(`no session ${sessionId} in the extension`, "SESSION_NOT_FOUND", "Open a new extension window.");
+  return session;
+}
+
+// Before every command: the tab must be one of the session's, and still in its group.
+async function sessionTab(session, tabId) {
+  if (!session.tabs.has(tabId)) {
+    throw new Refusal(`tab ${tabId} is not one of this session's tabs`, "TAB_NOT_IN_SESSION", "Use a tab this session opened or was given.");
+  }
+  let tab;
+  try {
+    tab = await chrome.tabs.get(tabId);
+  } catch {
+    forgetTab(session, tabId);
+    throw new Refusal(`tab ${tabId} is closed`, "TAB_NOT_IN_SESSION", "List the tabs again.");
+  }
+  if (session.groupId !== null && tab.groupId !== session.groupId) {
+    await leave(session, tabId);
+    throw new Refusal(`tab ${tabId} left the session's tab group`, "TAB_NOT_IN_SESSION", "The user took this tab back; use another.");
+  }
+  return tab;
+}
+
+function record(sessionId, action) {
+  const session = state.sessions.get(sessionId);
+  if (session) session.lastAction = action;
+  state.log.push({ at: Date.now(), sessionId, action });
+  if (state.log.length > LOG_SIZE) state.log.shift();
+}
+
+async function handle(action, params) {
+  if (action === "session.start") {
+    state.sessions.set(params.sessionId, { client: params.client, tabs: new Set(), groupId: null, lastAction: "", startedAt: Date.now() });
+    record(params.sessionId, "session started");
+    const version = (navigator.userAgent.match(/Chrome\/([\d.]+)/) || [])[1] || "0";
+    return { userAgent: navigator.userAgent, product: `Chrome/${version}` };
+  }
+  const session = sessionOf(params.sessionId);
+  switch (action) {
+    case "session.tabs":
+      return [...session.tabs];
+    case "session.detach":
+      await endSession(params.sessionId, false);
+      return {};
+    case "tab.create": {
+      record(params.sessionId, "open tab");
+      const tab = await chrome.tabs.create({ url: params.url || "about:blank", active: false });
+      session.tabs.add(tab.id);
+      await group(session, tab.id);
+      return { tabId: tab.id };
+    }
+    case "tab.attach": {
+      await sessionTab(session, params.tabId);
+      await chrome.debugger.attach({ tabId: params.tabId }, "1.3");
+      const { targetInfo } = await chrome.debugger.sendCommand({ tabId: params.tabId }, "Target.getTargetInfo");
+      return { targetInfo };
+    }
+    case "tab.close":
+      await sessionTab(session, params.tabId);
+      record(params.sessionId, "close tab");
+      await chrome.tabs.remove(params.tabId);
+      return {};
+    case "cdp.send": {
+      await sessionTab(session, params.tabId);
+      record(params.sessionId, params.method);
+      const target = params.child ? { tabId: params.tabId, sessionId: params.child } : { tabId: params.tabId };
+      return (await chrome.debugger.sendCommand(target, params.method, params.params)) || {};
+    }
+    default:
+      throw new Refusal(`unknown action ${action}`, "NOT_SUPPORTED", "Update the extension and browserd together.");
+  }
+}
+
+async function group(session, tabId) {
+  try {
+    if (session.groupId === null) {
+      session.groupId = await chrome.tabs.group({ tabIds: [tabId] });
+      await chrome.tabGroups.update(session.groupId, { title: session.client, collapsed: false });
+    } else {
+      await chrome.tabs.group({ groupId: session.groupId, tabIds: [tabId] });
+    }
+  } catch (error) {
+    // Some windows cannot hold groups (a headless one): the session's own tab set still bounds it.
+    record(null, `no tab group: ${error.message}`);
+  }
+}
+
+function sessionOfTab(tabId) {
+  for (const [sessionId, session] of state.sessions) if (session.tabs.has(tabId)) return [sessionId, session];
+  return [null, null];
+}
+
+function forgetTab(session, tabId) {
+  session.tabs.delete(tabId);
+}
+
+// A tab leaves the session (dragged out of its group, or the session ends): the debugger leaves it too.
+async function leave(session, tabId) {
+  const [sessionId] = sessionOfTab(tabId);
+  forgetTab(session, tabId);
+  try {
+    await chrome.debugger.detach({ tabId });
+  } catch {
+    // not attached, or already gone
+  }
+  if (sessionId) send({ type: "EVENT", sessionId, kind: "detached", tabId });
+}
+
+// The user stops a session (side panel), or the daemon lets it go: its tabs leave the debugger.
+async function endSession(sessionId, tellDaemon) {
+  const session = state.sessions.get(sessionId);
+  if (!session) return;
+  for (const tabId of [...session.tabs]) await leave(session, tabId);
+  state.sessions.delete(sessionId);
+  record(sessionId, "session ended");
+  if (tellDaemon) send({ type: "SESSION_END", sessionId });
+}
+
+function endAllSessions() {
+  for (const sessionId of [...state.sessions.keys()]) endSession(sessionId, false);
+}
+
+// -- browser events -----------------------------------------------------------------------------------
+
+chrome.debugger.onEvent.addListener((source, method, params) => {
+  const [sessionId] = sessionOfTab(source.tabId);
+  if (sessionId) send({ type: "EVENT", sessionId, tabId: source.tabId, child: source.sessionId || null, method, params: params || {} });
+});
+
+chrome.debugger.onDetach.addListener((source) => {
+  const [sessionId, session] = sessionOfTab(source.tabId);
+  if (session) {
+    forgetTab(session, source.tabId);
+    send({ type: "EVENT", sessionId, kind: "detached", tabId: source.tabId });
+  }
+});
+
+chrome.tabs.onRemoved.addListener((tabId) => {
+  const [sessionId, session] = sessionOfTab(tabId);
+  if (session) {
+    forgetTab(session, tabId);
+    send({ type: "EVENT", sessionId, kind: "detached", tabId });
+  }
+});
+
+chrome.tabs.onUpdated.addListener((tabId, change) => {
+  if (change.groupId === undefined) return;
+  const [, session] = sessionOfTab(tabId);
+  if (session && session.groupId !== null && change.groupId !== session.groupId) leave(session, tabId);
+});
+
+// -- the side panel -----------------------------------------------------------------------------------
+
+chrome.runtime.onMessage.addListener((message, _sender, reply) => {
+  (async () => {
+    if (message.type === "state") return snapshot();
+    if (message.type === "pair") return await connect(message.code);
+    if (message.type === "port") {
+      await chrome.storage.local.set({ bridgePort: Number(message.port) });
+      return await connect();
+    }
+    if (message.type === "stop") {
+      await endSession(message.sessionId, true);
+      return snapshot();
+    }
+    if (message.type === "share") return await share(message.sessionId);
+    return { ok: false, error: `unknown message ${message.type}` };
+  })().then(reply, (error) => reply({ ok: false, error: String(error.message || error) }));
+  return true; // the reply comes later
+});
+
+// The user gives the tab in front of them to a session: it joins the session's group.
+async function share(sessionId) {
+  const session = sessionOf(sessionId);
+  const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  if (!tab) return { ok: false, error: "no active tab" };
+  session.tabs.add(tab.id);
+  await group(session, tab.id);
+  record(sessionId, "tab shared by the user");
+  return { ok: true, tabId: tab.id };
+}
+
+function snapshot() {
+  return {
+    ok: true,
+    extensionId: EXTENSION_ID,
+    status: state.status,
+    detail: state.detail,
+    sessions: [...state.sessions].map(([sessionId, s]) => ({
+      sessionId,
+      client: s.client,
+      tabs: [...s.tabs],
+      lastAction: s.lastAction,
+      startedAt: s.startedAt,
+    })),
+    log: state.log.slice(-50),
+  };
+}
+
+chrome.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: true }).catch(() => {});
+
+// A service worker that starts (browser start, or back from suspension) reconnects with its stored key.
+connect();
