@@ -16,6 +16,7 @@ from browserd.daemon.sessions.manager import SessionManager
 from browserd.protocol.config import Config
 
 if TYPE_CHECKING:
+    from browserd.daemon.flows.service import FlowService
     from browserd.daemon.runs.manager import RunManager
 
 
@@ -31,11 +32,14 @@ class Services:
     pid: int = field(default_factory=os.getpid)
     # Built from the finished Services, since runs use every other service (task runs, reference/001).
     runs: RunManager = field(init=False)
+    flows: FlowService = field(init=False)
 
     def __post_init__(self) -> None:
+        from browserd.daemon.flows.service import FlowService
         from browserd.daemon.runs.manager import RunManager
 
         self.runs = RunManager(self)
+        self.flows = FlowService(self.config)
 
     @classmethod
     def build(cls, config: Config) -> Services:

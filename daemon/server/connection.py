@@ -72,6 +72,7 @@ class Connection:
         self.client_name = ""
         self.session: Session | None = None
         self.tools: dict[str, Tool[Any]] = {}
+        self._groups: list[str] | None = None
 
     async def send(self, message: Message) -> None:
         try:
@@ -151,6 +152,7 @@ class Connection:
                 await self.send_error(exc, message.id)
                 return False
             self.tools = {t.name: t for t in selected}
+            self._groups = message.tools
             self.session = daemon.services.sessions.create(message.client.name, trust, connected=True)
             session_id = self.session.id
             daemon.attach(self)
@@ -231,12 +233,16 @@ class Connection:
 
     async def tools_changed(self) -> None:
         if self.role == "shim":
+            # The catalog's dynamic tools (published flows) changed: select again.
+            selected = self._daemon.catalog.select(self._groups, self._daemon.config.mcp.tools)
+            self.tools = {t.name: t for t in selected}
             await self.send(ToolsChanged(tools=[t.spec() for t in self.tools.values()]))
 
     async def _close_session(self) -> None:
         with anyio.CancelScope(shield=True):
             self._daemon.detach(self)
             if self.session is not None:
+                self._daemon.services.flows.stop_all(self.session.id)
                 sessions = self._daemon.services.sessions
                 await sessions.disconnect(self.session.id)
                 still = self.session.id in sessions.sessions

@@ -39,6 +39,15 @@ class Response:
         """Add fields to the structured result without dropping what the handler put there."""
         self._data = {**data, **(self._data or {})}
 
+    def redact(self, secret: str) -> None:
+        """Take a sensitive value (a password typed while recording a flow) out of everything said so far."""
+        self._sections = [section.replace(secret, "***") for section in self._sections]
+        self._code = [line.replace(secret, "***") for line in self._code]
+        if self._data is not None:
+            encoded = msgspec.json.encode(self._data).decode()
+            masked = msgspec.json.encode(secret).decode()[1:-1]
+            self._data = msgspec.json.decode(encoded.replace(masked, "***"))
+
     def payload(self) -> Payload:
         sections = list(self._sections)
         if not sections and self._data is not None:

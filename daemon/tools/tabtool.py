@@ -56,9 +56,11 @@ def tab_tool(
             tab = await (resolve(ctx, args) if resolve else ctx.session.tab(args.tab_id))
             async with tab.lock:
                 tab.take_events()  # what happened before this call was reported by an earlier one
-                await handler(ctx, tab, args, response)
-                if isinstance(args, ActionParams):
-                    await report_changes(ctx, tab, args.snapshot, response)
+                # While the session records a flow, the action becomes a step (daemon/flows/recorder.py).
+                async with ctx.services.flows.recording(ctx.session.id, name, tab, args, response):
+                    await handler(ctx, tab, args, response)
+                    if isinstance(args, ActionParams):
+                        await report_changes(ctx, tab, args.snapshot, response)
             profile = tab.window.profile
             if profile is not None:
                 profile.request_publish()  # debounced: a burst of calls publishes once (D-16)
