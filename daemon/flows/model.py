@@ -116,7 +116,7 @@ class Meta(_Struct):
     suggested_order: dict[str, list[int]] = msgspec.field(default_factory=dict)
 
 
-class Flow(_Struct):
+class Flow(_Struct, omit_defaults=False):
     id: str
     name: str
     description: str | None = None

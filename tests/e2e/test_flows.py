@@ -96,10 +96,11 @@ async def test_replay_stops_and_names_the_scores_when_the_target_is_not_clearly_
 ) -> None:
     async with mcp_client(home, args=("--tools", "all")) as client:
         flow_id = (await record_form_flow(client, site))["flowId"]
-        result = await replay(client, flow_id, f"{site}/flow-form.html?v={variant}")
-        error = failed(result, "STEP_EXECUTION_FAILED")
-        assert error["details"]["stepErrorCode"] == code
-        steps = result.structured_content["steps"]
+        result = ok(await replay(client, flow_id, f"{site}/flow-form.html?v={variant}"))
+        answer = result.structured_content
+        assert answer["status"] == "failed" and answer["error"]["errorCode"] == "STEP_EXECUTION_FAILED"
+        assert answer["error"]["details"]["stepErrorCode"] == code, text_of(result)
+        steps = answer["steps"]
         assert [s["status"] for s in steps] == ["success", "success", "failed", "skipped"]
         stop = steps[2]["details"]
         assert stop["candidates"] and all("count" in c for c in stop["candidates"])
@@ -129,9 +130,8 @@ async def test_a_flow_bound_to_a_page_refuses_another_page_without_start_url(hom
     async with mcp_client(home, args=("--tools", "all")) as client:
         flow_id = (await record_form_flow(client, site))["flowId"]
         await call(client, "browser_open", {"url": f"{site}/form.html", "snapshot": "none"})
-        result = await client.call_tool("flow_run", {"flowId": flow_id, "args": ARGS})
-        error = failed(result, "STEP_EXECUTION_FAILED")
-        assert error["details"]["stepErrorCode"] == "SITE_MISMATCH"
+        answer = (await call(client, "flow_run", {"flowId": flow_id, "args": ARGS})).structured_content
+        assert answer["status"] == "failed" and answer["error"]["details"]["stepErrorCode"] == "SITE_MISMATCH"
         missing = await client.call_tool("flow_run", {"flowId": flow_id, "args": {"email": "x@y.z"}})
         assert failed(missing, "INVALID_PARAMETER")["details"]["field"] == "args"
 
