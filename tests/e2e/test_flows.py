@@ -27,8 +27,11 @@ ARGS = {"email": "ann@example.test", "password": "pw-not-secret"}
 ALL_DONE = ["input:email", "input:password", "click:signin", "click:delete-bob"]
 
 
-async def call(client: Any, tool: str, args: dict[str, Any]) -> Any:
-    return ok(await client.call_tool(tool, args))
+async def call(client: Any, tool: str, args: dict[str, Any], answers: list[str] | None = None) -> Any:
+    result = ok(await client.call_tool(tool, args))
+    if answers is not None:
+        answers.append(text_of(result) + json.dumps(result.structured_content or {}))
+    return result
 
 
 async def log_of(client: Any) -> list[str]:
@@ -36,15 +39,17 @@ async def log_of(client: Any) -> list[str]:
     return [line for line in text_of(result).splitlines() if ":" in line and not line.startswith(("Error", "Next"))]
 
 
-async def record_form_flow(client: Any, site: str, password: str = ARGS["password"]) -> dict[str, Any]:
+async def record_form_flow(
+    client: Any, site: str, password: str = ARGS["password"], answers: list[str] | None = None
+) -> dict[str, Any]:
     """Record: fill Email and Password, click Sign in, delete Bob's row; the page was open before recording."""
     await call(client, "browser_open", {"url": f"{site}/flow-form.html", "snapshot": "none"})
     await call(client, "flow_record_start", {"name": "Sign in and delete Bob"})
     await call(client, "browser_fill", {"target": "#email-field", "value": ARGS["email"], "snapshot": "none"})
-    await call(client, "browser_fill", {"target": "#pw-field", "value": password, "snapshot": "none"})
+    await call(client, "browser_fill", {"target": "#pw-field", "value": password, "snapshot": "delta"}, answers)
     await call(client, "browser_click", {"target": "#signin", "snapshot": "none"})
     await call(client, "browser_click", {"target": "#people tr:nth-child(2) button", "snapshot": "none"})
-    stopped = await call(client, "flow_record_stop", {})
+    stopped = await call(client, "flow_record_stop", {}, answers)
     return dict(stopped.structured_content)
 
 
@@ -212,7 +217,7 @@ async def test_a_sensitive_value_never_reaches_disk_logs_or_answers(site: str) -
 
     with own_home() as home:
         async with mcp_client(home, args=("--tools", "all")) as client:
-            flow_id = (await record_form_flow(client, site, password=canary))["flowId"]
+            flow_id = (await record_form_flow(client, site, canary, answers))["flowId"]
             for n in range(6):
                 variant = "removed" if n % 2 else "classes"
                 args = {**ARGS, "password": canary}
