@@ -146,6 +146,8 @@ class StepReport(_Struct):
     matched_by: str | None = None
     score: float | None = None
     took_ms: int = 0
+    # Of took_ms, the time spent finding and verifying the element(s) (every candidate, one evaluate each).
+    resolve_ms: float | None = None
     attempts: int = 1
     fallback: bool = False
     error_code: str | None = None

@@ -116,6 +116,7 @@ class Runner:
     secrets: list[str]
     step_timeout_ms: int | None = None
     outputs: dict[str, Any] = field(default_factory=dict)
+    _resolve_s: float = 0.0
 
     def _timeout_s(self, step: Step) -> float:
         return (step.timeout_ms or self.step_timeout_ms or self.config.flows.step_timeout_ms) / 1000
@@ -125,6 +126,7 @@ class Runner:
         deadline = started + self._timeout_s(step)
         retry = step.retry or Retry()
         attempts, failures = 0, 0
+        self._resolve_s = 0.0
         while True:
             attempts += 1
             resolved = await self._resolve_all(step, deadline)
@@ -149,6 +151,8 @@ class Runner:
             step_id=step.id, type=step.type, status="success", took_ms=int((time.monotonic() - started) * 1000)
         )
         report.attempts = attempts
+        if step.target is not None:
+            report.resolve_ms = round(self._resolve_s * 1000, 2)
         suggestion: list[int] | None = None
         if first is not None and step.target is not None:
             hits: list[int] = first.report["hits"]
@@ -170,6 +174,7 @@ class Runner:
                 continue
             delay = _POLL_START_S
             while True:
+                began = time.monotonic()
                 try:
                     resolved = await resolve(
                         self.tab, locator, self.config.flows.match_threshold, self.config.flows.match_margin
@@ -177,6 +182,7 @@ class Runner:
                 except PlaywrightError:
                     # The document changed under the evaluate (a navigation): look again in the new one.
                     resolved = Resolved(None, {"status": "none", "candidates": [], "elements": []})
+                self._resolve_s += time.monotonic() - began
                 if resolved.element is not None:
                     found[role] = resolved
                     break
