@@ -213,7 +213,7 @@ class FlowsConfig(msgspec.Struct, forbid_unknown_fields=True):
     match_margin: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.1
     # After a step that can change the page, the same settle as the browser tools (sessions/settle.py),
     # with a shorter quiet window: replay's next step waits for its own element anyway.
-    settle_quiet_ms: Annotated[int, msgspec.Meta(ge=0)] = 50
+    settle_quiet_ms: Annotated[int, msgspec.Meta(ge=0)] = 30
     # Keep what was typed into non-sensitive fields as the variables' defaults (D-48: off by default).
     keep_non_sensitive_values: bool = False
 

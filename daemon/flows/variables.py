@@ -51,9 +51,11 @@ def _field(variable: VariableDef) -> tuple[str, Any, Any]:
         if variable.type == "enum"
         else _BASE_TYPES[variable.type]
     )
-    notes = [variable.label or ""]
+    # Each published flow repeats this in every client's tools/list: say only what the key does not.
+    label = variable.label or ""
+    notes = [label if label.lower().replace(" ", "_") != variable.key.lower() else ""]
     if variable.sensitive:
-        notes.append("Sensitive: give it on every call; never stored.")
+        notes.append("Sensitive: give it on every call.")
     meta: dict[str, Any] = {"description": " ".join(n for n in notes if n)} if any(notes) else {}
     if variable.pattern is not None and variable.type == "string":
         meta["pattern"] = variable.pattern

@@ -282,15 +282,16 @@ class PublishedAnswer(msgspec.Struct, rename="camel"):
 
 
 class PublishedOptions(Params, kw_only=True):
-    tab_target: TabTarget = "current"
-    timeout_ms: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    # The run options a flow_<slug> tool takes; kept short, since every published flow repeats them in
+    # tools/list (flow_run takes them all). None means the default, current.
+    tab_target: TabTarget | None = None
 
 
 def _published(flow: Flow) -> Tool[Any]:
     params = args_struct(flow, PublishedOptions)
 
     async def handler(ctx: ToolContext, parsed: Any, response: Response) -> None:
-        options = RunOptions(tab_target=parsed.tab_target, timeout_ms=parsed.timeout_ms)
+        options = RunOptions(tab_target=parsed.tab_target or "current")
         await run_flow(ctx, flow, values_of(flow, parsed), options, response)
 
     description = flow.meta.tool.description or flow.description or flow.name
