@@ -58,6 +58,11 @@ def _line(step: Step) -> str:
         return f"{target}.drag_to({_locator(step.end)})"
     if step.type == "scroll":
         return f"{target}.scroll_into_view_if_needed()" if target else f"page.mouse.wheel(*{step.delta or [0, 0]})"
+    if step.type == "extract":
+        what = step.value or "text"
+        if what.startswith("attribute:"):
+            return f"print({target}.get_attribute({what.removeprefix('attribute:')!r}))"
+        return f"print({target}.{'input_value' if what == 'value' else 'inner_text'}())"
     if step.type == "wait":
         return f"page.get_by_text({step.wait_text or ''!r}).first.wait_for()"
     return f"{target}.{step.type}()"

@@ -17,7 +17,8 @@ SCHEMA = 1
 
 SelectorType = Literal["testid", "role", "label", "placeholder", "text", "css", "anchor", "xpath"]
 StepType = Literal[
-    "click", "dblclick", "fill", "select", "check", "uncheck", "key", "navigate", "drag", "scroll", "wait", "hover"
+    "click", "dblclick", "fill", "select", "check", "uncheck", "key", "navigate", "drag", "scroll", "wait", "hover",
+    "extract",
 ]  # fmt: skip
 VariableType = Literal["string", "number", "boolean", "enum", "array"]
 SLUG = re.compile(r"^[a-z0-9_]{1,40}$")
@@ -70,7 +71,8 @@ class Step(_Struct):
     id: str
     type: StepType
     target: TargetLocator | None = None
-    # fill: a template such as "{email}"; select: the option labels joined by "\n".
+    # fill: a template such as "{email}"; select: {"labels"|"values": [...]} as JSON;
+    # extract: what to read into outputs[<step id>]: text, value, or attribute:<name>.
     value: str | None = None
     keys: str | None = None
     url: str | None = None

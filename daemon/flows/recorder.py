@@ -29,7 +29,7 @@ RECORDED_TOOLS = frozenset(
     {
         "browser_open", "browser_navigate", "browser_click", "browser_fill", "browser_type", "browser_press",
         "browser_select", "browser_check", "browser_uncheck", "browser_drag", "browser_scroll", "browser_wait",
-        "browser_hover",
+        "browser_hover", "browser_get",
     }
 )  # fmt: skip
 
@@ -117,6 +117,8 @@ class Recorder:
             return Pending(Step(id=step_id, type="navigate", url=params.url))
         if tool == "browser_navigate":
             return Pending(Step(id=step_id, type="navigate", url=f"history:{params.action}"))
+        if tool == "browser_get":
+            return await self._extract(tab, step_id, params)
         if tool == "browser_wait":
             return Pending(Step(id=step_id, type="wait", wait_text=params.text)) if params.text else None
         if tool == "browser_scroll" and params.target is None:
@@ -155,6 +157,16 @@ class Recorder:
         )
         step = Step(id=step_id, type="fill", target=captured.locator, value="{" + key + "}")
         return Pending(step, variable, typed if captured.sensitive else None)
+
+    async def _extract(self, tab: Tab, step_id: str, params: Any) -> Pending | None:
+        """browser_get of an element's text, value or attribute: replay reads it into the run's outputs."""
+        if params.target is None or params.what not in ("text", "value", "attribute"):
+            return None
+        captured = await capture(tab, params.target)
+        if captured.sensitive:
+            return None  # a sensitive field's value must not become a run output
+        what = f"attribute:{params.name}" if params.what == "attribute" else params.what
+        return Pending(Step(id=step_id, type="extract", target=captured.locator, value=what))
 
     def commit(self, pending: Pending, url_before: str) -> None:
         step = pending.step

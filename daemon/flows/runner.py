@@ -252,6 +252,15 @@ class Runner:
                 await target.press(key, timeout=timeout)
         elif kind == "drag":
             await self._drag(target, resolved["end"].element)
+        elif kind == "extract":
+            what = step.value or "text"
+            if what == "value":
+                read: str | None = await target.input_value(timeout=timeout)
+            elif what.startswith("attribute:"):
+                read = await target.get_attribute(what.removeprefix("attribute:"))
+            else:
+                read = await target.inner_text(timeout=timeout)
+            self.outputs[step.id] = {what.split(":", 1)[0]: read}
 
     async def _drag(self, source: ElementHandle, end: ElementHandle | None) -> None:
         page = self.tab.page

@@ -46,11 +46,7 @@ def check_variables(flow: Flow) -> None:
 
 
 def _field(variable: VariableDef) -> tuple[str, Any, Any]:
-    kind: Any = (
-        Literal[tuple(variable.options or [])]
-        if variable.type == "enum"
-        else _BASE_TYPES[variable.type]
-    )
+    kind: Any = Literal[tuple(variable.options or [])] if variable.type == "enum" else _BASE_TYPES[variable.type]
     # Each published flow repeats this in every client's tools/list: say only what the key does not.
     label = variable.label or ""
     notes = [label if label.lower().replace(" ", "_") != variable.key.lower() else ""]

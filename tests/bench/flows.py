@@ -27,8 +27,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.bench.common import ready_shim, serve_site, stop_site, summary, verdict  # noqa: E402
-from tests.conftest import make_home  # noqa: E402
+from tests.bench.common import ready_shim, serve_site, stop_site, summary, verdict
+from tests.conftest import make_home
 
 STEPS = 30
 

@@ -143,13 +143,11 @@ async def test_a_flow_bound_to_a_page_refuses_another_page_without_start_url(hom
 
 @pytest.mark.shared_daemon
 async def test_publish_reaches_two_clients_as_a_tool_that_runs_the_flow(home: BrowserdHome, site: str) -> None:
+    changed = [anyio.Event(), anyio.Event()]
     async with (
-        mcp_client(home, args=("--tools", "all")) as first,
-        mcp_client(home) as second,
+        mcp_client(home, args=("--tools", "all"), message_handler=_on_list_changed(changed[0])) as first,
+        mcp_client(home, message_handler=_on_list_changed(changed[1])) as second,
     ):
-        changed = [anyio.Event(), anyio.Event()]
-        for client, event in zip((first, second), changed, strict=True):
-            client.session._message_handler = _on_list_changed(event)  # noqa: SLF001
         flow_id = (await record_form_flow(first, site))["flowId"]
         slug = f"signin_{secrets.token_hex(3)}"
         await call(first, "flow_publish", {"flowId": flow_id, "slug": slug, "description": "Sign in, delete Bob."})
@@ -230,10 +228,7 @@ async def test_a_sensitive_value_never_reaches_disk_logs_or_answers(site: str) -
         files = [p for p in home.root.rglob("*") if p.is_file()]
         assert any(p.name == "flows.db" for p in files) and any(p.name == "runs.db" for p in files)
         leaks = [
-            (str(p.relative_to(home.root)), form)
-            for p in files
-            for form in _encodings(canary)
-            if form in _read(p)
+            (str(p.relative_to(home.root)), form) for p in files for form in _encodings(canary) if form in _read(p)
         ]
         leaks += [("answer", form) for text in answers for form in _encodings(canary) if form.decode() in text]
         assert not leaks, f"the sensitive value leaked: {leaks}"
