@@ -259,7 +259,7 @@ class Runner:
             elif what.startswith("attribute:"):
                 read = await target.get_attribute(what.removeprefix("attribute:"))
             else:
-                read = await target.inner_text(timeout=timeout)
+                read = await target.inner_text()
             self.outputs[step.id] = {what.split(":", 1)[0]: read}
 
     async def _drag(self, source: ElementHandle, end: ElementHandle | None) -> None:
