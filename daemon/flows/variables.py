@@ -57,9 +57,11 @@ def _field(variable: VariableDef) -> tuple[str, Any, Any]:
         meta["pattern"] = variable.pattern
     annotated = Annotated[kind, msgspec.Meta(**meta)] if meta else kind
     attribute = f"v_{variable.key}"  # never clashes with the base's attributes; the wire name is the key
-    if variable.required and variable.default is None:
+    if variable.default is not None:
+        return attribute, annotated, msgspec.field(default=variable.default, name=variable.key)
+    if variable.required:
         return attribute, annotated, msgspec.field(name=variable.key)
-    return attribute, annotated | None, msgspec.field(default=variable.default, name=variable.key)
+    return attribute, annotated | None, msgspec.field(default=None, name=variable.key)
 
 
 def args_struct(flow: Flow, base: type[msgspec.Struct]) -> type[msgspec.Struct]:

@@ -239,3 +239,18 @@ def _read(path: Path) -> bytes:
         return path.read_bytes()
     except OSError:
         return b""
+
+
+@pytest.mark.shared_daemon
+async def test_a_recorded_read_becomes_an_output_of_each_run(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        await call(client, "browser_open", {"url": f"{site}/flow-form.html", "snapshot": "none"})
+        await call(client, "flow_record_start", {"name": "Read the second person"})
+        await call(client, "browser_get", {"what": "text", "target": "#people tr:nth-child(2) td"})
+        flow_id = (await call(client, "flow_record_stop", {})).structured_content["flowId"]
+        # Re-ordered rows: the recorded cell is found by what it is, not by where it was.
+        answer = (
+            await call(client, "flow_run", {"flowId": flow_id, "startUrl": f"{site}/flow-form.html?v=reorder"})
+        ).structured_content
+        assert answer["status"] == "succeeded", answer
+        assert answer["outputs"] == {"s1": {"text": "Bob"}}
