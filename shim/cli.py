@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from browserd.protocol import __version__, paths
+from browserd.shim.flows_cli import flows
 from browserd.shim.runs_cli import runs
 
 if TYPE_CHECKING:
@@ -291,3 +292,4 @@ def login(profile: str, url: str | None, timeout_s: float | None, headless: bool
 
 
 main.add_command(runs)
+main.add_command(flows)
