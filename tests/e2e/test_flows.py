@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import secrets
+import subprocess
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import BrowserdHome, mcp_client, own_home
+from tests.conftest import BROWSERD, BrowserdHome, mcp_client, own_home
 from tests.e2e.results import failed, ok, text_of
 
 pytestmark = [pytest.mark.anyio]
@@ -246,7 +247,7 @@ async def test_a_recorded_read_becomes_an_output_of_each_run(home: BrowserdHome,
     async with mcp_client(home, args=("--tools", "all")) as client:
         await call(client, "browser_open", {"url": f"{site}/flow-form.html", "snapshot": "none"})
         await call(client, "flow_record_start", {"name": "Read the second person"})
-        await call(client, "browser_get", {"what": "text", "target": "#people tr:nth-child(2) td"})
+        await call(client, "browser_get", {"what": "text", "target": "#people tr:nth-child(2) td:first-child"})
         flow_id = (await call(client, "flow_record_stop", {})).structured_content["flowId"]
         # Re-ordered rows: the recorded cell is found by what it is, not by where it was.
         answer = (
@@ -254,3 +255,25 @@ async def test_a_recorded_read_becomes_an_output_of_each_run(home: BrowserdHome,
         ).structured_content
         assert answer["status"] == "succeeded", answer
         assert answer["outputs"] == {"s1": {"text": "Bob"}}
+
+
+@pytest.mark.shared_daemon
+async def test_the_command_line_lists_runs_and_exports_flows(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        flow_id = (await record_form_flow(client, site))["flowId"]
+    listed = home.browserd("flows", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert flow_id in {f["flowId"] for f in json.loads(listed.stdout)["flows"]}
+    # The sensitive password comes from FLOW_PASSWORD, never from the command line.
+    env = {**home.env, "FLOW_PASSWORD": ARGS["password"]}
+    ran = subprocess.run(
+        [BROWSERD, "flows", "run", flow_id, "--arg", f"email={ARGS['email']}", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert [s["status"] for s in json.loads(ran.stdout)["steps"]] == ["success"] * 4
+    script = home.browserd("flows", "export", flow_id, "--format", "playwright")
+    assert script.returncode == 0 and "sync_playwright" in script.stdout
