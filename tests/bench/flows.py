@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.bench.common import ready_shim, serve_site, stop_site, summary, verdict
+from tests.bench.common import ready_shim, serve_site, stop_site, summary
 from tests.conftest import make_home
 
 STEPS = 30
@@ -110,7 +110,7 @@ def main() -> None:
         shutil.rmtree(home.root, ignore_errors=True)
         stop_site(server)
     rate = figures["steps_per_s"].get("median")
-    print(f"replay of a {STEPS}-step flow: {rate} steps/s median {verdict(rate, 10)}")
+    print(f"replay of a {STEPS}-step flow: {rate} steps/s median (target >= 10)")
     print(f"  client wall per run: {figures['run_wall_ms']}")
     res = figures["resolve_ms_per_step"]
     print(f"resolution + verification per step: median {res.get('median')} ms, p95 {res.get('p95')} ms (target <= 15)")
