@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from playwright.async_api import Error as PlaywrightError
 
-from browserd.daemon.errors import BrowserdError, SiteMismatch
+from browserd.daemon.errors import BrowserdError, LimitExceeded, SiteMismatch
 from browserd.daemon.flows.model import Flow, RunRecord, StepReport
 from browserd.daemon.flows.page_js import SENSITIVE_CSS
 from browserd.daemon.flows.runner import Runner, same_page, scrub
@@ -21,9 +21,11 @@ from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.records import now_ms
 from browserd.daemon.runs.templates.base import Inputs, Template
 from browserd.daemon.sessions.tab import Tab
-from browserd.protocol.config import RunsConfig
+from browserd.protocol.config import Config, RunsConfig
 
 TabTarget = Literal["current", "new"]
+MAX_ROWS = 5_000  # S4-70
+MAX_CELL_CHARS = 32_768
 
 
 class FlowRunInputs(Inputs, kw_only=True):
@@ -35,6 +37,10 @@ class FlowRunInputs(Inputs, kw_only=True):
     tab_target: TabTarget = "current"
     tab_id: str | None = None
     step_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=300_000)] | None = None
+    # A dataset: the flow runs once per row (the row's values over args); each row's result is an item.
+    rows: Annotated[list[dict[str, Any]], msgspec.Meta(max_length=MAX_ROWS)] | None = None
+    # Rows that succeeded in this earlier run (one a daemon restart interrupted) are not run again.
+    resume_run_id: str | None = None
 
 
 class FlowRunResult(msgspec.Struct, rename="camel", kw_only=True):
@@ -53,11 +59,23 @@ class FlowRun(Template[FlowRunInputs]):
     inputs = FlowRunInputs
     outputs = FlowRunResult
     trust_level_support = ("local", "remote")
+    # Over rows, a run whose rows mostly succeeded is partial_success (reference/001 §6).
+    supports_partial_success = True
 
     def default_mode(
         self, inputs: FlowRunInputs, config: RunsConfig, timeout_ms: int | None
     ) -> Literal["sync", "async"]:
         return "sync"
+
+    def check(self, inputs: FlowRunInputs, config: Config) -> None:
+        for index, row in enumerate(inputs.rows or []):
+            for key, value in row.items():
+                if len(str(value)) > MAX_CELL_CHARS:
+                    raise LimitExceeded(
+                        f"row {index}, `{key}` holds more than {MAX_CELL_CHARS} characters",
+                        hint="Shorten the cell, or split the data set into segments.",
+                        field="rows",
+                    )
 
     def stored_inputs(self, inputs: FlowRunInputs) -> dict[str, Any]:
         kept = dict(msgspec.to_builtins(inputs))
@@ -66,18 +84,64 @@ class FlowRun(Template[FlowRunInputs]):
 
     async def run(self, ctx: RunContext, inputs: FlowRunInputs) -> None:
         flow = await ctx.services.flows.get(inputs.flow_id)
-        secret_values = [value for value in inputs.secrets.values() if value]
         tab = await self._tab(ctx, inputs)
-        await self._start_page(tab, flow, inputs)
-        record = RunRecord(run_id=ctx.run_id, flow_id=flow.id, flow_version=flow.version, started_at=now_ms())
-        runner = Runner(
-            tab, ctx.services.config, {**inputs.args, **inputs.secrets}, secret_values, inputs.step_timeout_ms
-        )
+        if inputs.rows is None:
+            await self._start_page(tab, flow, inputs, again=False)
+            record = RunRecord(run_id=ctx.run_id, flow_id=flow.id, flow_version=flow.version, started_at=now_ms())
+            outputs: dict[str, Any] = {}
+            try:
+                await self._replay(ctx, tab, flow, inputs, inputs.args, record, outputs, "")
+            finally:
+                ctx.set_output(
+                    flowRun=msgspec.to_builtins(record), steps=msgspec.to_builtins(record.entries), outputs=outputs
+                )
+            return
+        await self._rows(ctx, tab, flow, inputs, inputs.rows)
+
+    async def _rows(
+        self, ctx: RunContext, tab: Tab, flow: Flow, inputs: FlowRunInputs, rows: list[dict[str, Any]]
+    ) -> None:
+        """One replay per row; each row's result is an item, stored as it comes (so it outlives a crash)."""
+        done: set[int] = set()
+        if inputs.resume_run_id is not None:
+            earlier = await ctx.services.runs.store.items(inputs.resume_run_id)
+            done = {int(item["row"]) for item in earlier if item.get("success") and "row" in item}
+        ctx.set_output(rowsTotal=len(rows), rowsResumed=len(done))
+        for index, row in enumerate(rows):
+            if index in done:
+                continue
+            ctx.check_cancelled()
+            record = RunRecord(run_id=ctx.run_id, flow_id=flow.id, flow_version=flow.version, started_at=now_ms())
+            outputs: dict[str, Any] = {}
+            try:
+                await self._start_page(tab, flow, inputs, again=True)
+                await self._replay(ctx, tab, flow, inputs, {**inputs.args, **row}, record, outputs, f"r{index} ")
+            except BrowserdError as exc:
+                item = {"row": index, "success": False, "errorCode": exc.code, "error": exc.message}
+                await ctx.add_item(item, index)
+                continue
+            await ctx.add_item({"row": index, "success": True, "outputs": outputs}, index)
+
+    async def _replay(
+        self,
+        ctx: RunContext,
+        tab: Tab,
+        flow: Flow,
+        inputs: FlowRunInputs,
+        args: dict[str, Any],
+        record: RunRecord,
+        outputs: dict[str, Any],
+        prefix: str,
+    ) -> None:
+        """The flow's steps once, each a run step; `record` gets every step's report, even on failure."""
+        secret_values = [value for value in inputs.secrets.values() if value]
+        runner = Runner(tab, ctx.services.config, {**args, **inputs.secrets}, secret_values, inputs.step_timeout_ms)
+        runner.outputs = outputs
         suggestions: dict[str, list[int]] = {}
         steps = [step for step in flow.steps if not step.disabled]
         try:
             for step in steps:
-                index = await ctx.add_step(f"{step.id} {step.type}")
+                index = await ctx.add_step(f"{prefix}{step.id} {step.type}")
                 try:
                     async with tab.lock, ctx.step(index):
                         outcome = await runner.run_step(step)
@@ -100,16 +164,13 @@ class FlowRun(Template[FlowRunInputs]):
                     suggestions[step.id] = outcome.suggested_order
             record.success = True
         finally:
-            done = {entry.step_id for entry in record.entries}
+            ran = {entry.step_id for entry in record.entries}
             record.entries.extend(
-                StepReport(step_id=s.id, type=s.type, status="skipped") for s in steps if s.id not in done
+                StepReport(step_id=s.id, type=s.type, status="skipped") for s in steps if s.id not in ran
             )
             record.finished_at = now_ms()
             record.success = bool(record.success)
             record.url = tab.page.url
-            ctx.set_output(
-                flowRun=msgspec.to_builtins(record), steps=msgspec.to_builtins(record.entries), outputs=runner.outputs
-            )
             await ctx.services.flows.suggest(flow.id, suggestions)
 
     @staticmethod
@@ -119,13 +180,14 @@ class FlowRun(Template[FlowRunInputs]):
         return await ctx.session.tab(inputs.tab_id, create=True)
 
     @staticmethod
-    async def _start_page(tab: Tab, flow: Flow, inputs: FlowRunInputs) -> None:
-        """A flow bound to a page starts there: opened when asked or in a fresh tab, else checked (S4-118)."""
+    async def _start_page(tab: Tab, flow: Flow, inputs: FlowRunInputs, again: bool) -> None:
+        """A flow bound to a page starts there: opened when asked, in a fresh tab or for each row (`again`),
+        else checked (S4-118)."""
         opens_itself = bool(flow.steps) and flow.steps[0].type == "navigate"
         start = inputs.start_url or (None if opens_itself else flow.meta.start_url)
         if start is None:
             return
-        fresh = tab.page.url in ("", "about:blank")
+        fresh = again or tab.page.url in ("", "about:blank")
         if inputs.start_url is None and not fresh and not same_page(tab.page.url, start):
             raise SiteMismatch(
                 f"flow {flow.id} starts on {start}, but the tab is on {tab.page.url}",

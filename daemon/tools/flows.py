@@ -7,13 +7,16 @@ checks each call, as for every other tool.
 
 from __future__ import annotations
 
+import csv
+import io
 from typing import Annotated, Any, Literal
 
 import msgspec
 
-from browserd.daemon.errors import FlowNotFound
+from browserd.daemon.errors import FlowNotFound, InvalidParameter
 from browserd.daemon.flows.export import playwright_script
 from browserd.daemon.flows.model import Flow, StepReport
+from browserd.daemon.flows.template import MAX_ROWS
 from browserd.daemon.flows.variables import args_struct, parse_args, values_of
 from browserd.daemon.runs.manager import StartRequest
 from browserd.daemon.runs.records import RunMode
@@ -34,6 +37,9 @@ class FlowRunAnswer(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=
     url: str | None = None
     steps: list[StepReport] = msgspec.field(default_factory=list)
     outputs: dict[str, Any] = msgspec.field(default_factory=dict)
+    # Over rows: one item per row {row, success, outputs | errorCode, error}, and the run's summary.
+    items: list[dict[str, Any]] | None = None
+    summary: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
 
 
@@ -72,6 +78,14 @@ class RunParams(RunOptions, kw_only=True):
     step_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=300_000, description="Default 10000.")] | None = None
     mode: Literal["sync", "async"] = "sync"
     tab_id: TabId | None = None
+    rows: (
+        Annotated[
+            list[dict[str, Any]],
+            msgspec.Meta(max_length=MAX_ROWS, description="A data set: one replay per row (values over args)."),
+        ]
+        | None
+    ) = None
+    resume_run_id: Annotated[str, msgspec.Meta(description="Skip the rows this earlier run finished.")] | None = None
 
 
 class ExportParams(FlowParams, kw_only=True):
@@ -187,6 +201,8 @@ async def run_flow(
         url=result.get("flowRun", {}).get("url"),
         steps=msgspec.convert(result.get("steps", []), list[StepReport]),
         outputs=result.get("outputs", {}),
+        items=result.get("items") or None,
+        summary=result.get("summary") if "rowsTotal" in result else None,
         error=msgspec.to_builtins(view.error) if view.error is not None else None,
     )
     response.data(msgspec.to_builtins(answer))
@@ -213,9 +229,29 @@ async def run_flow(
 )
 async def flow_run(ctx: ToolContext, params: RunParams, response: Response) -> None:
     flow = await ctx.services.flows.get(params.flow_id)
-    values = parse_args(flow, params.args, Params)
+    if params.rows is None:
+        values = parse_args(flow, params.args, Params)
+    else:
+        # Each row with the args must make a complete call; the args alone need not.
+        values = dict(params.args)
+        for index, row in enumerate(params.rows):
+            if flow.sensitive_keys & set(row):
+                raise InvalidParameter(
+                    f"row {index} holds a sensitive variable; sensitive values go in args only (never stored)",
+                    field="rows",
+                )
+            parse_args(flow, {**params.args, **row}, Params)
     await run_flow(
-        ctx, flow, values, params, response, stepTimeoutMs=params.step_timeout_ms, tabId=params.tab_id, mode=params.mode
+        ctx,
+        flow,
+        values,
+        params,
+        response,
+        stepTimeoutMs=params.step_timeout_ms,
+        tabId=params.tab_id,
+        mode=params.mode,
+        rows=params.rows,
+        resumeRunId=params.resume_run_id,
     )
 
 
@@ -265,9 +301,46 @@ async def flow_unpublish(ctx: ToolContext, params: FlowParams, response: Respons
     response.text(f"Unpublished {flow.id}")
 
 
+class DatasetExportParams(Params, kw_only=True):
+    run_id: Annotated[str, msgspec.Meta(description="A flow_run over rows.")]
+    format: Literal["csv", "json"] = "csv"
+
+
+def _flatten(item: dict[str, Any]) -> dict[str, Any]:
+    row = {k: v for k, v in item.items() if k != "outputs"}
+    for step_id, fields in (item.get("outputs") or {}).items():
+        for name, value in fields.items():
+            row[f"{step_id}.{name}"] = value
+    return row
+
+
+@tool(
+    "dataset_export",
+    "flows",
+    "The per-row results of a flow run over rows, as CSV or JSON (one line per row, outputs as stepId.field).",
+    DatasetExportParams,
+    read_only=True,
+)
+async def dataset_export(ctx: ToolContext, params: DatasetExportParams, response: Response) -> None:
+    runs = ctx.services.runs
+    await runs.get(params.run_id, ctx.session)  # RUN_NOT_FOUND for a run this caller may not see
+    rows = [_flatten(item) for item in await runs.store.items(params.run_id)]
+    if params.format == "json":
+        text = msgspec.json.encode(rows).decode()
+    else:
+        columns = list(dict.fromkeys(key for row in rows for key in row))
+        out = io.StringIO()
+        writer = csv.DictWriter(out, columns)
+        writer.writeheader()
+        writer.writerows(rows)
+        text = out.getvalue()
+    response.data({"runId": params.run_id, "format": params.format, "rows": len(rows), "text": text})
+    response.text(text or "(no rows)")
+
+
 TOOLS: list[Tool[Any]] = [
     flow_record_start, flow_record_stop, flow_list, flow_get, flow_save, flow_delete, flow_run,
-    flow_update_targets, flow_export, flow_import, flow_publish, flow_unpublish,
+    flow_update_targets, flow_export, flow_import, flow_publish, flow_unpublish, dataset_export,
 ]  # fmt: skip
 
 

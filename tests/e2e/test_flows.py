@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import secrets
+import signal
 import subprocess
 import urllib.parse
 from pathlib import Path
@@ -18,7 +20,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import BROWSERD, BrowserdHome, mcp_client, own_home
+from tests.conftest import BROWSERD, BrowserdHome, mcp_client, own_home, pid_alive, wait_for
 from tests.e2e.results import failed, ok, text_of
 
 pytestmark = [pytest.mark.anyio]
@@ -277,3 +279,48 @@ async def test_the_command_line_lists_runs_and_exports_flows(home: BrowserdHome,
     assert [s["status"] for s in json.loads(ran.stdout)["steps"]] == ["success"] * 4
     script = home.browserd("flows", "export", flow_id, "--format", "playwright")
     assert script.returncode == 0 and "sync_playwright" in script.stdout
+
+
+async def test_a_data_set_run_resumes_after_kill_9_with_the_remaining_rows_only(site: str) -> None:
+    rows = [{"email": f"user{n}@example.test"} for n in range(12)]
+    with own_home() as home:
+        async with mcp_client(home, args=("--tools", "all")) as client:
+            flow_id = (await record_form_flow(client, site))["flowId"]
+            started = (
+                await call(
+                    client,
+                    "flow_run",
+                    {"flowId": flow_id, "args": {"password": "pw"}, "rows": rows, "mode": "async"},
+                )
+            ).structured_content
+            first_run = started["runId"]
+            # Wait until some rows (4 steps each) are done, then kill the daemon mid-run.
+            with anyio.fail_after(120):
+                while True:
+                    run = (await call(client, "get_task_run", {"runId": first_run})).structured_content
+                    if run["progress"]["doneSteps"] >= 9:
+                        break
+                    await anyio.sleep(0.05)
+            pid = home.daemon_pid()
+            assert pid is not None
+            os.kill(pid, signal.SIGKILL)
+            assert wait_for(lambda: not pid_alive(pid), 10)
+        async with mcp_client(home, args=("--tools", "all")) as client:
+            interrupted = (await call(client, "get_task_run", {"runId": first_run})).structured_content
+            assert interrupted["status"] == "failed"
+            before = {item["row"] for item in interrupted["result"]["items"] if item["success"]}
+            assert 2 <= len(before) < len(rows), before
+            resumed = (
+                await call(
+                    client,
+                    "flow_run",
+                    {"flowId": flow_id, "args": {"password": "pw"}, "rows": rows, "resumeRunId": first_run},
+                )
+            ).structured_content
+            assert resumed["status"] == "succeeded", resumed
+            after = {item["row"] for item in resumed["items"]}
+            assert after == set(range(len(rows))) - before, "the resumed run ran exactly the remaining rows"
+            exported = (
+                await call(client, "dataset_export", {"runId": resumed["runId"], "format": "csv"})
+            ).structured_content
+            assert exported["rows"] == len(after) and exported["text"].startswith("row,success")
