@@ -23,6 +23,8 @@ StepType = Literal[
 VariableType = Literal["string", "number", "boolean", "enum", "array"]
 SLUG = re.compile(r"^[a-z0-9_]{1,40}$")
 VARIABLE_KEY = re.compile(r"^[a-zA-Z][a-zA-Z0-9_]{0,39}$")
+# A flow id names its file: nothing that could climb out of the flows folder.
+FLOW_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 class _Struct(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True, forbid_unknown_fields=True):

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import msgspec
 
 from browserd.daemon.errors import FlowNotFound, InvalidParameter
-from browserd.daemon.flows.model import SLUG, Flow, Meta, ToolMeta, decode
+from browserd.daemon.flows.model import FLOW_ID, SLUG, Flow, Meta, ToolMeta, decode
 from browserd.daemon.flows.recorder import Recorder
 from browserd.daemon.flows.store import FlowStore
 from browserd.daemon.flows.variables import check_variables
@@ -99,7 +99,7 @@ class FlowService:
 
     async def get(self, ref: str) -> Flow:
         """A flow by id or by its published slug."""
-        flow = await self.store.get(ref) if ref.startswith("flow_") else None
+        flow = await self.store.get(ref) if FLOW_ID.match(ref) else None
         if flow is None:
             flow_id = await self.store.by_slug(ref)
             flow = await self.store.get(flow_id) if flow_id else None
@@ -108,6 +108,7 @@ class FlowService:
         return flow
 
     async def save(self, flow: Flow, *, new_version: bool = True) -> Flow:
+        _check_id(flow.id)
         check_variables(flow)
         previous = await self.store.get(flow.id)
         if previous is not None and new_version:
@@ -126,6 +127,7 @@ class FlowService:
             flow = decode(raw)
         except (ValueError, msgspec.ValidationError) as exc:
             raise InvalidParameter(f"not a browserd flow: {exc}", field="flow") from exc
+        _check_id(flow.id)
         if any(v.sensitive and v.default is not None for v in flow.variables):
             raise InvalidParameter("an imported flow may not carry a sensitive value", field="flow")
         if not overwrite and await self.store.get(flow.id) is not None:
@@ -184,6 +186,11 @@ class FlowService:
         after = {slug: f.version for slug, f in self.published.items()}
         if before != after and self.on_tools_changed is not None:
             await self.on_tools_changed()
+
+
+def _check_id(flow_id: str) -> None:
+    if not FLOW_ID.match(flow_id):
+        raise InvalidParameter(f"flow id {flow_id!r} must match {FLOW_ID.pattern}", field="flow")
 
 
 def _slug(name: str) -> str:

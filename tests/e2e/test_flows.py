@@ -324,3 +324,15 @@ async def test_a_data_set_run_resumes_after_kill_9_with_the_remaining_rows_only(
                 await call(client, "dataset_export", {"runId": resumed["runId"], "format": "csv"})
             ).structured_content
             assert exported["rows"] == len(after) and exported["text"].startswith("row,success")
+
+
+@pytest.mark.shared_daemon
+async def test_a_flow_that_cannot_be_stored_safely_is_refused(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        climbing = {"id": "../../escape", "name": "x", "steps": []}
+        assert failed(await client.call_tool("flow_save", {"flow": climbing}), "INVALID_PARAMETER")
+        pin = {"key": "pin", "sensitive": True, "default": "1"}
+        secret_default = {"id": "flow_x1", "name": "x", "variables": [pin]}
+        assert failed(await client.call_tool("flow_import", {"flow": secret_default}), "INVALID_PARAMETER")
+        failed(await client.call_tool("flow_run", {"flowId": "no_such_flow"}), "FLOW_NOT_FOUND")
+        await call(client, "get_runtime_profile", {})  # the daemon keeps serving
