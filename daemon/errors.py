@@ -230,3 +230,21 @@ class ExtensionNotConnected(BrowserdError):
 class BridgeDisabled(BrowserdError):
     code = "NOT_SUPPORTED"
     hint = "Set `enabled = true` in the [bridge] section of the config (or BROWSERD_BRIDGE_ENABLED=1) and restart."
+class FlowNotFound(BrowserdError):
+    code = "FLOW_NOT_FOUND"
+    hint = "Call flow_list for the flows this daemon keeps (flowId or slug)."
+
+
+class TargetNotVerified(BrowserdError):
+    """Replay found elements, but none is clearly the recorded one: it stops rather than guess."""
+
+    code = "TARGET_NOT_VERIFIED"
+    hint = (
+        "The page changed so that no element clearly matches the recorded one (details list the candidates, "
+        "what each found and their scores): check the page with browser_snapshot, then re-record the step."
+    )
+
+
+class SiteMismatch(BrowserdError):
+    code = "SITE_MISMATCH"
+    hint = "Open the flow's start page first, pass startUrl, or run with tabTarget 'new'."

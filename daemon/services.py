@@ -7,8 +7,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from browserd.daemon.errors import ExecutionError, UnknownTool
 from browserd.daemon.bridge.server import BridgeServer
+from browserd.daemon.errors import ExecutionError, UnknownTool
+from browserd.daemon.flows.service import FlowService
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.registry import Profiles
@@ -60,9 +61,11 @@ class Services:
     pid: int = field(default_factory=os.getpid)
     # Built from the finished Services, since runs use every other service (task runs, reference/001).
     runs: RunManager = field(init=False)
+    flows: FlowService = field(init=False)
 
     def __post_init__(self) -> None:
         self.runs = RunManager(self)
+        self.flows = FlowService(self.config)
 
     @classmethod
     def build(cls, config: Config, tools: ToolCaller | None = None) -> Services:

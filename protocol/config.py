@@ -236,6 +236,24 @@ class BridgeConfig(msgspec.Struct, forbid_unknown_fields=True):
     pair_code_ttl_s: Annotated[float, msgspec.Meta(gt=0)] = 120.0
 
 
+class FlowsConfig(msgspec.Struct, forbid_unknown_fields=True):
+    """Record and replay (reference/004, issue 14)."""
+
+    # Flow JSON files and flows.db (the index); sensitive values never land here (S4-83).
+    root: str = msgspec.field(default_factory=lambda: str(paths.data_dir() / "flows"))
+    # A step's wait for its element, when the step names none (S4-08).
+    step_timeout_ms: Positive = 10_000
+    # Replay acts only on an element scoring at least this against the recorded fingerprint, ahead of
+    # the next element by at least the margin; otherwise it stops and lists what it found (issue 14 item 3).
+    match_threshold: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.8
+    match_margin: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.1
+    # After a step that can change the page, the same settle as the browser tools (sessions/settle.py),
+    # with a shorter quiet window: replay's next step waits for its own element anyway.
+    settle_quiet_ms: Annotated[int, msgspec.Meta(ge=0)] = 30
+    # Keep what was typed into non-sensitive fields as the variables' defaults (D-48: off by default).
+    keep_non_sensitive_values: bool = False
+
+
 class Config(msgspec.Struct, forbid_unknown_fields=True):
     daemon: DaemonConfig = msgspec.field(default_factory=DaemonConfig)
     browser: BrowserConfig = msgspec.field(default_factory=BrowserConfig)
@@ -246,6 +264,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True):
     profiles: ProfilesConfig = msgspec.field(default_factory=ProfilesConfig)
     security: SecurityConfig = msgspec.field(default_factory=SecurityConfig)
     bridge: BridgeConfig = msgspec.field(default_factory=BridgeConfig)
+    flows: FlowsConfig = msgspec.field(default_factory=FlowsConfig)
 
 
 class ConfigError(Exception):

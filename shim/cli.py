@@ -11,6 +11,7 @@ import click
 
 from browserd.protocol import __version__, paths
 from browserd.shim.bridge_cli import bridge
+from browserd.shim.flows_cli import flows
 from browserd.shim.runs_cli import runs
 
 if TYPE_CHECKING:
@@ -299,3 +300,4 @@ def login(profile: str, url: str | None, timeout_s: float | None, headless: bool
 
 main.add_command(runs)
 main.add_command(bridge)
+main.add_command(flows)

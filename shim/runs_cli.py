@@ -21,9 +21,9 @@ BAR_WIDTH = 30
 Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
-async def _with_client(work: Callable[[Call], Awaitable[Any]]) -> Any:
+async def _with_client(work: Callable[[Call], Awaitable[Any]], groups: list[str]) -> Any:
     """One session for the whole command (a followed run is polled many times)."""
-    client = DaemonClient(ClientInfo(name="browserd-cli", pid=os.getpid()), role="shim", tools=["runs"])
+    client = DaemonClient(ClientInfo(name="browserd-cli", pid=os.getpid()), role="shim", tools=groups)
     await client.connect(spawn=True)
 
     async def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -41,8 +41,9 @@ async def _with_client(work: Callable[[Call], Awaitable[Any]]) -> Any:
         await client.close()
 
 
-def run(work: Callable[[Call], Awaitable[Any]]) -> Any:
-    return asyncio.run(_with_client(work))
+def run(work: Callable[[Call], Awaitable[Any]], groups: tuple[str, ...] = ("runs",)) -> Any:
+    """`work` with a session offering the tool `groups`; a failed tool call is a ClickException."""
+    return asyncio.run(_with_client(work, list(groups)))
 
 
 def echo_json(data: Any) -> None:

@@ -401,11 +401,13 @@ def anyio_backend() -> str:
 
 
 @asynccontextmanager
-async def mcp_client(home: BrowserdHome, mode: str = "legacy", args: tuple[str, ...] = ()) -> AsyncIterator[Any]:
-    """The official MCP SDK client driving a real `browserd mcp` process."""
+async def mcp_client(
+    home: BrowserdHome, mode: str = "legacy", args: tuple[str, ...] = (), **options: Any
+) -> AsyncIterator[Any]:
+    """The official MCP SDK client driving a real `browserd mcp` process; `options` go to mcp.Client."""
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(command=BROWSERD, args=["mcp", *args], env=home.env)
-    async with Client(stdio_client(params), mode=mode) as client:  # type: ignore[arg-type]
+    async with Client(stdio_client(params), mode=mode, **options) as client:  # type: ignore[arg-type]
         yield client

@@ -32,6 +32,7 @@ from browserd.daemon.server.listener import (
 from browserd.daemon.server.logs import setup_logging
 from browserd.daemon.services import Services
 from browserd.daemon.tools.catalog import build_catalog
+from browserd.daemon.tools.flows import published_tools
 from browserd.protocol import __version__, paths
 from browserd.protocol.config import Config
 from browserd.protocol.framing import encode_frame
@@ -48,6 +49,9 @@ class Daemon:
         self.services = Services.build(config, tools=self.catalog)
         self.idle = IdleMonitor(config.daemon.idle_exit_s)
         self.services.sessions.idle = self.idle
+        flows = self.services.flows
+        self.catalog.dynamic = lambda: published_tools(flows.published)
+        flows.on_tools_changed = self.broadcast_tools_changed
         self.connections: set[Connection] = set()
         self._stop = anyio.Event()
         self.socket_path = paths.socket_path()
@@ -158,6 +162,7 @@ class Daemon:
         services = self.services
         # Profiles outlive the sessions: the windows' last publishes are flushed before the browser goes (D-16).
         # The URL guards carry the windows' traffic until close_all below has closed every window.
+        await services.flows.open()
         async with services.profiles, services.guards:
             # Runs end (failed, saying the daemon stopped) before the sessions they use are closed.
             async with services.runs.serving(self.idle), anyio.create_task_group() as tg:
@@ -176,6 +181,7 @@ class Daemon:
                 tg.cancel_scope.cancel()
             await services.sessions.close_all()
         await services.scrape.aclose()
+        services.flows.store.close()
         await services.runtime.aclose()
         log.info("daemon stopped")
 

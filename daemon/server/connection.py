@@ -75,6 +75,7 @@ class Connection:
         # Lean answers (issue 10): the page header this client last saw, and whether it wants Playwright code.
         self.page_seen = PageSeen()
         self.codegen = False
+        self._groups: list[str] | None = None
 
     async def send(self, message: Message) -> None:
         try:
@@ -156,6 +157,7 @@ class Connection:
                 return False
             self.tools = {t.name: t for t in selected}
             self.codegen = daemon.config.mcp.codegen if message.codegen is None else message.codegen
+            self._groups = message.tools
             self.session = daemon.services.sessions.create(message.client.name, trust, connected=True)
             session_id = self.session.id
             daemon.attach(self)
@@ -239,12 +241,16 @@ class Connection:
 
     async def tools_changed(self) -> None:
         if self.role == "shim":
+            # The catalog's dynamic tools (published flows) changed: select again.
+            selected = self._daemon.catalog.select(self._groups, self._daemon.config.mcp.tools)
+            self.tools = {t.name: t for t in selected}
             await self.send(ToolsChanged(tools=[t.spec() for t in self.tools.values()]))
 
     async def _close_session(self) -> None:
         with anyio.CancelScope(shield=True):
             self._daemon.detach(self)
             if self.session is not None:
+                self._daemon.services.flows.stop_all(self.session.id)
                 sessions = self._daemon.services.sessions
                 await sessions.disconnect(self.session.id)
                 still = self.session.id in sessions.sessions

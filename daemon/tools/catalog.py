@@ -8,6 +8,7 @@ from browserd.daemon.tools import (
     core,
     evaluate,
     files,
+    flows,
     network,
     observe,
     pages,
@@ -36,5 +37,6 @@ def build_catalog() -> Catalog:
             *cdp.TOOLS,
             *scrape.TOOLS,
             *runs.TOOLS,
+            *flows.TOOLS,
         ]
     )

@@ -152,6 +152,8 @@ def tool(
 class Catalog:
     def __init__(self, tools: Iterable[Tool[Any]]) -> None:
         self._tools = {t.name: t for t in tools}
+        # Tools that come and go while the daemon runs (published flows, flow_<slug>): every client has them.
+        self.dynamic: Callable[[], list[Tool[Any]]] = list
 
     def __iter__(self) -> Any:
         return iter(self._tools.values())
@@ -169,10 +171,12 @@ class Catalog:
         if "all" in wanted:
             wanted = set(GROUPS)
         wanted.add(ALWAYS_ON)
-        return [t for t in self._tools.values() if t.group in wanted]
+        return [t for t in self._tools.values() if t.group in wanted] + self.dynamic()
 
     def get(self, name: str, allowed: set[str]) -> Tool[Any]:
         found = self._tools.get(name)
+        if found is None and name in allowed:
+            found = next((t for t in self.dynamic() if t.name == name), None)
         if found is None or name not in allowed:
             raise UnknownTool(f"unknown tool `{name}`", tool=name)
         return found

@@ -74,6 +74,14 @@ class Response:
             return "\n".join(console)  # new console errors are news even on the same page
         self._seen.header = key
         return "\n".join(section.lines)
+    def redact(self, secret: str) -> None:
+        """Take a sensitive value (a password typed while recording a flow) out of everything said so far."""
+        self._sections = [s.replace(secret, "***") if isinstance(s, str) else s for s in self._sections]
+        self._code = [line.replace(secret, "***") for line in self._code]
+        if self._data is not None:
+            encoded = msgspec.json.encode(self._data).decode()
+            masked = msgspec.json.encode(secret).decode()[1:-1]
+            self._data = msgspec.json.decode(encoded.replace(masked, "***"))
 
     def payload(self) -> Payload:
         sections = [text for text in map(self._render, self._sections) if text]

@@ -59,9 +59,11 @@ def tab_tool(
             own_timeouts = (getattr(args, "timeout", None), getattr(args, "time_ms", None))
             async with tab.lock, tab.answering(call_deadline_s(ctx.services.config.browser, *own_timeouts)):
                 tab.take_events()  # what happened before this call was reported by an earlier one
-                await handler(ctx, tab, args, response)
-                if isinstance(args, ActionParams):
-                    await report_changes(ctx, tab, args.snapshot, response)
+                # While the session records a flow, the action becomes a step (daemon/flows/recorder.py).
+                async with ctx.services.flows.recording(ctx.session.id, name, tab, args, response):
+                    await handler(ctx, tab, args, response)
+                    if isinstance(args, ActionParams):
+                        await report_changes(ctx, tab, args.snapshot, response)
             profile = tab.window.profile
             if profile is not None:
                 profile.request_publish()  # debounced: a burst of calls publishes once (D-16)

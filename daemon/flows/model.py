@@ -1,0 +1,193 @@
+"""What a flow is on disk and on the wire (reference/004 §2, S4-04..S4-26, D-48): msgspec Structs.
+
+A flow holds no value a person typed: every fill is a variable (`{key}` in the step's value), and a
+sensitive variable (password, one-time code, card field) never has a default. `schema` is the
+stored format's version; `migrate()` lifts an older file to it when it is read or imported.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+import msgspec
+
+# Bump when the stored shape changes, and teach migrate() the step from the previous one.
+SCHEMA = 1
+
+SelectorType = Literal["testid", "role", "label", "placeholder", "text", "css", "anchor", "xpath"]
+StepType = Literal[
+    "click", "dblclick", "fill", "select", "check", "uncheck", "key", "navigate", "drag", "scroll", "wait", "hover",
+    "extract",
+]  # fmt: skip
+VariableType = Literal["string", "number", "boolean", "enum", "array"]
+SLUG = re.compile(r"^[a-z0-9_]{1,40}$")
+VARIABLE_KEY = re.compile(r"^[a-zA-Z][a-zA-Z0-9_]{0,39}$")
+# A flow id names its file: nothing that could climb out of the flows folder.
+FLOW_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class _Struct(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True, forbid_unknown_fields=True):
+    pass
+
+
+class Candidate(_Struct):
+    """One way to find the element again (S4-05); `role` values are `role|name`."""
+
+    type: SelectorType
+    value: str
+    weight: float = 0.0
+
+
+class Fingerprint(_Struct):
+    """Who the element is, compared with every element the candidates find (issue 14 item 2)."""
+
+    tag: str = ""
+    role: str = ""
+    name: str = ""
+    id: str = ""
+    name_attr: str = ""
+    testid: str = ""
+    aria_label: str = ""
+    container: str = ""
+    label: str = ""
+    value_kind: str = ""
+
+
+class TargetLocator(_Struct):
+    candidates: list[Candidate]
+    fingerprint: Fingerprint
+    # iframe selectors from the top document down to the element's frame.
+    frame: list[str] = msgspec.field(default_factory=list)
+    # Shadow hosts (CSS) from the document down to the element's shadow root.
+    shadow: list[str] = msgspec.field(default_factory=list)
+
+
+class Retry(_Struct):
+    count: int = 2
+    interval_ms: int = 100
+    backoff: Literal["none", "exp"] = "exp"
+
+
+class Step(_Struct):
+    id: str
+    type: StepType
+    target: TargetLocator | None = None
+    # fill: a template such as "{email}"; select: {"labels"|"values": [...]} as JSON;
+    # extract: what to read into outputs[<step id>]: text, value, or attribute:<name>.
+    value: str | None = None
+    keys: str | None = None
+    url: str | None = None
+    end: TargetLocator | None = None  # drag's drop target
+    delta: list[int] | None = None  # scroll by [dx, dy] when there is no target
+    wait_text: str | None = None
+    timeout_ms: int | None = None
+    retry: Retry | None = None
+    screenshot_on_fail: bool = True
+    disabled: bool = False
+
+
+class VariableDef(_Struct):
+    key: str
+    label: str | None = None
+    type: VariableType = "string"
+    sensitive: bool = False
+    required: bool = True
+    default: Any = None
+    pattern: str | None = None
+    options: list[str] | None = None  # enum's choices
+
+
+class ToolMeta(_Struct):
+    published: bool = False
+    slug: str | None = None
+    description: str | None = None
+
+
+class Binding(_Struct):
+    type: Literal["domain", "path", "url"]
+    value: str
+
+
+class Meta(_Struct):
+    created_at: int = 0
+    updated_at: int = 0
+    start_url: str | None = None
+    bindings: list[Binding] = msgspec.field(default_factory=list)
+    tags: list[str] = msgspec.field(default_factory=list)
+    tool: ToolMeta = msgspec.field(default_factory=ToolMeta)
+    # A candidate order the last run found better, per step id; flow_update_targets applies it.
+    suggested_order: dict[str, list[int]] = msgspec.field(default_factory=dict)
+
+
+class Flow(_Struct, omit_defaults=False):
+    id: str
+    name: str
+    description: str | None = None
+    version: int = 1
+    schema: int = SCHEMA
+    meta: Meta = msgspec.field(default_factory=Meta)
+    variables: list[VariableDef] = msgspec.field(default_factory=list)
+    steps: list[Step] = msgspec.field(default_factory=list)
+
+    def variable(self, key: str) -> VariableDef | None:
+        return next((v for v in self.variables if v.key == key), None)
+
+    @property
+    def sensitive_keys(self) -> set[str]:
+        return {v.key for v in self.variables if v.sensitive}
+
+
+StepStatus = Literal["success", "failed", "skipped"]
+
+
+class StepReport(_Struct):
+    """One entry of a run's log (S4-20, issue 14 item 3)."""
+
+    step_id: str
+    type: str
+    status: StepStatus
+    matched_by: str | None = None
+    score: float | None = None
+    took_ms: int = 0
+    # Of took_ms, the time spent finding and verifying the element(s) (every candidate, one evaluate each).
+    resolve_ms: float | None = None
+    attempts: int = 1
+    fallback: bool = False
+    error_code: str | None = None
+    message: str | None = None
+    # A STOP's evidence: each candidate with what it found, and the best elements with their scores.
+    details: dict[str, Any] | None = None
+    screenshot_artifact_id: str | None = None
+
+
+class RunRecord(_Struct):
+    """A flow run's detailed log (S4-21); the RunManager's run record holds it as the run's result."""
+
+    run_id: str
+    flow_id: str
+    flow_version: int
+    started_at: int
+    finished_at: int | None = None
+    success: bool | None = None
+    url: str | None = None
+    entries: list[StepReport] = msgspec.field(default_factory=list)
+
+
+def migrate(raw: dict[str, Any]) -> dict[str, Any]:
+    """A stored or imported flow of any known schema, lifted to SCHEMA; unknown newer ones are refused."""
+    schema = raw.get("schema", 1)
+    if not isinstance(schema, int) or schema > SCHEMA:
+        raise ValueError(f"flow schema {schema!r} is newer than this browserd understands ({SCHEMA})")
+    return raw
+
+
+def decode(data: bytes | dict[str, Any]) -> Flow:
+    raw = msgspec.json.decode(data) if isinstance(data, bytes) else data
+    if not isinstance(raw, dict):
+        raise ValueError("a flow is a JSON object")
+    return msgspec.convert(migrate(raw), Flow)
+
+
+def encode(flow: Flow) -> bytes:
+    return msgspec.json.format(msgspec.json.encode(flow))

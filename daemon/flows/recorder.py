@@ -1,0 +1,180 @@
+"""Recording the session's own tool actions into a draft flow (issue 14 item 2, S4-35..S4-45, D-47, D-48).
+
+The tab-tool wrapper hands every action to `FlowService.recording`; while a recording is on, the
+recorder describes the action's element(s) BEFORE the action runs (one evaluate per target: the
+candidates and the identity fingerprint), and keeps the step only if the action succeeded. What was
+typed never enters the flow: a fill becomes `{key}` and a variable; password, one-time-code and card
+fields are sensitive variables with no default.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Frame, Locator
+
+from browserd.daemon.errors import ElementNotFound
+from browserd.daemon.flows.model import Candidate, Fingerprint, Step, StepType, TargetLocator, VariableDef
+from browserd.daemon.flows.page_js import CAPTURE_JS, FRAME_CSS_JS
+from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.sessions.targets import locate
+
+# Earlier strategies first (S4-46, D-29); the weight is the order a replay reports and a person may edit.
+_RANK = {"testid": 0, "css": 1, "role": 2, "label": 3, "placeholder": 4, "text": 5, "anchor": 6, "xpath": 7}
+RECORDED_TOOLS = frozenset(
+    {
+        "browser_open", "browser_navigate", "browser_click", "browser_fill", "browser_type", "browser_press",
+        "browser_select", "browser_check", "browser_uncheck", "browser_drag", "browser_scroll", "browser_wait",
+        "browser_hover", "browser_get",
+    }
+)  # fmt: skip
+
+
+@dataclass
+class Captured:
+    locator: TargetLocator
+    sensitive: bool
+    key_hint: str
+
+
+@dataclass
+class Pending:
+    """An action described before it runs; it becomes a step once it has succeeded."""
+
+    step: Step
+    variable: VariableDef | None = None
+    # A value that must not appear in the tool's answer either (a sensitive field's).
+    secret: str | None = None
+
+
+async def _frame_path(locator: Locator) -> list[str]:
+    handle = await locator.element_handle()
+    frame: Frame | None = await handle.owner_frame() if handle is not None else None
+    path: list[str] = []
+    while frame is not None and frame.parent_frame is not None:
+        element = await frame.frame_element()
+        path.insert(0, await element.evaluate(FRAME_CSS_JS))
+        frame = frame.parent_frame
+    return path
+
+
+async def capture(tab: Tab, target: str) -> Captured:
+    located = await locate(tab, target)
+    try:
+        raw: dict[str, Any] = await located.locator.first.evaluate(CAPTURE_JS, timeout=5_000)
+    except PlaywrightError as exc:
+        raise ElementNotFound(
+            f"{located.described} could not be described for the recording",
+            hint="Call browser_snapshot and act on a ref from it while recording.",
+        ) from exc
+    candidates = [Candidate(type=c["type"], value=c["value"]) for c in raw["candidates"]]
+    candidates.sort(key=lambda c: _RANK[c.type])
+    for position, candidate in enumerate(candidates):
+        candidate.weight = float(len(candidates) - position)
+    frame = await _frame_path(located.locator.first) if raw.get("inFrame") else []
+    locator = TargetLocator(
+        candidates=candidates,
+        fingerprint=msgspec.convert(raw["fingerprint"], Fingerprint),
+        frame=frame,
+        shadow=raw.get("shadow") or [],
+    )
+    return Captured(locator, bool(raw.get("sensitive")), str(raw.get("keyHint") or ""))
+
+
+def _key(hint: str, taken: set[str]) -> str:
+    base = re.sub(r"[^a-zA-Z0-9]+", "_", hint).strip("_").lower()[:30] or "value"
+    if not base[0].isalpha():
+        base = "v_" + base
+    key, n = base, 2
+    while key in taken:
+        key, n = f"{base}_{n}", n + 1
+    return key
+
+
+@dataclass
+class Recorder:
+    name: str
+    tab_id: str | None
+    keep_values: bool
+    steps: list[Step] = field(default_factory=list)
+    variables: list[VariableDef] = field(default_factory=list)
+    start_url: str | None = None
+
+    def wants(self, tool: str, tab: Tab) -> bool:
+        return tool in RECORDED_TOOLS and (self.tab_id is None or tab.id == self.tab_id)
+
+    def _id(self) -> str:
+        return f"s{len(self.steps) + 1}"
+
+    async def before(self, tab: Tab, tool: str, params: Any) -> Pending | None:
+        """The step an action will be, described from the page as it is before the action."""
+        step_id = self._id()
+        if tool == "browser_open":
+            return Pending(Step(id=step_id, type="navigate", url=params.url))
+        if tool == "browser_navigate":
+            return Pending(Step(id=step_id, type="navigate", url=f"history:{params.action}"))
+        if tool == "browser_get":
+            return await self._extract(tab, step_id, params)
+        if tool == "browser_wait":
+            return Pending(Step(id=step_id, type="wait", wait_text=params.text)) if params.text else None
+        if tool == "browser_scroll" and params.target is None:
+            return Pending(Step(id=step_id, type="scroll", delta=[params.delta_x, params.delta_y]))
+        if tool == "browser_press":
+            target = (await capture(tab, params.target)).locator if params.target else None
+            return Pending(Step(id=step_id, type="key", keys=params.key, target=target))
+        if tool == "browser_drag":
+            source, end = await capture(tab, params.source), await capture(tab, params.target)
+            return Pending(Step(id=step_id, type="drag", target=source.locator, end=end.locator))
+        captured = await capture(tab, params.target)
+        simple: dict[str, StepType] = {
+            "browser_check": "check",
+            "browser_uncheck": "uncheck",
+            "browser_hover": "hover",
+            "browser_scroll": "scroll",
+        }
+        if tool in simple:
+            return Pending(Step(id=step_id, type=simple[tool], target=captured.locator))
+        if tool == "browser_click":
+            kind: StepType = "dblclick" if params.double else "click"
+            return Pending(Step(id=step_id, type=kind, target=captured.locator))
+        if tool == "browser_select":
+            choice = {"labels": params.labels} if params.labels else {"values": params.values}
+            return Pending(
+                Step(id=step_id, type="select", target=captured.locator, value=msgspec.json.encode(choice).decode())
+            )
+        # browser_fill and browser_type: the value becomes a variable.
+        typed: str = params.value if tool == "browser_fill" else params.text
+        key = _key(captured.key_hint, {v.key for v in self.variables})
+        variable = VariableDef(
+            key=key,
+            label=captured.locator.fingerprint.label or captured.locator.fingerprint.name or None,
+            sensitive=captured.sensitive,
+            default=typed if self.keep_values and not captured.sensitive else None,
+        )
+        step = Step(id=step_id, type="fill", target=captured.locator, value="{" + key + "}")
+        return Pending(step, variable, typed if captured.sensitive else None)
+
+    async def _extract(self, tab: Tab, step_id: str, params: Any) -> Pending | None:
+        """browser_get of an element's text, value or attribute: replay reads it into the run's outputs."""
+        if params.target is None or params.what not in ("text", "value", "attribute"):
+            return None
+        captured = await capture(tab, params.target)
+        if captured.sensitive:
+            return None  # a sensitive field's value must not become a run output
+        what = f"attribute:{params.name}" if params.what == "attribute" else params.what
+        return Pending(Step(id=step_id, type="extract", target=captured.locator, value=what))
+
+    def commit(self, pending: Pending, url_before: str) -> None:
+        step = pending.step
+        if not self.steps and step.type != "navigate" and url_before.startswith("http"):
+            # A flow that starts on a page it does not open itself is bound to that page (S4-118).
+            self.start_url = url_before
+        if step.type == "navigate" and self.start_url is None and not self.steps and step.url:
+            self.start_url = step.url
+        self.steps.append(step)
+        if pending.variable is not None:
+            self.variables.append(pending.variable)

@@ -1,0 +1,287 @@
+"""Replaying a flow's steps on one tab, acting only on an element that is verifiably the recorded one.
+
+Each step resolves every candidate of its target in one page evaluate (page_js.RESOLVE_JS), scores
+every element found against the recorded fingerprint, and acts only when one visible element scores
+at least the threshold and leads the next by the margin (issue 14 item 3). Until then it polls with
+backoff up to the step's timeout, then STOPs with the candidates, what each found and the scores.
+An action that fails (detached, covered) is retried with backoff (S4-58, D-53).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+import msgspec
+from playwright.async_api import ElementHandle, Frame
+from playwright.async_api import Error as PlaywrightError
+
+from browserd.daemon.errors import (
+    BrowserdError,
+    ElementAmbiguous,
+    ElementNotFound,
+    ElementNotInteractable,
+    ExecutionError,
+    NavigationTimeout,
+    TargetNotVerified,
+)
+from browserd.daemon.flows.model import Retry, Step, StepReport, TargetLocator
+from browserd.daemon.flows.page_js import RESOLVE_JS
+from browserd.daemon.flows.templating import render
+from browserd.daemon.sessions.settle import settle
+from browserd.daemon.sessions.tab import Tab
+from browserd.protocol.config import Config
+
+# Steps after which the page may change (navigate, open a panel): settle before the next one.
+_CHANGING = frozenset({"click", "dblclick", "key", "navigate", "select", "check", "uncheck", "drag"})
+_POLL_START_S, _POLL_MAX_S = 0.03, 0.4
+_STOPS: dict[str, type[BrowserdError]] = {
+    "none": ElementNotFound,
+    "ambiguous": ElementAmbiguous,
+    "weak": TargetNotVerified,
+    "disabled": ElementNotInteractable,
+}
+_SAYS = {
+    "none": "no candidate found a visible element",
+    "ambiguous": "several elements match the recorded one about equally well",
+    "weak": "the elements found do not match the recorded one well enough",
+    "disabled": "the recorded element is there but disabled",
+}
+
+
+@dataclass
+class Resolved:
+    element: ElementHandle | None
+    report: dict[str, Any]
+
+    @property
+    def status(self) -> str:
+        return str(self.report["status"])
+
+
+@dataclass
+class StepOutcome:
+    report: StepReport
+    # Candidate order that would have found the element first (set when a fallback was needed).
+    suggested_order: list[int] | None = None
+
+
+def scrub(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
+
+
+def same_page(a: str, b: str) -> bool:
+    """Origin and path, not the query (issue 14 item 6)."""
+    x, y = urlsplit(a), urlsplit(b)
+    return (x.scheme, x.netloc, x.path.rstrip("/") or "/") == (y.scheme, y.netloc, y.path.rstrip("/") or "/")
+
+
+async def frame_of(tab: Tab, path: list[str]) -> Frame:
+    frame = tab.page.main_frame
+    for selector in path:
+        element = await frame.query_selector(selector)
+        inner = await element.content_frame() if element is not None else None
+        if inner is None:
+            raise ElementNotFound(f"the frame {selector} of the recorded element is not on the page", frame=path)
+        frame = inner
+    return frame
+
+
+async def resolve(tab: Tab, target: TargetLocator, threshold: float, margin: float) -> Resolved:
+    """Every candidate, found and scored in one evaluate; the element only when it wins clearly."""
+    frame = await frame_of(tab, target.frame)
+    candidates = [{"type": c.type, "value": c.value} for c in target.candidates]
+    fingerprint = msgspec.to_builtins(target.fingerprint)
+    handle = await frame.evaluate_handle(RESOLVE_JS, [candidates, fingerprint, target.shadow, threshold, margin])
+    try:
+        parts = await handle.get_properties()
+        report = await parts["1"].json_value()
+        element = parts["0"].as_element()
+    finally:
+        await handle.dispose()
+    return Resolved(element, report)
+
+
+@dataclass
+class Runner:
+    tab: Tab
+    config: Config
+    values: dict[str, Any]
+    secrets: list[str]
+    step_timeout_ms: int | None = None
+    outputs: dict[str, Any] = field(default_factory=dict)
+    _resolve_s: float = 0.0
+
+    def _timeout_s(self, step: Step) -> float:
+        return (step.timeout_ms or self.step_timeout_ms or self.config.flows.step_timeout_ms) / 1000
+
+    async def run_step(self, step: Step) -> StepOutcome:
+        started = time.monotonic()
+        deadline = started + self._timeout_s(step)
+        retry = step.retry or Retry()
+        attempts, failures = 0, 0
+        self._resolve_s = 0.0
+        while True:
+            attempts += 1
+            resolved = await self._resolve_all(step, deadline)
+            try:
+                await self._act(step, resolved, deadline)
+                break
+            except PlaywrightError as exc:
+                failures += 1
+                if failures > retry.count or time.monotonic() >= deadline:
+                    raise ElementNotInteractable(
+                        scrub(f"step {step.id} ({step.type}) failed: {str(exc).splitlines()[0]}", self.secrets),
+                        stepId=step.id,
+                        category="interaction",
+                        attempts=attempts,
+                    ) from None
+                pause = retry.interval_ms / 1000 * (2 ** (failures - 1) if retry.backoff == "exp" else 1)
+                await anyio.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+        if step.type in _CHANGING:
+            await settle(self.tab.page, self.config.flows.settle_quiet_ms, self.config.browser.settle_max_ms)
+        first = resolved.get("target")
+        report = StepReport(
+            step_id=step.id, type=step.type, status="success", took_ms=int((time.monotonic() - started) * 1000)
+        )
+        report.attempts = attempts
+        if step.target is not None:
+            report.resolve_ms = round(self._resolve_s * 1000, 2)
+        suggestion: list[int] | None = None
+        if first is not None and step.target is not None:
+            hits: list[int] = first.report["hits"]
+            found = first.report["candidates"]
+            unique = [i for i in hits if found[i]["count"] == 1]
+            by = unique[0] if unique else hits[0]
+            report.matched_by = f"{step.target.candidates[by].type}: {step.target.candidates[by].value}"
+            report.score = first.report["score"]
+            report.fallback = by != 0
+            if report.fallback:
+                suggestion = unique + [i for i in range(len(found)) if i not in unique]
+        return StepOutcome(report, suggestion)
+
+    async def _resolve_all(self, step: Step, deadline: float) -> dict[str, Resolved]:
+        """The step's target (and drop target), each polled until it wins clearly or the deadline passes."""
+        found: dict[str, Resolved] = {}
+        for role, locator in (("target", step.target), ("end", step.end)):
+            if locator is None:
+                continue
+            delay = _POLL_START_S
+            while True:
+                began = time.monotonic()
+                try:
+                    resolved = await resolve(
+                        self.tab, locator, self.config.flows.match_threshold, self.config.flows.match_margin
+                    )
+                except PlaywrightError:
+                    # The document changed under the evaluate (a navigation): look again in the new one.
+                    resolved = Resolved(None, {"status": "none", "candidates": [], "elements": []})
+                self._resolve_s += time.monotonic() - began
+                if resolved.element is not None:
+                    found[role] = resolved
+                    break
+                if time.monotonic() + delay >= deadline:
+                    raise self._stop(step, resolved)
+                await anyio.sleep(delay)
+                delay = min(delay * 2, _POLL_MAX_S)
+        return found
+
+    def _stop(self, step: Step, resolved: Resolved) -> BrowserdError:
+        report = resolved.report
+        error = _STOPS.get(resolved.status, TargetNotVerified)
+        return error(
+            f"step {step.id} ({step.type}) stopped: {_SAYS.get(resolved.status, resolved.status)}; nothing was done",
+            hint=TargetNotVerified.hint,
+            stepId=step.id,
+            category="visibility" if resolved.status == "disabled" else "selector",
+            status=resolved.status,
+            candidates=report["candidates"],
+            elements=report["elements"],
+            threshold=self.config.flows.match_threshold,
+            margin=self.config.flows.match_margin,
+        )
+
+    async def _act(self, step: Step, resolved: dict[str, Resolved], deadline: float) -> None:
+        page = self.tab.page
+        timeout = max(1.0, (deadline - time.monotonic()) * 1000)
+        target = resolved["target"].element if "target" in resolved else None
+        if step.type == "navigate":
+            await self._navigate(step.url or "", timeout)
+        elif step.type == "wait":
+            await page.get_by_text(step.wait_text or "").first.wait_for(state="visible", timeout=timeout)
+        elif step.type == "scroll" and target is None:
+            dx, dy = (step.delta or [0, 0])[:2]
+            await page.mouse.wheel(dx, dy)
+        elif step.type == "key" and target is None:
+            for key in (step.keys or "").split():
+                await page.keyboard.press(key)
+        elif target is None:
+            raise ExecutionError(f"step {step.id} ({step.type}) has no target", stepId=step.id)
+        else:
+            await self._on_element(step, target, resolved, timeout)
+
+    async def _on_element(
+        self, step: Step, target: ElementHandle, resolved: dict[str, Resolved], timeout: float
+    ) -> None:
+        kind = step.type
+        if kind in ("click", "dblclick"):
+            await (target.click if kind == "click" else target.dblclick)(timeout=timeout)
+        elif kind == "fill":
+            # Playwright's fill types into the field and fires input and change, as a person's typing does.
+            await target.fill(render(step.value or "", self.values, self.outputs), timeout=timeout)
+        elif kind == "select":
+            choice = msgspec.json.decode(step.value or "{}")
+            if "labels" in choice:
+                await target.select_option(label=choice["labels"], timeout=timeout)
+            else:
+                await target.select_option(value=choice.get("values") or [], timeout=timeout)
+        elif kind in ("check", "uncheck"):
+            await target.set_checked(kind == "check", timeout=timeout)
+        elif kind == "hover":
+            await target.hover(timeout=timeout)
+        elif kind == "scroll":
+            await target.scroll_into_view_if_needed(timeout=timeout)
+        elif kind == "key":
+            for key in (step.keys or "").split():
+                await target.press(key, timeout=timeout)
+        elif kind == "drag":
+            await self._drag(target, resolved["end"].element)
+        elif kind == "extract":
+            what = step.value or "text"
+            if what == "value":
+                read: str | None = await target.input_value(timeout=timeout)
+            elif what.startswith("attribute:"):
+                read = await target.get_attribute(what.removeprefix("attribute:"))
+            else:
+                read = await target.inner_text()
+            self.outputs[step.id] = {what.split(":", 1)[0]: read}
+
+    async def _drag(self, source: ElementHandle, end: ElementHandle | None) -> None:
+        page = self.tab.page
+        await source.scroll_into_view_if_needed()
+        start, stop = await source.bounding_box(), await end.bounding_box() if end is not None else None
+        if start is None or stop is None:
+            raise ElementNotFound("the drag's source or drop target has no box on the page")
+        await page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
+        await page.mouse.down()
+        await page.mouse.move(stop["x"] + stop["width"] / 2, stop["y"] + stop["height"] / 2, steps=5)
+        await page.mouse.up()
+
+    async def _navigate(self, url: str, timeout: float) -> None:
+        page = self.tab.page
+        try:
+            if url.startswith("history:"):
+                move = url.removeprefix("history:")
+                await {"back": page.go_back, "forward": page.go_forward, "reload": page.reload}[move](timeout=timeout)
+            else:
+                await page.goto(render(url, self.values, self.outputs), timeout=timeout)
+        except PlaywrightError as exc:
+            if "Timeout" in str(exc):
+                raise NavigationTimeout(f"{url} did not load in time", category="navigation") from None
+            raise

@@ -1,0 +1,198 @@
+"""The flows service: stored flows, the recordings in progress, publication as tools (issue 14).
+
+One per daemon (Services.flows). Published flows are kept in memory too, so every client's
+tools/list can show them without touching the disk; `on_tools_changed` (set by the daemon) tells
+every connected client when that list changes.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Protocol
+
+import msgspec
+
+from browserd.daemon.errors import FlowNotFound, InvalidParameter
+from browserd.daemon.flows.model import FLOW_ID, SLUG, Flow, Meta, ToolMeta, decode
+from browserd.daemon.flows.recorder import Recorder
+from browserd.daemon.flows.store import FlowStore
+from browserd.daemon.flows.variables import check_variables
+from browserd.daemon.runs.records import now_ms
+from browserd.daemon.sessions.tab import Tab
+from browserd.protocol.config import Config
+
+
+class Redactable(Protocol):
+    def redact(self, secret: str) -> None: ...
+
+
+def new_flow_id() -> str:
+    return f"flow_{secrets.token_hex(6)}"
+
+
+class FlowService:
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.store = FlowStore(Path(config.flows.root))
+        self.recorders: dict[str, Recorder] = {}
+        self.published: dict[str, Flow] = {}
+        self.on_tools_changed: Callable[[], Awaitable[None]] | None = None
+
+    async def open(self) -> None:
+        """Load the published flows, so the first client's tools/list already has them."""
+        for row in await self.store.index(published_only=True):
+            flow = await self.store.get(row.flow_id)
+            if flow is not None and flow.meta.tool.slug:
+                self.published[flow.meta.tool.slug] = flow
+
+    # -- recording -------------------------------------------------------------------------------
+
+    def start_recording(self, session_id: str, name: str, tab_id: str | None) -> None:
+        if session_id in self.recorders:
+            raise InvalidParameter(
+                "this session is already recording", hint="Call flow_record_stop first.", field="name"
+            )
+        self.recorders[session_id] = Recorder(name, tab_id, self.config.flows.keep_non_sensitive_values)
+
+    async def stop_recording(self, session_id: str, save: bool) -> Flow:
+        recorder = self.recorders.pop(session_id, None)
+        if recorder is None:
+            raise InvalidParameter("this session is not recording", hint="Call flow_record_start first.")
+        now = now_ms()
+        flow = Flow(
+            id=new_flow_id(),
+            name=recorder.name,
+            meta=Meta(created_at=now, updated_at=now, start_url=recorder.start_url),
+            variables=recorder.variables,
+            steps=recorder.steps,
+        )
+        if save:
+            await self.store.save(flow)
+        return flow
+
+    def stop_all(self, session_id: str) -> None:
+        self.recorders.pop(session_id, None)
+
+    @asynccontextmanager
+    async def recording(
+        self, session_id: str, tool: str, tab: Tab, params: Any, response: Redactable
+    ) -> AsyncIterator[None]:
+        """Around one tab action: while the session records, the action becomes a step if it succeeds."""
+        recorder = self.recorders.get(session_id)
+        if recorder is None or not recorder.wants(tool, tab):
+            yield
+            return
+        url_before = tab.page.url
+        pending = await recorder.before(tab, tool, params)
+        yield
+        if pending is None:
+            return
+        recorder.commit(pending, url_before)
+        if pending.secret:
+            response.redact(pending.secret)
+
+    # -- stored flows ----------------------------------------------------------------------------
+
+    async def get(self, ref: str) -> Flow:
+        """A flow by id or by its published slug."""
+        flow = await self.store.get(ref) if FLOW_ID.match(ref) else None
+        if flow is None:
+            flow_id = await self.store.by_slug(ref)
+            flow = await self.store.get(flow_id) if flow_id else None
+        if flow is None:
+            raise FlowNotFound(f"no flow {ref}", flowId=ref)
+        return flow
+
+    async def save(self, flow: Flow, *, new_version: bool = True) -> Flow:
+        _check_id(flow.id)
+        check_variables(flow)
+        previous = await self.store.get(flow.id)
+        if previous is not None and new_version:
+            flow.version = previous.version + 1
+        flow.meta.updated_at = now_ms()
+        flow.meta.created_at = flow.meta.created_at or flow.meta.updated_at
+        try:
+            await self.store.save(flow)
+        except sqlite3.IntegrityError as exc:
+            raise InvalidParameter(f"slug {flow.meta.tool.slug} is taken by another flow", field="slug") from exc
+        await self._published_changed(flow)
+        return flow
+
+    async def import_flow(self, raw: dict[str, Any], overwrite: bool) -> Flow:
+        try:
+            flow = decode(raw)
+        except (ValueError, msgspec.ValidationError) as exc:
+            raise InvalidParameter(f"not a browserd flow: {exc}", field="flow") from exc
+        _check_id(flow.id)
+        if any(v.sensitive and v.default is not None for v in flow.variables):
+            raise InvalidParameter("an imported flow may not carry a sensitive value", field="flow")
+        if not overwrite and await self.store.get(flow.id) is not None:
+            flow.id = new_flow_id()  # S4-76: a copy unless the caller asked to overwrite
+        flow.meta.tool = ToolMeta()  # publishing is a decision on this machine
+        return await self.save(flow, new_version=overwrite)
+
+    async def delete(self, ref: str) -> Flow:
+        flow = await self.get(ref)
+        await self.store.delete(flow.id)
+        flow.meta.tool.published = False
+        await self._published_changed(flow)
+        return flow
+
+    async def publish(self, ref: str, slug: str | None, description: str | None) -> Flow:
+        flow = await self.get(ref)
+        slug = slug or flow.meta.tool.slug or _slug(flow.name)
+        if not SLUG.match(slug):
+            raise InvalidParameter(f"slug `{slug}` must match {SLUG.pattern}", field="slug")
+        flow.meta.tool = ToolMeta(published=True, slug=slug, description=description or flow.meta.tool.description)
+        return await self.save(flow)
+
+    async def unpublish(self, ref: str) -> Flow:
+        flow = await self.get(ref)
+        flow.meta.tool.published = False
+        return await self.save(flow)
+
+    async def update_targets(self, ref: str) -> tuple[Flow, int]:
+        """Apply the candidate orders the last runs suggested, as a new version."""
+        flow = await self.get(ref)
+        changed = 0
+        for step in flow.steps:
+            order = flow.meta.suggested_order.get(step.id)
+            if order is None or step.target is None or sorted(order) != list(range(len(step.target.candidates))):
+                continue
+            step.target.candidates = [step.target.candidates[i] for i in order]
+            for position, candidate in enumerate(step.target.candidates):
+                candidate.weight = float(len(order) - position)
+            changed += 1
+        flow.meta.suggested_order = {}
+        return await self.save(flow), changed
+
+    async def suggest(self, flow_id: str, suggestions: dict[str, list[int]]) -> None:
+        """Remember better candidate orders a run found; the flow itself changes only by update_targets."""
+        flow = await self.store.get(flow_id)
+        if flow is None or not suggestions:
+            return
+        flow.meta.suggested_order.update(suggestions)
+        await self.store.save(flow)
+
+    async def _published_changed(self, flow: Flow) -> None:
+        before = {slug: f.version for slug, f in self.published.items()}
+        self.published = {slug: f for slug, f in self.published.items() if f.id != flow.id}
+        if flow.meta.tool.published and flow.meta.tool.slug:
+            self.published[flow.meta.tool.slug] = flow
+        after = {slug: f.version for slug, f in self.published.items()}
+        if before != after and self.on_tools_changed is not None:
+            await self.on_tools_changed()
+
+
+def _check_id(flow_id: str) -> None:
+    if not FLOW_ID.match(flow_id):
+        raise InvalidParameter(f"flow id {flow_id!r} must match {FLOW_ID.pattern}", field="flow")
+
+
+def _slug(name: str) -> str:
+    slug = "".join(ch if ch.isalnum() else "_" for ch in name.lower()).strip("_")[:40]
+    return slug or "flow"

@@ -1,0 +1,153 @@
+"""Flows on disk: one JSON file per flow (easy to read, diff and keep in Git, S4-03) plus a sqlite index.
+
+`<root>/<flowId>.json` is the latest version and `<root>/versions/<flowId>/<n>.json` every earlier
+one; `<root>/flows.db` (WAL) indexes id, name, slug, version and publication so listing and the
+published tools need no file scan. Files are written to a temporary name and renamed, 0600 in 0700
+folders. Like daemon/runs/store.py, every call does its disk work in a worker thread behind a lock.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import anyio
+
+from browserd.daemon.flows.model import Flow, decode, encode
+
+T = TypeVar("T")
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS flows (
+    flow_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    slug TEXT,
+    published INTEGER NOT NULL DEFAULT 0,
+    updated_at INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS flows_by_slug ON flows (slug) WHERE slug IS NOT NULL;
+"""
+
+
+@dataclass(frozen=True)
+class IndexRow:
+    flow_id: str
+    name: str
+    version: int
+    slug: str | None
+    published: bool
+    updated_at: int
+
+
+class FlowStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.db_path = root / "flows.db"
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+
+    def _open(self) -> sqlite3.Connection:
+        if self._db is None:
+            for folder in (self.root, self.root / "versions"):
+                folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            db = sqlite3.connect(self.db_path, check_same_thread=False, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(_SCHEMA)
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            self.db_path.chmod(0o600)
+            self._db = db
+        return self._db
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def _sync(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        with self._lock:
+            return work(self._open())
+
+    async def _do(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        return await anyio.to_thread.run_sync(self._sync, work)
+
+    def _path(self, flow_id: str) -> Path:
+        return self.root / f"{flow_id}.json"
+
+    @staticmethod
+    def _write(path: Path, data: bytes) -> None:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        temp = path.with_suffix(".tmp")
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        temp.replace(path)
+
+    async def save(self, flow: Flow) -> None:
+        """Write `flow` as the latest version; the version it replaces stays under versions/."""
+
+        def work(db: sqlite3.Connection) -> None:
+            path = self._path(flow.id)
+            if path.exists():
+                previous = decode(path.read_bytes())
+                if previous.version != flow.version:
+                    self._write(self.root / "versions" / flow.id / f"{previous.version}.json", path.read_bytes())
+            self._write(path, encode(flow))
+            tool = flow.meta.tool
+            db.execute(
+                "INSERT OR REPLACE INTO flows (flow_id, name, version, slug, published, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (flow.id, flow.name, flow.version, tool.slug, int(tool.published), flow.meta.updated_at),
+            )
+
+        await self._do(work)
+
+    async def get(self, flow_id: str) -> Flow | None:
+        def work(db: sqlite3.Connection) -> Flow | None:
+            path = self._path(flow_id)
+            return decode(path.read_bytes()) if path.exists() else None
+
+        return await self._do(work)
+
+    async def version(self, flow_id: str, version: int) -> Flow | None:
+        def work(db: sqlite3.Connection) -> Flow | None:
+            path = self.root / "versions" / flow_id / f"{version}.json"
+            return decode(path.read_bytes()) if path.exists() else None
+
+        return await self._do(work)
+
+    async def by_slug(self, slug: str) -> str | None:
+        def work(db: sqlite3.Connection) -> str | None:
+            row = db.execute("SELECT flow_id FROM flows WHERE slug = ?", (slug,)).fetchone()
+            return row[0] if row else None
+
+        return await self._do(work)
+
+    async def index(self, published_only: bool = False) -> list[IndexRow]:
+        def work(db: sqlite3.Connection) -> list[IndexRow]:
+            where = " WHERE published = 1" if published_only else ""
+            rows = db.execute(
+                f"SELECT flow_id, name, version, slug, published, updated_at FROM flows{where} ORDER BY updated_at DESC"
+            ).fetchall()
+            return [IndexRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows]
+
+        return await self._do(work)
+
+    async def delete(self, flow_id: str) -> bool:
+        def work(db: sqlite3.Connection) -> bool:
+            path = self._path(flow_id)
+            existed = path.exists()
+            path.unlink(missing_ok=True)
+            shutil.rmtree(self.root / "versions" / flow_id, ignore_errors=True)
+            db.execute("DELETE FROM flows WHERE flow_id = ?", (flow_id,))
+            return existed
+
+        return await self._do(work)

@@ -1,0 +1,210 @@
+"""`flow` 1.0.0: a flow's replay as a task run (D-42), so the run tools, artifacts and durability apply.
+
+The run works in the caller's session, on its active tab (tabTarget current) or a new one. Each
+flow step is a run step; the run's result holds the flow RunRecord (`steps`, one report per step, and
+`outputs`). Sensitive values arrive in `secrets`, which the stored inputs leave out (S4-83): they
+live in this run's memory only, and every message that could echo one is scrubbed.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+from playwright.async_api import Error as PlaywrightError
+
+from browserd.daemon.errors import BrowserdError, LimitExceeded, SiteMismatch
+from browserd.daemon.flows.model import Flow, RunRecord, StepReport
+from browserd.daemon.flows.page_js import SENSITIVE_CSS
+from browserd.daemon.flows.runner import Runner, same_page, scrub
+from browserd.daemon.runs.context import RunContext
+from browserd.daemon.runs.records import now_ms
+from browserd.daemon.runs.templates.base import Inputs, Template
+from browserd.daemon.sessions.tab import Tab
+from browserd.protocol.config import Config, RunsConfig
+
+TabTarget = Literal["current", "new"]
+MAX_ROWS = 5_000  # S4-70
+MAX_CELL_CHARS = 32_768
+
+
+class FlowRunInputs(Inputs, kw_only=True):
+    flow_id: Annotated[str, msgspec.Meta(description="A flow id or a published flow's slug.")]
+    args: dict[str, Any] = msgspec.field(default_factory=dict)
+    # Values of sensitive variables: kept in memory only, never in the run record.
+    secrets: dict[str, str] = msgspec.field(default_factory=dict)
+    start_url: str | None = None
+    tab_target: TabTarget = "current"
+    tab_id: str | None = None
+    step_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=300_000)] | None = None
+    # A dataset: the flow runs once per row (the row's values over args); each row's result is an item.
+    rows: Annotated[list[dict[str, Any]], msgspec.Meta(max_length=MAX_ROWS)] | None = None
+    # Rows that succeeded in this earlier run (one a daemon restart interrupted) are not run again.
+    resume_run_id: str | None = None
+
+
+class FlowRunResult(msgspec.Struct, rename="camel", kw_only=True):
+    run_id: str
+    success: bool
+    url: str | None = None
+    steps: list[StepReport]
+    outputs: dict[str, Any]
+
+
+class FlowRun(Template[FlowRunInputs]):
+    template_id = "flow"
+    version = "1.0.0"
+    name = "Replay a recorded flow"
+    description = "Replays a flow (flow_run says more); each recorded step is a run step."
+    inputs = FlowRunInputs
+    outputs = FlowRunResult
+    trust_level_support = ("local", "remote")
+    # Over rows, a run whose rows mostly succeeded is partial_success (reference/001 §6).
+    supports_partial_success = True
+
+    def default_mode(
+        self, inputs: FlowRunInputs, config: RunsConfig, timeout_ms: int | None
+    ) -> Literal["sync", "async"]:
+        return "sync"
+
+    def check(self, inputs: FlowRunInputs, config: Config) -> None:
+        for index, row in enumerate(inputs.rows or []):
+            for key, value in row.items():
+                if len(str(value)) > MAX_CELL_CHARS:
+                    raise LimitExceeded(
+                        f"row {index}, `{key}` holds more than {MAX_CELL_CHARS} characters",
+                        hint="Shorten the cell, or split the data set into segments.",
+                        field="rows",
+                    )
+
+    def stored_inputs(self, inputs: FlowRunInputs) -> dict[str, Any]:
+        kept = dict(msgspec.to_builtins(inputs))
+        kept.pop("secrets", None)
+        return kept
+
+    async def run(self, ctx: RunContext, inputs: FlowRunInputs) -> None:
+        flow = await ctx.services.flows.get(inputs.flow_id)
+        tab = await self._tab(ctx, inputs)
+        if inputs.rows is None:
+            await self._start_page(tab, flow, inputs, again=False)
+            record = RunRecord(run_id=ctx.run_id, flow_id=flow.id, flow_version=flow.version, started_at=now_ms())
+            outputs: dict[str, Any] = {}
+            try:
+                await self._replay(ctx, tab, flow, inputs, inputs.args, record, outputs, "")
+            finally:
+                ctx.set_output(
+                    flowRun=msgspec.to_builtins(record), steps=msgspec.to_builtins(record.entries), outputs=outputs
+                )
+            return
+        await self._rows(ctx, tab, flow, inputs, inputs.rows)
+
+    async def _rows(
+        self, ctx: RunContext, tab: Tab, flow: Flow, inputs: FlowRunInputs, rows: list[dict[str, Any]]
+    ) -> None:
+        """One replay per row; each row's result is an item, stored as it comes (so it outlives a crash)."""
+        done: set[int] = set()
+        if inputs.resume_run_id is not None:
+            earlier = await ctx.services.runs.store.items(inputs.resume_run_id)
+            done = {int(item["row"]) for item in earlier if item.get("success") and "row" in item}
+        ctx.set_output(rowsTotal=len(rows), rowsResumed=len(done))
+        for index, row in enumerate(rows):
+            if index in done:
+                continue
+            ctx.check_cancelled()
+            record = RunRecord(run_id=ctx.run_id, flow_id=flow.id, flow_version=flow.version, started_at=now_ms())
+            outputs: dict[str, Any] = {}
+            try:
+                await self._start_page(tab, flow, inputs, again=True)
+                await self._replay(ctx, tab, flow, inputs, {**inputs.args, **row}, record, outputs, f"r{index} ")
+            except BrowserdError as exc:
+                item = {"row": index, "success": False, "errorCode": exc.code, "error": exc.message}
+                await ctx.add_item(item, index)
+                continue
+            await ctx.add_item({"row": index, "success": True, "outputs": outputs}, index)
+
+    async def _replay(
+        self,
+        ctx: RunContext,
+        tab: Tab,
+        flow: Flow,
+        inputs: FlowRunInputs,
+        args: dict[str, Any],
+        record: RunRecord,
+        outputs: dict[str, Any],
+        prefix: str,
+    ) -> None:
+        """The flow's steps once, each a run step; `record` gets every step's report, even on failure."""
+        secret_values = [value for value in inputs.secrets.values() if value]
+        runner = Runner(tab, ctx.services.config, {**args, **inputs.secrets}, secret_values, inputs.step_timeout_ms)
+        runner.outputs = outputs
+        suggestions: dict[str, list[int]] = {}
+        steps = [step for step in flow.steps if not step.disabled]
+        try:
+            for step in steps:
+                index = await ctx.add_step(f"{prefix}{step.id} {step.type}")
+                try:
+                    async with tab.lock, ctx.step(index):
+                        outcome = await runner.run_step(step)
+                except BrowserdError as exc:
+                    exc.message = scrub(exc.message, secret_values)
+                    report = StepReport(
+                        step_id=step.id,
+                        type=step.type,
+                        status="failed",
+                        error_code=exc.code,
+                        message=exc.message,
+                        details=exc.details or None,
+                    )
+                    if step.screenshot_on_fail:
+                        report.screenshot_artifact_id = await _screenshot(ctx, tab, step.id)
+                    record.entries.append(report)
+                    raise
+                record.entries.append(outcome.report)
+                if outcome.suggested_order is not None:
+                    suggestions[step.id] = outcome.suggested_order
+            record.success = True
+        finally:
+            ran = {entry.step_id for entry in record.entries}
+            record.entries.extend(
+                StepReport(step_id=s.id, type=s.type, status="skipped") for s in steps if s.id not in ran
+            )
+            record.finished_at = now_ms()
+            record.success = bool(record.success)
+            record.url = tab.page.url
+            await ctx.services.flows.suggest(flow.id, suggestions)
+
+    @staticmethod
+    async def _tab(ctx: RunContext, inputs: FlowRunInputs) -> Tab:
+        if inputs.tab_target == "new":
+            return await (await ctx.session.window()).new_tab()
+        return await ctx.session.tab(inputs.tab_id, create=True)
+
+    @staticmethod
+    async def _start_page(tab: Tab, flow: Flow, inputs: FlowRunInputs, again: bool) -> None:
+        """A flow bound to a page starts there: opened when asked, in a fresh tab or for each row (`again`),
+        else checked (S4-118)."""
+        opens_itself = bool(flow.steps) and flow.steps[0].type == "navigate"
+        start = inputs.start_url or (None if opens_itself else flow.meta.start_url)
+        if start is None:
+            return
+        fresh = again or tab.page.url in ("", "about:blank")
+        if inputs.start_url is None and not fresh and not same_page(tab.page.url, start):
+            raise SiteMismatch(
+                f"flow {flow.id} starts on {start}, but the tab is on {tab.page.url}",
+                flowId=flow.id,
+                startUrl=start,
+                category="navigation",
+            )
+        if inputs.start_url is not None or fresh:
+            async with tab.lock:
+                await tab.page.goto(start)
+
+
+async def _screenshot(ctx: RunContext, tab: Tab, step_id: str) -> str | None:
+    """The page at the failure, with every password, one-time-code and card field masked (S4-56, S4-83)."""
+    try:
+        image = await tab.page.screenshot(mask=[tab.page.locator(SENSITIVE_CSS)], timeout=5_000)
+    except PlaywrightError:
+        return None  # best effort: the step's error is what matters (S4-61)
+    artifact = await ctx.add_artifact(image, "image/png", f"failure-{step_id}.png")
+    return artifact.artifact_id

@@ -1,0 +1,51 @@
+"""`{var}` and `${path}` in step values (S4-65..S4-67): substitution only, never evaluation.
+
+`{key}` is a variable; `${vars.key}` the same, `${outputs.<stepId>.<field>...}` a field of an earlier
+step's output. Anything else in braces stays as written, so literal braces in text survive.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from browserd.daemon.errors import InvalidParameter
+
+_PLACEHOLDER = re.compile(r"\$\{([A-Za-z0-9_.\-]+)\}|\{([A-Za-z][A-Za-z0-9_]*)\}")
+
+
+def variables_in(template: str) -> list[str]:
+    """The variable keys a template names by `{key}`."""
+    return [m.group(2) for m in _PLACEHOLDER.finditer(template) if m.group(2)]
+
+
+def _lookup(path: str, scope: dict[str, Any]) -> Any:
+    node: Any = scope
+    for part in path.split("."):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            raise InvalidParameter(
+                f"${{{path}}} names nothing: no `{part}` there",
+                hint="Use ${vars.<key>} or ${outputs.<stepId>.<field>} of a step that ran before.",
+                field="args",
+            )
+    return node
+
+
+def render(template: str, variables: dict[str, Any], outputs: dict[str, Any]) -> str:
+    scope = {"vars": variables, "outputs": outputs}
+
+    def substitute(match: re.Match[str]) -> str:
+        path, key = match.group(1), match.group(2)
+        if path is not None:
+            value = _lookup(path, scope)
+        elif key in variables:
+            value = variables[key]
+        else:
+            return match.group(0)  # not a variable of this flow: literal text
+        return value if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+
+    return _PLACEHOLDER.sub(substitute, template)

@@ -1,0 +1,375 @@
+"""Flow tools (issue 14, DESIGN §4): record, keep, replay, export/import, and publish flows as tools.
+
+A published flow is a tool `flow_<slug>` in every client's tools/list (published_tools): its
+inputSchema is the flow's variables plus the run options, built from one msgspec Struct that also
+checks each call, as for every other tool.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from browserd.daemon.errors import FlowNotFound, InvalidParameter
+from browserd.daemon.flows.export import playwright_script
+from browserd.daemon.flows.model import Flow, StepReport
+from browserd.daemon.flows.template import MAX_ROWS
+from browserd.daemon.flows.variables import args_struct, parse_args, values_of
+from browserd.daemon.runs.manager import StartRequest
+from browserd.daemon.runs.records import RunMode
+from browserd.daemon.tools.context import ToolContext
+from browserd.daemon.tools.registry import NoParams, Params, Tool, tool
+from browserd.daemon.tools.response import Response
+from browserd.daemon.tools.runs import _wait, task_run
+from browserd.daemon.tools.tabtool import TabId
+
+FlowRef = Annotated[str, msgspec.Meta(description="flowId (flow_...) or a published slug.")]
+TabTarget = Literal["current", "new"]
+
+
+class FlowRunAnswer(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
+    run_id: str
+    status: str
+    success: bool | None = None
+    url: str | None = None
+    steps: list[StepReport] = msgspec.field(default_factory=list)
+    outputs: dict[str, Any] = msgspec.field(default_factory=dict)
+    # Over rows: one item per row {row, success, outputs | errorCode, error}, and the run's summary.
+    items: list[dict[str, Any]] | None = None
+    summary: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+
+
+class RecordStartParams(Params, kw_only=True):
+    name: str = "Recorded flow"
+    tab_id: Annotated[str, msgspec.Meta(description="Record only this tab's actions; default: all.")] | None = None
+
+
+class RecordStopParams(Params, kw_only=True):
+    save: bool = True
+
+
+class FlowParams(Params, kw_only=True):
+    flow_id: FlowRef
+
+
+class GetParams(FlowParams, kw_only=True):
+    version: Annotated[int, msgspec.Meta(ge=1, description="An earlier version; default: the latest.")] | None = None
+
+
+class SaveParams(Params, kw_only=True):
+    flow: Annotated[dict[str, Any], msgspec.Meta(description="The flow as flow_get shows it; saved as a new version.")]
+
+
+class RunOptions(Params, kw_only=True):
+    tab_target: TabTarget = "current"
+    start_url: str | None = None
+    timeout_ms: Annotated[int, msgspec.Meta(ge=1)] | None = None
+
+
+class RunParams(RunOptions, kw_only=True):
+    flow_id: FlowRef
+    args: Annotated[dict[str, Any], msgspec.Meta(description="Variable values by key (flow_get lists them).")] = (
+        msgspec.field(default_factory=dict)
+    )
+    step_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=300_000, description="Default 10000.")] | None = None
+    mode: Literal["sync", "async"] = "sync"
+    tab_id: TabId | None = None
+    rows: (
+        Annotated[
+            list[dict[str, Any]],
+            msgspec.Meta(max_length=MAX_ROWS, description="A data set: one replay per row (values over args)."),
+        ]
+        | None
+    ) = None
+    resume_run_id: Annotated[str, msgspec.Meta(description="Skip the rows this earlier run finished.")] | None = None
+
+
+class ExportParams(FlowParams, kw_only=True):
+    format: Literal["json", "playwright"] = "json"
+
+
+class ImportParams(Params, kw_only=True):
+    flow: Annotated[dict[str, Any], msgspec.Meta(description="A flow as flow_export (json) wrote it.")]
+    overwrite: Annotated[bool, msgspec.Meta(description="Replace the flow with the same id; default: a copy.")] = False
+
+
+class PublishParams(FlowParams, kw_only=True):
+    slug: Annotated[str, msgspec.Meta(pattern="^[a-z0-9_]{1,40}$", description="Tool name flow_<slug>.")] | None = None
+    description: str | None = None
+
+
+def _flow_data(flow: Flow) -> dict[str, Any]:
+    return dict(msgspec.to_builtins(flow))
+
+
+def _summary(flow: Flow) -> str:
+    lines = [f"Flow {flow.id} v{flow.version} {flow.name!r}: {len(flow.steps)} steps"]
+    if flow.variables:
+        variables = ", ".join(f"{v.key}{' (sensitive)' if v.sensitive else ''}" for v in flow.variables)
+        lines.append(f"Variables: {variables}")
+    if flow.meta.tool.published:
+        lines.append(f"Published as flow_{flow.meta.tool.slug}")
+    return "\n".join(lines)
+
+
+@tool(
+    "flow_record_start",
+    "flows",
+    "Start recording this session's browser actions (click, fill, select, press, open...) as a flow.",
+    RecordStartParams,
+)
+async def flow_record_start(ctx: ToolContext, params: RecordStartParams, response: Response) -> None:
+    ctx.services.flows.start_recording(ctx.session.id, params.name, params.tab_id)
+    response.data({"recording": True})
+    response.text("Recording. Act with the browser tools, then call flow_record_stop.")
+
+
+@tool("flow_record_stop", "flows", "Stop recording; answers {flowId, flow}.", RecordStopParams)
+async def flow_record_stop(ctx: ToolContext, params: RecordStopParams, response: Response) -> None:
+    flow = await ctx.services.flows.stop_recording(ctx.session.id, params.save)
+    response.data({"flowId": flow.id, "flow": _flow_data(flow)})
+    response.text(_summary(flow) + ("" if params.save else "\n(not saved)"))
+
+
+@tool("flow_list", "flows", "The stored flows, newest first.", NoParams, read_only=True)
+async def flow_list(ctx: ToolContext, params: NoParams, response: Response) -> None:
+    rows = await ctx.services.flows.store.index()
+    flows = [
+        {"flowId": r.flow_id, "name": r.name, "version": r.version, "slug": r.slug, "published": r.published}
+        for r in rows
+    ]
+    response.data({"flows": flows})
+    response.text("\n".join(f"- {r.flow_id} v{r.version} {r.name!r}" for r in rows) or "(no flows)")
+
+
+@tool("flow_get", "flows", "A flow: steps, targets, variables.", GetParams, read_only=True)
+async def flow_get(ctx: ToolContext, params: GetParams, response: Response) -> None:
+    flows = ctx.services.flows
+    flow = await flows.get(params.flow_id)
+    if params.version is not None and params.version != flow.version:
+        older = await flows.store.version(flow.id, params.version)
+        if older is None:
+            raise FlowNotFound(f"flow {flow.id} has no version {params.version}", flowId=flow.id)
+        flow = older
+    response.data(_flow_data(flow))
+    response.text(_summary(flow))
+
+
+@tool("flow_save", "flows", "Create or change a flow (each change is a new version).", SaveParams)
+async def flow_save(ctx: ToolContext, params: SaveParams, response: Response) -> None:
+    flow = await ctx.services.flows.import_flow(params.flow, overwrite=True)
+    response.data({"flowId": flow.id, "version": flow.version})
+    response.text(_summary(flow))
+
+
+@tool("flow_delete", "flows", "Delete a flow and its versions (unpublishing it).", FlowParams)
+async def flow_delete(ctx: ToolContext, params: FlowParams, response: Response) -> None:
+    flow = await ctx.services.flows.delete(params.flow_id)
+    response.data({"deleted": flow.id})
+    response.text(f"Deleted {flow.id}")
+
+
+async def run_flow(
+    ctx: ToolContext, flow: Flow, values: dict[str, Any], options: RunOptions, response: Response, **extra: Any
+) -> None:
+    """Start the flow as a task run; sync waits and answers with every step's report."""
+    sensitive = flow.sensitive_keys
+    mode: RunMode = extra.pop("mode", None) or "sync"
+    inputs = {
+        "flowId": flow.id,
+        "args": {k: v for k, v in values.items() if k not in sensitive},
+        "secrets": {k: str(v) for k, v in values.items() if k in sensitive},
+        "tabTarget": options.tab_target,
+        "startUrl": options.start_url,
+        **{k: v for k, v in extra.items() if v is not None},
+    }
+    manager = ctx.services.runs
+    request = StartRequest("flow", None, inputs, ctx.session.id, options.timeout_ms, mode)
+    run = await manager.start(request, ctx.session)
+    if run.record.mode == "sync":
+        await _wait(ctx, run)
+    view = task_run(await manager.get(run.record.run_id, ctx.session))
+    result = view.result or {}
+    answer = FlowRunAnswer(
+        run_id=view.run_id,
+        status=view.status,
+        success=result.get("flowRun", {}).get("success") if view.result is not None else None,
+        url=result.get("flowRun", {}).get("url"),
+        steps=msgspec.convert(result.get("steps", []), list[StepReport]),
+        outputs=result.get("outputs", {}),
+        items=result.get("items") or None,
+        summary=result.get("summary") if "rowsTotal" in result else None,
+        error=msgspec.to_builtins(view.error) if view.error is not None else None,
+    )
+    response.data(msgspec.to_builtins(answer))
+    lines = [f"Run {answer.run_id} of {flow.id}: {answer.status}"]
+    for step in answer.steps:
+        how = f" via {step.matched_by} (score {step.score})" if step.matched_by else ""
+        fell = " [fallback]" if step.fallback else ""
+        said = f" {step.message}" if step.message else ""
+        lines.append(f"- {step.step_id} {step.type}: {step.status}{how}{fell}{said}")
+    if view.error is not None:
+        lines.append(f"Error [{view.error.error_code}]: {view.error.error}")
+    if answer.status in ("queued", "running"):
+        lines.append(f"Next: get_task_run with runId {answer.run_id}.")
+    response.text("\n".join(lines))
+
+
+@tool(
+    "flow_run",
+    "flows",
+    "Replay a flow as a task run. Acts only on elements that match the recorded ones; stops with the "
+    "candidates and scores otherwise. Answers {runId, status, steps, outputs}.",
+    RunParams,
+    output=FlowRunAnswer,
+)
+async def flow_run(ctx: ToolContext, params: RunParams, response: Response) -> None:
+    flow = await ctx.services.flows.get(params.flow_id)
+    if params.rows is None:
+        values = parse_args(flow, params.args, Params)
+    else:
+        # Each row with the args must make a complete call; the args alone need not.
+        values = dict(params.args)
+        for index, row in enumerate(params.rows):
+            if flow.sensitive_keys & set(row):
+                raise InvalidParameter(
+                    f"row {index} holds a sensitive variable; sensitive values go in args only (never stored)",
+                    field="rows",
+                )
+            parse_args(flow, {**params.args, **row}, Params)
+    await run_flow(
+        ctx,
+        flow,
+        values,
+        params,
+        response,
+        stepTimeoutMs=params.step_timeout_ms,
+        tabId=params.tab_id,
+        mode=params.mode,
+        rows=params.rows,
+        resumeRunId=params.resume_run_id,
+    )
+
+
+@tool(
+    "flow_update_targets",
+    "flows",
+    "Apply the candidate order the last runs found better (their fallbacks) as a new flow version.",
+    FlowParams,
+)
+async def flow_update_targets(ctx: ToolContext, params: FlowParams, response: Response) -> None:
+    flow, changed = await ctx.services.flows.update_targets(params.flow_id)
+    response.data({"flowId": flow.id, "version": flow.version, "stepsUpdated": changed})
+    response.text(f"{changed} step(s) reordered; {flow.id} is now v{flow.version}")
+
+
+@tool("flow_export", "flows", "A flow as JSON (no sensitive values) or a Playwright Python script.", ExportParams)
+async def flow_export(ctx: ToolContext, params: ExportParams, response: Response) -> None:
+    flow = await ctx.services.flows.get(params.flow_id)
+    flow.meta.suggested_order = {}
+    if params.format == "playwright":
+        script = playwright_script(flow)
+        response.data({"flowId": flow.id, "format": "playwright", "script": script})
+        response.text(f"```python\n{script}```")
+        return
+    response.data({"flowId": flow.id, "format": "json", "flow": _flow_data(flow)})
+    response.text(msgspec.json.encode(flow).decode())
+
+
+@tool("flow_import", "flows", "Import a flow exported as JSON (a copy unless overwrite).", ImportParams)
+async def flow_import(ctx: ToolContext, params: ImportParams, response: Response) -> None:
+    flow = await ctx.services.flows.import_flow(params.flow, params.overwrite)
+    response.data({"flowId": flow.id, "version": flow.version})
+    response.text(_summary(flow))
+
+
+@tool("flow_publish", "flows", "Offer a flow to every client as the tool flow_<slug>.", PublishParams)
+async def flow_publish(ctx: ToolContext, params: PublishParams, response: Response) -> None:
+    flow = await ctx.services.flows.publish(params.flow_id, params.slug, params.description)
+    response.data({"flowId": flow.id, "tool": f"flow_{flow.meta.tool.slug}", "version": flow.version})
+    response.text(f"Published {flow.id} as flow_{flow.meta.tool.slug}")
+
+
+@tool("flow_unpublish", "flows", "Remove a flow's flow_<slug> tool.", FlowParams)
+async def flow_unpublish(ctx: ToolContext, params: FlowParams, response: Response) -> None:
+    flow = await ctx.services.flows.unpublish(params.flow_id)
+    response.data({"flowId": flow.id, "published": False})
+    response.text(f"Unpublished {flow.id}")
+
+
+class DatasetExportParams(Params, kw_only=True):
+    run_id: Annotated[str, msgspec.Meta(description="A flow_run over rows.")]
+    format: Literal["csv", "json"] = "csv"
+
+
+def _flatten(item: dict[str, Any]) -> dict[str, Any]:
+    row = {k: v for k, v in item.items() if k != "outputs"}
+    for step_id, fields in (item.get("outputs") or {}).items():
+        for name, value in fields.items():
+            row[f"{step_id}.{name}"] = value
+    return row
+
+
+@tool(
+    "dataset_export",
+    "flows",
+    "The per-row results of a flow run over rows, as CSV or JSON (one line per row, outputs as stepId.field).",
+    DatasetExportParams,
+    read_only=True,
+)
+async def dataset_export(ctx: ToolContext, params: DatasetExportParams, response: Response) -> None:
+    runs = ctx.services.runs
+    await runs.get(params.run_id, ctx.session)  # RUN_NOT_FOUND for a run this caller may not see
+    rows = [_flatten(item) for item in await runs.store.items(params.run_id)]
+    if params.format == "json":
+        text = msgspec.json.encode(rows).decode()
+    else:
+        columns = list(dict.fromkeys(key for row in rows for key in row))
+        out = io.StringIO()
+        writer = csv.DictWriter(out, columns)
+        writer.writeheader()
+        writer.writerows(rows)
+        text = out.getvalue()
+    response.data({"runId": params.run_id, "format": params.format, "rows": len(rows), "text": text})
+    response.text(text or "(no rows)")
+
+
+TOOLS: list[Tool[Any]] = [
+    flow_record_start, flow_record_stop, flow_list, flow_get, flow_save, flow_delete, flow_run,
+    flow_update_targets, flow_export, flow_import, flow_publish, flow_unpublish, dataset_export,
+]  # fmt: skip
+
+
+# -- published flows as tools ----------------------------------------------------------------------
+
+
+class PublishedAnswer(msgspec.Struct, rename="camel"):
+    """The outputSchema of a flow_<slug> tool: kept to the two fields every answer has (tools/list budget)."""
+
+    run_id: str
+    status: str
+
+
+class PublishedOptions(Params, kw_only=True):
+    # The run options a flow_<slug> tool takes; kept short, since every published flow repeats them in
+    # tools/list (flow_run takes them all). None means the default, current.
+    tab_target: TabTarget | None = None
+
+
+def _published(flow: Flow) -> Tool[Any]:
+    params = args_struct(flow, PublishedOptions)
+
+    async def handler(ctx: ToolContext, parsed: Any, response: Response) -> None:
+        options = RunOptions(tab_target=parsed.tab_target or "current")
+        await run_flow(ctx, flow, values_of(flow, parsed), options, response)
+
+    description = flow.meta.tool.description or flow.description or flow.name
+    return Tool(f"flow_{flow.meta.tool.slug}", "flows", description, params, handler, output=PublishedAnswer)
+
+
+def published_tools(flows: dict[str, Flow]) -> list[Tool[Any]]:
+    return [_published(flow) for flow in flows.values()]

@@ -1,0 +1,108 @@
+"""`browserd flows ...`: stored flows from the command line, through the daemon's flow tools (issue 14).
+
+`run` replays in a session of the command's own (a new tab on the flow's start page); sensitive
+variables are read from FLOW_<KEY> environment variables, so they never appear in the shell history.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+
+from browserd.shim.runs_cli import echo_json, run
+
+GROUPS = ("flows", "runs")
+
+
+@click.group()
+def flows() -> None:
+    """Recorded flows: list, show, replay, export, import."""
+
+
+@flows.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def list_flows(as_json: bool) -> None:
+    """The stored flows, newest first."""
+    data = run(lambda call: call("flow_list", {}), GROUPS)
+    if as_json:
+        echo_json(data)
+        return
+    for flow in data["flows"]:
+        published = f"  flow_{flow['slug']}" if flow["published"] else ""
+        click.echo(f"{flow['flowId']}  v{flow['version']}  {flow['name']}{published}")
+    if not data["flows"]:
+        click.echo("no flows")
+
+
+@flows.command("get")
+@click.argument("flow_id")
+def get_flow(flow_id: str) -> None:
+    """A flow as JSON."""
+    echo_json(run(lambda call: call("flow_get", {"flowId": flow_id}), GROUPS))
+
+
+@flows.command("run")
+@click.argument("flow_id")
+@click.option("--arg", "args", multiple=True, help="KEY=VALUE for a variable (sensitive ones: FLOW_<KEY>).")
+@click.option("--start-url", default=None, help="Start on this page instead of the recorded one.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def run_flow(flow_id: str, args: tuple[str, ...], start_url: str | None, as_json: bool) -> None:
+    """Replay a flow and wait for it; exit status 1 when it did not succeed."""
+    values: dict[str, Any] = {}
+    for pair in args:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--arg")
+        values[key] = value
+
+    async def work(call: Any) -> dict[str, Any]:
+        flow = await call("flow_get", {"flowId": flow_id})
+        for variable in flow["variables"]:
+            env = os.environ.get(f"FLOW_{variable['key'].upper()}")
+            if env is not None and variable["key"] not in values:
+                values[variable["key"]] = env
+        arguments: dict[str, Any] = {"flowId": flow_id, "args": values, "tabTarget": "new"}
+        if start_url:
+            arguments["startUrl"] = start_url
+        answer: dict[str, Any] = await call("flow_run", arguments)
+        return answer
+
+    data = run(work, GROUPS)
+    if as_json:
+        echo_json(data)
+    else:
+        click.echo(f"{data['runId']}  {data['status']}")
+        for step in data["steps"]:
+            how = f"  {step['matchedBy']} ({step['score']})" if step.get("matchedBy") else ""
+            click.echo(f"  {step['stepId']} {step['type']:<8} {step['status']}{how} {step.get('message') or ''}")
+    if data["status"] != "succeeded":
+        raise SystemExit(1)
+
+
+@flows.command("export")
+@click.argument("flow_id")
+@click.option("--format", "fmt", type=click.Choice(["json", "playwright"]), default="json", show_default=True)
+@click.option("-o", "--output", default=None, help="Write it to this file (default: standard output).")
+def export_flow(flow_id: str, fmt: str, output: str | None) -> None:
+    """A flow as JSON (never a sensitive value) or a Playwright Python script."""
+    data = run(lambda call: call("flow_export", {"flowId": flow_id, "format": fmt}), GROUPS)
+    text = data["script"] if fmt == "playwright" else json.dumps(data["flow"], indent=2)
+    if output is None:
+        click.echo(text)
+    else:
+        Path(output).write_text(text)
+        click.echo(f"wrote {output}", err=True)
+
+
+@flows.command("import")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--overwrite", is_flag=True, help="Replace the flow with the same id (default: a copy).")
+def import_flow(path: str, overwrite: bool) -> None:
+    """Import a flow exported as JSON."""
+    flow = json.loads(Path(path).read_text())
+    data = run(lambda call: call("flow_import", {"flow": flow, "overwrite": overwrite}), GROUPS)
+    click.echo(f"{data['flowId']}  v{data['version']}")

@@ -1,0 +1,124 @@
+"""Flow replay benchmark for issue 14: how fast does a verified replay go, and what does verification cost?
+
+    .venv/bin/python tests/bench/flows.py [--runs 5] [--published 50]
+
+Prints figures, never asserts them (DESIGN.md §6):
+
+1. Replay speed on an unchanged page: a 30-click flow recorded on tests/site/flow-steps.html, replayed
+   --runs times; steps/s = 30 / the sum of the steps' tookMs (daemon side), plus the client's wall time
+   per run (target >= 10 steps/s).
+2. Resolution + verification per step: each step's resolveMs (every candidate found and every element
+   scored against the fingerprint, in one evaluate), median and p95 (target <= 15 ms).
+3. From a broken first candidate to a verified alternative: the flow-form flow replayed on ?v=ids, whose
+   recorded `#signin` no longer exists; the Sign in step's resolveMs (target <= 300 ms).
+4. tools/list cost of --published published flows (two variables each): characters added.
+Then one line of JSON with every figure. Runs in an isolated browserd home on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.bench.common import ready_shim, serve_site, stop_site, summary
+from tests.conftest import make_home
+
+STEPS = 30
+
+
+def data(result: dict[str, Any]) -> Any:
+    return result.get("structuredContent") or {}
+
+
+def record(shim: Any, url: str, actions: list[tuple[str, dict[str, Any]]]) -> str:
+    shim.call_tool("browser_open", {"url": url, "snapshot": "none"})
+    shim.call_tool("flow_record_start", {"name": "bench"})
+    for tool, args in actions:
+        shim.call_tool(tool, {**args, "snapshot": "none"})
+    return str(data(shim.call_tool("flow_record_stop", {}))["flowId"])
+
+
+def tools_chars(shim: Any) -> int:
+    return len(json.dumps(shim.request("tools/list", {}, 30)["tools"]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--published", type=int, default=50)
+    options = parser.parse_args()
+    server, site = serve_site()
+    home = make_home()
+    figures: dict[str, Any] = {}
+    try:
+        with ready_shim(home, ["--tools", "all"]) as shim:
+            clicks = [("browser_click", {"target": f"section:nth-of-type({i}) button"}) for i in range(1, STEPS + 1)]
+            flow_id = record(shim, f"{site}/flow-steps.html", clicks)
+            rates, walls, resolves = [], [], []
+            for _ in range(options.runs):
+                started = time.perf_counter()
+                run = data(shim.call_tool("flow_run", {"flowId": flow_id, "startUrl": f"{site}/flow-steps.html"}))
+                walls.append((time.perf_counter() - started) * 1000)
+                if run["status"] != "succeeded":
+                    raise SystemExit(f"replay failed: {run}")
+                steps = run["steps"]
+                rates.append(len(steps) / (sum(s["tookMs"] for s in steps) / 1000))
+                resolves += [s["resolveMs"] for s in steps]
+            figures["steps_per_s"] = summary(rates)
+            figures["run_wall_ms"] = summary(walls)
+            figures["resolve_ms_per_step"] = summary(resolves)
+
+            form = [
+                ("browser_fill", {"target": "#email-field", "value": "a@b.c"}),
+                ("browser_fill", {"target": "#pw-field", "value": "pw"}),
+                ("browser_click", {"target": "#signin"}),
+            ]
+            form_id = record(shim, f"{site}/flow-form.html", form)
+            fallbacks = []
+            for _ in range(options.runs):
+                run = data(
+                    shim.call_tool(
+                        "flow_run",
+                        {"flowId": form_id, "args": {"email": "a@b.c", "password": "pw"},
+                         "startUrl": f"{site}/flow-form.html?v=ids"},
+                    )
+                )  # fmt: skip
+                step = run["steps"][2]
+                if not step.get("fallback"):
+                    raise SystemExit(f"expected a fallback: {step}")
+                fallbacks.append(step["resolveMs"])
+            figures["broken_first_candidate_ms"] = summary(fallbacks)
+
+            before = tools_chars(shim)
+            for _ in range(options.published):
+                shim.call_tool("flow_import", {"flow": {**data(shim.call_tool("flow_get", {"flowId": form_id}))}})
+            imported = [f["flowId"] for f in data(shim.call_tool("flow_list", {}))["flows"] if f["flowId"] != form_id]
+            published = [f for f in imported if f != flow_id][: options.published]
+            for n, fid in enumerate(published):
+                shim.call_tool("flow_publish", {"flowId": fid, "slug": f"bench_{n}", "description": "Sign in."})
+            figures["published_flows"] = len(published)
+            figures["tools_list_chars_added"] = tools_chars(shim) - before
+    finally:
+        home.stop_daemon()
+        shutil.rmtree(home.root, ignore_errors=True)
+        stop_site(server)
+    rate = figures["steps_per_s"].get("median")
+    print(f"replay of a {STEPS}-step flow: {rate} steps/s median (target >= 10)")
+    print(f"  client wall per run: {figures['run_wall_ms']}")
+    res = figures["resolve_ms_per_step"]
+    print(f"resolution + verification per step: median {res.get('median')} ms, p95 {res.get('p95')} ms (target <= 15)")
+    broken = figures["broken_first_candidate_ms"]
+    print(f"broken first candidate -> verified alternative: median {broken.get('median')} ms (target <= 300)")
+    print(f"{figures['published_flows']} published flows add {figures['tools_list_chars_added']} chars to tools/list")
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,338 @@
+"""Flows end to end (issue 14): record through the browser tools, replay on changed pages, publish as tools.
+
+Replays run on tests/site/flow-form.html and its mutation variants (?v=...). The page logs which element
+received each event (data-who), so every test checks WHO was acted on, not merely that no error came.
+Requirements: S4-05..S4-21, S4-36, S4-43, S4-46..S4-61, S4-83, S4-102..S4-120, D-42, D-48, D-50.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import secrets
+import signal
+import subprocess
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.conftest import BROWSERD, BrowserdHome, mcp_client, own_home, pid_alive, wait_for
+from tests.e2e.results import failed, ok, text_of
+
+pytestmark = [pytest.mark.anyio]
+
+QUICK_MS = 1500  # a stopping step's limit; never an asserted duration
+ARGS = {"email": "ann@example.test", "password": "pw-not-secret"}
+ALL_DONE = ["input:email", "input:password", "click:signin", "click:delete-bob"]
+
+
+async def call(client: Any, tool: str, args: dict[str, Any], answers: list[str] | None = None) -> Any:
+    result = ok(await client.call_tool(tool, args))
+    if answers is not None:
+        answers.append(text_of(result) + json.dumps(result.structured_content or {}))
+    return result
+
+
+async def log_of(client: Any) -> list[str]:
+    result = await call(client, "browser_get", {"what": "text", "target": "#log"})
+    return [line for line in text_of(result).splitlines() if ":" in line and not line.startswith(("Error", "Next"))]
+
+
+async def record_form_flow(
+    client: Any, site: str, password: str = ARGS["password"], answers: list[str] | None = None
+) -> dict[str, Any]:
+    """Record: fill Email and Password, click Sign in, delete Bob's row; the page was open before recording."""
+    await call(client, "browser_open", {"url": f"{site}/flow-form.html", "snapshot": "none"})
+    await call(client, "flow_record_start", {"name": "Sign in and delete Bob"})
+    await call(client, "browser_fill", {"target": "#email-field", "value": ARGS["email"], "snapshot": "none"})
+    await call(client, "browser_fill", {"target": "#pw-field", "value": password, "snapshot": "delta"}, answers)
+    await call(client, "browser_click", {"target": "#signin", "snapshot": "none"})
+    await call(client, "browser_click", {"target": "#people tr:nth-child(2) button", "snapshot": "none"})
+    stopped = await call(client, "flow_record_stop", {}, answers)
+    return dict(stopped.structured_content)
+
+
+async def replay(client: Any, flow_id: str, url: str, **extra: Any) -> Any:
+    args = {"flowId": flow_id, "args": ARGS, "startUrl": url, "stepTimeoutMs": QUICK_MS, **extra}
+    return await client.call_tool("flow_run", args)
+
+
+@pytest.mark.shared_daemon
+async def test_recording_keeps_targets_and_variables_but_no_typed_value(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        recorded = await record_form_flow(client, site)
+        flow = recorded["flow"]
+        assert [s["type"] for s in flow["steps"]] == ["fill", "fill", "click", "click"]
+        keys = {v["key"]: v for v in flow["variables"]}
+        assert keys["password"]["sensitive"] is True and "default" not in keys["password"]
+        assert keys["email"].get("sensitive") is not True
+        assert flow["meta"]["startUrl"] == f"{site}/flow-form.html"
+        signin = flow["steps"][2]["target"]
+        types = [c["type"] for c in signin["candidates"]]
+        assert types[0] == "css" and "role" in types and "xpath" in types, types
+        assert signin["fingerprint"]["name"] == "Sign in" and signin["fingerprint"]["container"] == "Sign in"
+        assert flow["steps"][3]["target"]["fingerprint"]["container"] == "Bob"
+        stored = json.dumps(flow)
+        assert ARGS["email"] not in stored and ARGS["password"] not in stored
+
+
+@pytest.mark.shared_daemon
+@pytest.mark.parametrize("variant", ["", "ids", "classes", "wrappers", "reorder", "text", "decoy"])
+async def test_replay_acts_on_the_recorded_element_after_the_page_changed(
+    home: BrowserdHome, site: str, variant: str
+) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        flow_id = (await record_form_flow(client, site))["flowId"]
+        result = ok(await replay(client, flow_id, f"{site}/flow-form.html?v={variant}"))
+        answer = result.structured_content
+        assert answer["status"] == "succeeded", text_of(result)
+        assert [s["status"] for s in answer["steps"]] == ["success"] * 4
+        assert all(s["score"] >= 0.8 for s in answer["steps"]), answer["steps"]
+        assert await log_of(client) == ALL_DONE, f"variant {variant!r} acted on the wrong element"
+
+
+@pytest.mark.shared_daemon
+@pytest.mark.parametrize(
+    ("variant", "code"), [("removed", "TARGET_NOT_VERIFIED"), ("disabled", "ELEMENT_NOT_INTERACTABLE")]
+)
+async def test_replay_stops_and_names_the_scores_when_the_target_is_not_clearly_there(
+    home: BrowserdHome, site: str, variant: str, code: str
+) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        flow_id = (await record_form_flow(client, site))["flowId"]
+        result = ok(await replay(client, flow_id, f"{site}/flow-form.html?v={variant}"))
+        answer = result.structured_content
+        assert answer["status"] == "failed" and answer["error"]["errorCode"] == "STEP_EXECUTION_FAILED"
+        assert answer["error"]["details"]["stepErrorCode"] == code, text_of(result)
+        steps = answer["steps"]
+        assert [s["status"] for s in steps] == ["success", "success", "failed", "skipped"]
+        stop = steps[2]["details"]
+        assert stop["candidates"] and all("count" in c for c in stop["candidates"])
+        assert all("score" in e for e in stop["elements"])
+        assert steps[2]["screenshotArtifactId"]
+        # The look-alike and the disabled button got nothing; neither did the step after.
+        assert await log_of(client) == ["input:email", "input:password"]
+
+
+@pytest.mark.shared_daemon
+async def test_a_fallback_is_reported_and_applied_only_by_flow_update_targets(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        flow_id = (await record_form_flow(client, site))["flowId"]
+        answer = ok(await replay(client, flow_id, f"{site}/flow-form.html?v=ids")).structured_content
+        signin = answer["steps"][2]
+        assert signin["fallback"] is True and not signin["matchedBy"].startswith("css: #signin")
+        before = (await call(client, "flow_get", {"flowId": flow_id})).structured_content
+        assert before["version"] == 1 and before["steps"][2]["target"]["candidates"][0]["value"] == "#signin"
+        updated = (await call(client, "flow_update_targets", {"flowId": flow_id})).structured_content
+        assert updated["version"] == 2 and updated["stepsUpdated"] >= 1
+        after = (await call(client, "flow_get", {"flowId": flow_id})).structured_content
+        assert after["steps"][2]["target"]["candidates"][0]["value"] != "#signin"
+
+
+@pytest.mark.shared_daemon
+async def test_a_flow_bound_to_a_page_refuses_another_page_without_start_url(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        flow_id = (await record_form_flow(client, site))["flowId"]
+        await call(client, "browser_open", {"url": f"{site}/form.html", "snapshot": "none"})
+        answer = (await call(client, "flow_run", {"flowId": flow_id, "args": ARGS})).structured_content
+        assert answer["status"] == "failed" and answer["error"]["details"]["stepErrorCode"] == "SITE_MISMATCH"
+        missing = await client.call_tool("flow_run", {"flowId": flow_id, "args": {"email": "x@y.z"}})
+        assert failed(missing, "INVALID_PARAMETER")["details"]["field"] == "args"
+
+
+@pytest.mark.shared_daemon
+async def test_publish_reaches_two_clients_as_a_tool_that_runs_the_flow(home: BrowserdHome, site: str) -> None:
+    changed = [anyio.Event(), anyio.Event()]
+    async with (
+        mcp_client(home, args=("--tools", "all"), message_handler=_on_list_changed(changed[0])) as first,
+        mcp_client(home, message_handler=_on_list_changed(changed[1])) as second,
+    ):
+        flow_id = (await record_form_flow(first, site))["flowId"]
+        slug = f"signin_{secrets.token_hex(3)}"
+        await call(first, "flow_publish", {"flowId": flow_id, "slug": slug, "description": "Sign in, delete Bob."})
+        with anyio.fail_after(10):
+            for event in changed:
+                await event.wait()
+        tools = {t.name: t for t in (await second.list_tools()).tools}
+        tool = tools[f"flow_{slug}"]
+        assert set(tool.input_schema["properties"]) >= {"email", "password", "tabTarget"}
+        assert "Sensitive" in tool.input_schema["properties"]["password"]["description"]
+        assert tool.output_schema is not None
+        await call(second, "browser_open", {"url": f"{site}/flow-form.html?v=wrappers", "snapshot": "none"})
+        result = ok(await second.call_tool(f"flow_{slug}", ARGS))
+        assert result.structured_content["status"] == "succeeded"
+        assert await log_of(second) == ALL_DONE
+        await call(first, "flow_unpublish", {"flowId": flow_id})
+        assert f"flow_{slug}" not in {t.name for t in (await second.list_tools()).tools}
+
+
+def _on_list_changed(event: anyio.Event) -> Any:
+    async def handle(message: Any) -> None:
+        root = getattr(message, "root", message)
+        if getattr(root, "method", "") == "notifications/tools/list_changed":
+            event.set()
+
+    return handle
+
+
+@pytest.mark.shared_daemon
+async def test_export_import_and_playwright_script(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        flow_id = (await record_form_flow(client, site))["flowId"]
+        exported = (await call(client, "flow_export", {"flowId": flow_id})).structured_content["flow"]
+        copy = (await call(client, "flow_import", {"flow": exported})).structured_content
+        assert copy["flowId"] != flow_id
+        script = (await call(client, "flow_export", {"flowId": flow_id, "format": "playwright"})).structured_content
+        assert "page.locator('#signin').click()" in script["script"] and "env('password')" in script["script"]
+        compile(script["script"], "flow.py", "exec")
+        listed = (await call(client, "flow_list", {})).structured_content["flows"]
+        assert {flow_id, copy["flowId"]} <= {f["flowId"] for f in listed}
+        await call(client, "flow_delete", {"flowId": copy["flowId"]})
+        failed(await client.call_tool("flow_get", {"flowId": copy["flowId"]}), "FLOW_NOT_FOUND")
+
+
+def _encodings(value: str) -> list[bytes]:
+    raw = value.encode()
+    return [
+        raw,
+        base64.b64encode(raw),
+        base64.urlsafe_b64encode(raw),
+        urllib.parse.quote(value, safe="").encode(),
+        json.dumps(value).encode()[1:-1],
+    ]
+
+
+async def test_a_sensitive_value_never_reaches_disk_logs_or_answers(site: str) -> None:
+    """The canary: 48 random bytes typed into a password field, recorded, replayed (some runs fail), exported."""
+    canary = base64.urlsafe_b64encode(secrets.token_bytes(48)).decode()
+    answers: list[str] = []
+
+    async def keep(client: Any, tool: str, args: dict[str, Any]) -> Any:
+        result = await client.call_tool(tool, args)
+        answers.append(text_of(result) + json.dumps(result.structured_content or {}))
+        return result
+
+    with own_home() as home:
+        async with mcp_client(home, args=("--tools", "all")) as client:
+            flow_id = (await record_form_flow(client, site, canary, answers))["flowId"]
+            for n in range(6):
+                variant = "removed" if n % 2 else "classes"
+                args = {**ARGS, "password": canary}
+                run = {"flowId": flow_id, "args": args, "startUrl": f"{site}/flow-form.html?v={variant}"}
+                await keep(client, "flow_run", {**run, "stepTimeoutMs": 800})
+            for fmt in ("json", "playwright"):
+                await keep(client, "flow_export", {"flowId": flow_id, "format": fmt})
+            await keep(client, "list_task_runs", {"limit": 20})
+        home.stop_daemon()
+        files = [p for p in home.root.rglob("*") if p.is_file()]
+        assert any(p.name == "flows.db" for p in files) and any(p.name == "runs.db" for p in files)
+        leaks = [
+            (str(p.relative_to(home.root)), form) for p in files for form in _encodings(canary) if form in _read(p)
+        ]
+        leaks += [("answer", form) for text in answers for form in _encodings(canary) if form.decode() in text]
+        assert not leaks, f"the sensitive value leaked: {leaks}"
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+@pytest.mark.shared_daemon
+async def test_a_recorded_read_becomes_an_output_of_each_run(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        await call(client, "browser_open", {"url": f"{site}/flow-form.html", "snapshot": "none"})
+        await call(client, "flow_record_start", {"name": "Read the second person"})
+        await call(client, "browser_get", {"what": "text", "target": "#people tr:nth-child(2) td:first-child"})
+        flow_id = (await call(client, "flow_record_stop", {})).structured_content["flowId"]
+        # Re-ordered rows: the recorded cell is found by what it is, not by where it was.
+        answer = (
+            await call(client, "flow_run", {"flowId": flow_id, "startUrl": f"{site}/flow-form.html?v=reorder"})
+        ).structured_content
+        assert answer["status"] == "succeeded", answer
+        assert answer["outputs"] == {"s1": {"text": "Bob"}}
+
+
+@pytest.mark.shared_daemon
+async def test_the_command_line_lists_runs_and_exports_flows(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        flow_id = (await record_form_flow(client, site))["flowId"]
+    listed = home.browserd("flows", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert flow_id in {f["flowId"] for f in json.loads(listed.stdout)["flows"]}
+    # The sensitive password comes from FLOW_PASSWORD, never from the command line.
+    env = {**home.env, "FLOW_PASSWORD": ARGS["password"]}
+    ran = subprocess.run(
+        [BROWSERD, "flows", "run", flow_id, "--arg", f"email={ARGS['email']}", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert [s["status"] for s in json.loads(ran.stdout)["steps"]] == ["success"] * 4
+    script = home.browserd("flows", "export", flow_id, "--format", "playwright")
+    assert script.returncode == 0 and "sync_playwright" in script.stdout
+
+
+async def test_a_data_set_run_resumes_after_kill_9_with_the_remaining_rows_only(site: str) -> None:
+    rows = [{"email": f"user{n}@example.test"} for n in range(12)]
+    with own_home() as home:
+        async with mcp_client(home, args=("--tools", "all")) as client:
+            flow_id = (await record_form_flow(client, site))["flowId"]
+            started = (
+                await call(
+                    client,
+                    "flow_run",
+                    {"flowId": flow_id, "args": {"password": "pw"}, "rows": rows, "mode": "async"},
+                )
+            ).structured_content
+            first_run = started["runId"]
+            # Wait until some rows (4 steps each) are done, then kill the daemon mid-run.
+            with anyio.fail_after(120):
+                while True:
+                    run = (await call(client, "get_task_run", {"runId": first_run})).structured_content
+                    if run["progress"]["doneSteps"] >= 9:
+                        break
+                    await anyio.sleep(0.05)
+            pid = home.daemon_pid()
+            assert pid is not None
+            os.kill(pid, signal.SIGKILL)
+            assert wait_for(lambda: not pid_alive(pid), 10)
+        async with mcp_client(home, args=("--tools", "all")) as client:
+            interrupted = (await call(client, "get_task_run", {"runId": first_run})).structured_content
+            assert interrupted["status"] == "failed"
+            before = {item["row"] for item in interrupted["result"]["items"] if item["success"]}
+            assert 2 <= len(before) < len(rows), before
+            resumed = (
+                await call(
+                    client,
+                    "flow_run",
+                    {"flowId": flow_id, "args": {"password": "pw"}, "rows": rows, "resumeRunId": first_run},
+                )
+            ).structured_content
+            assert resumed["status"] == "succeeded", resumed
+            after = {item["row"] for item in resumed["items"]}
+            assert after == set(range(len(rows))) - before, "the resumed run ran exactly the remaining rows"
+            exported = (
+                await call(client, "dataset_export", {"runId": resumed["runId"], "format": "csv"})
+            ).structured_content
+            assert exported["rows"] == len(after) and exported["text"].startswith("row,success")
+
+
+@pytest.mark.shared_daemon
+async def test_a_flow_that_cannot_be_stored_safely_is_refused(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        climbing = {"id": "../../escape", "name": "x", "steps": []}
+        assert failed(await client.call_tool("flow_save", {"flow": climbing}), "INVALID_PARAMETER")
+        pin = {"key": "pin", "sensitive": True, "default": "1"}
+        secret_default = {"id": "flow_x1", "name": "x", "variables": [pin]}
+        assert failed(await client.call_tool("flow_import", {"flow": secret_default}), "INVALID_PARAMETER")
+        failed(await client.call_tool("flow_run", {"flowId": "no_such_flow"}), "FLOW_NOT_FOUND")
+        await call(client, "get_runtime_profile", {})  # the daemon keeps serving
