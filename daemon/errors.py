@@ -230,6 +230,8 @@ class ExtensionNotConnected(BrowserdError):
 class BridgeDisabled(BrowserdError):
     code = "NOT_SUPPORTED"
     hint = "Set `enabled = true` in the [bridge] section of the config (or BROWSERD_BRIDGE_ENABLED=1) and restart."
+
+
 class FlowNotFound(BrowserdError):
     code = "FLOW_NOT_FOUND"
     hint = "Call flow_list for the flows this daemon keeps (flowId or slug)."

@@ -192,7 +192,7 @@ class SessionManager:
     async def _new_spare(self) -> SpareWindow:
         browser = await self._runtime.browser()
         default = Viewport(self._config.viewport_width, self._config.viewport_height)
-        context = await browser.new_context(**WindowOptions().context_options(default, browser.version))
+        context = await browser.new_context(**WindowOptions().context_options(default, None))
         try:
             await context.add_init_script(WINDOW_SCRIPT)
             return context, await context.new_page()

@@ -128,7 +128,11 @@ class Session:
         # A remote session's windows (and any window, once origin lists are set) send their traffic through a guard.
         guard = await self.guards.open(self.trust_level)
         spare = self.take_spare() if warm and guard is None and options == WindowOptions() else None
-        backend = OwnChromium(spare[0], None) if spare is not None else await OwnChromium.open(browser, guard, context_options)
+        backend = (
+            OwnChromium(spare[0], None)
+            if spare is not None
+            else await OwnChromium.open(browser, guard, context_options)
+        )
         window = await self._window(backend, options, scripted=spare is not None)
         if snapshot is not None:
             window.profile = self._link(snapshot.meta.profile_id, snapshot.version, backend.context, options.publish)

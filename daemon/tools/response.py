@@ -74,6 +74,7 @@ class Response:
             return "\n".join(console)  # new console errors are news even on the same page
         self._seen.header = key
         return "\n".join(section.lines)
+
     def redact(self, secret: str) -> None:
         """Take a sensitive value (a password typed while recording a flow) out of everything said so far."""
         self._sections = [s.replace(secret, "***") if isinstance(s, str) else s for s in self._sections]

@@ -109,16 +109,13 @@ async def scrape(ctx: ToolContext, params: ScrapeParams, response: Response) -> 
     snapshot = await profiles.load(profile_id) if profile_id is not None else None
     await ctx.progress(0, 2, f"loading {params.url}")
     state = snapshot.storage_state() if snapshot is not None else None
-    try:
-        page = await load_page(ctx.services, request, state, export_state=snapshot is not None)
-        if snapshot is not None and page.storage_state is not None and page.storage_state != state:
-            # Cookies the page set (in the browser or on the fast path) go back to the profile after the
-            # answer, debounced and CAS-checked (S0-50..S0-53).
-            profiles.publisher(snapshot.meta.profile_id).request(exported(page.storage_state, snapshot.version))
-        await ctx.progress(1, 2, "extracting")
-        result = await render(request, page, ctx.services.scrape.extraction)
-    except ValueError as exc:  # an include/exclude selector the extractor does not understand
-        raise InvalidParameter(str(exc), field="includeTags" if params.include_tags else "excludeTags") from exc
+    page = await load_page(ctx.services, request, state, export_state=snapshot is not None)
+    if snapshot is not None and page.storage_state is not None and page.storage_state != state:
+        # Cookies the page set (in the browser or on the fast path) go back to the profile after the
+        # answer, debounced and CAS-checked (S0-50..S0-53).
+        profiles.publisher(snapshot.meta.profile_id).request(exported(page.storage_state, snapshot.version))
+    await ctx.progress(1, 2, "extracting")
+    result = await render(request, page, ctx.services.scrape.extraction)
     data: dict[str, Any] = {
         "url": page.final_url,
         "statusCode": page.status,

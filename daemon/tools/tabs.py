@@ -8,8 +8,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from browserd.daemon.errors import InvalidParameter
-from browserd.daemon.sessions.navigation import goto
 from browserd.daemon.sessions.backends.extension import ExtensionTabs
+from browserd.daemon.sessions.navigation import goto
 from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import Window, WindowOptions
