@@ -304,14 +304,20 @@ def _interactive(nodes: list[Node], repeated: set[tuple[str, str]], item: str) -
                 key = key.replace(" [cursor=pointer]", "")
             if item and (node.role, node.name) in repeated:
                 key += f" [in={json.dumps(item, ensure_ascii=False)}]"
-            kept.append(replace(node, text=render_line(key, _kept_value(node)), children=children))
+            text = _parent(render_line(key, _kept_value(node)), children)
+            kept.append(replace(node, text=text, children=children))
         elif node.role == "heading":
             kept.append(replace(node, text=_context_line(node), ref=None, children=[]))
         elif children and node.role in LANDMARK_ROLES:
-            kept.append(replace(node, text=_context_line(node), ref=None, children=children))
+            kept.append(replace(node, text=_parent(_context_line(node), children), ref=None, children=children))
         else:
             kept.extend(children)
     return kept
+
+
+def _parent(text: str, children: list[Node]) -> str:
+    # A line with lines under it ends in ":", so the listing stays a YAML document a reader can load.
+    return f"{text}:" if children and not text.endswith(":") and _split(text)[1] is None else text
 
 
 def _label(node: Node) -> str:
