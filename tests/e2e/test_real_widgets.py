@@ -168,10 +168,14 @@ async def test_a_fill_that_cannot_take_fails_naming_the_format_or_the_right_call
     async with mcp_client(home) as client:
         await ok(client, "browser_open", {"url": f"{site}/inputs.html", "snapshot": "none"})
         for selector, value, code, says in REFUSED:
+            read = {"what": "value", "target": selector}
+            before = await ok(client, "browser_get", read) if code == "INVALID_PARAMETER" else None
             error = await fails(client, "browser_fill", {"target": selector, "value": value, "timeout": QUICK_MS}, code)
             assert says in error["error"] + error["recoverHint"], error
             assert "checkbox" not in error["recoverHint"] or selector == "#agree", error
-            assert await status(client) == "", f"{selector}: nothing was changed"
+            if before is not None:
+                after = await ok(client, "browser_get", read)
+                assert after.structured_content == before.structured_content, f"{selector}: left as it was"
 
 
 # --- item 4: a runaway script does not take the tab with it ------------------------------------------
