@@ -28,8 +28,6 @@ LANDMARK_ROLES = frozenset({
     "main", "navigation", "banner", "contentinfo", "complementary", "region", "form", "search", "dialog",
     "alertdialog", "iframe", "tablist", "tree", "menu", "menubar", "listbox", "grid", "table",
 })  # fmt: skip
-# For the script that annotates a snapshot, when the caller gives no timeout (Playwright's default).
-DEFAULT_TIMEOUT_MS = 30_000
 WRAPPER_ROLES = frozenset({"generic", "none", "presentation", "group"})
 ACTIONABLE_CONTAINERS = frozenset({"region", "dialog", "alertdialog"})
 # Containers whose label tells apart the same control repeated in each of them.
@@ -53,6 +51,8 @@ _YAML_WORDS = frozenset({"y", "n", "yes", "no", "true", "false", "on", "off", "n
 _VALUE_ESCAPES = re.compile(r'[\\"\x00-\x1f\x7f-\x9f]')
 _ESCAPED = {"\\": "\\\\", '"': '\\"', "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _BOX = re.compile(r" \[box=(-?\d+),(-?\d+),(\d+),(\d+)\]")
+# For the script that annotates a snapshot, when the caller gives no timeout (Playwright's default).
+DEFAULT_TIMEOUT_MS = 30_000
 
 # Runs in every document before its scripts: remembers elements that get a click listener, since a
 # listener is invisible to the accessibility tree and to CSS.
@@ -185,8 +185,11 @@ def parse_line(body: str) -> Node:
     match = _KEY.match(key)
     if match is None or match["role"] == "text":
         return Node(body, key=key, value=value)
-    attrs = {name: attr or "true" for name, attr in _ATTR.findall(match["attrs"] or "")}
-    name = json.loads(match["name"]) if match["name"] else ""
+    try:
+        name = json.loads(match["name"]) if match["name"] else ""
+    except json.JSONDecodeError:  # not a name Playwright wrote: keep the line as text
+        return Node(body, key=key, value=value)
+    attrs = {attr: setting or "true" for attr, setting in _ATTR.findall(match["attrs"] or "")}
     return Node(body, match["role"], name, attrs.get("ref"), attrs, key=key, value=value)
 
 
