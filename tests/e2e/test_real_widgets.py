@@ -195,6 +195,22 @@ async def test_a_runaway_script_is_stopped_and_every_later_call_answers(home: Br
         assert await status(client) == "pong"
 
 
+async def test_an_action_whose_handler_loops_fails_and_the_tab_answers_again(home: BrowserdHome, site: str) -> None:
+    """A click handler that never returns: the click fails saying the page was stuck and its script stopped,
+    and the next calls on the tab answer."""
+    async with mcp_client(home) as client:
+        opened = await ok(client, "browser_open", {"url": f"{site}/runaway.html"})
+        freeze = yaml_ref(opened, "button", "Freeze")
+        error = await fails(
+            client, "browser_click", {"target": freeze, "timeout": QUICK_MS, "snapshot": "none"}, "EXECUTION_ERROR"
+        )
+        assert "script was stopped" in error["error"] and "browser_snapshot" in error["recoverHint"], error
+        title = await ok(client, "browser_get", {"what": "title"})
+        assert title.structured_content["value"] == "Runaway script"
+        await ok(client, "browser_click", {"target": yaml_ref(opened, "button", "Ping"), "snapshot": "none"})
+        assert await status(client) == "pong"
+
+
 async def test_a_tab_stuck_for_good_is_replaced_by_a_fresh_page_at_its_url(home: BrowserdHome, site: str) -> None:
     """A script that loops again as soon as it is stopped: the tab gets a fresh page at the same URL, keeps
     its id, says so, and the session goes on."""
