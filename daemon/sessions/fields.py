@@ -89,6 +89,8 @@ async def field_info(locator: Locator, described: str, timeout_ms: int | None) -
             f"{described} is a {field.described}: fill does not set it",
             hint=f"Use {other} on it.",
             kind=kind,
+            action="fill",
+            target=described,
         )
     if kind not in TEXT_KINDS and kind not in FORMATS:
         raise ElementNotInteractable(
@@ -96,6 +98,8 @@ async def field_info(locator: Locator, described: str, timeout_ms: int | None) -
             hint="Fill a textbox, searchbox or spinbutton from browser_snapshot (a label's ref works too); "
             "for a custom widget, browser_click it and then browser_type.",
             kind=kind,
+            action="fill",
+            target=described,
         )
     return field
 

@@ -163,18 +163,15 @@ def _page(body: str, start: int, max_chars: int) -> tuple[str, int | None]:
 
 
 def _next_call(options: SnapshotOptions, offset: int) -> dict[str, object]:
-    call: dict[str, object] = {"offset": offset}
-    if options.interactive:
-        call["interactive"] = True
-    if options.compact:
-        call["compact"] = True
-    if options.max_depth is not None:
-        call["maxDepth"] = options.max_depth
-    if options.scope is not None:
-        call["scope"] = options.scope
-    if options.max_chars != SnapshotOptions.max_chars:
-        call["maxChars"] = options.max_chars
-    return call
+    """The browser_snapshot arguments that read the next part: the same view, from `offset`."""
+    same = {
+        "interactive": options.interactive or None,
+        "compact": options.compact or None,
+        "maxDepth": options.max_depth,
+        "scope": options.scope,
+        "maxChars": options.max_chars if options.max_chars != SnapshotOptions.max_chars else None,
+    }
+    return {"offset": offset, **{name: value for name, value in same.items() if value is not None}}
 
 
 def _refs(nodes: list[aria.Node], clickables: dict[str, aria.Clickable]) -> dict[str, RefInfo]:

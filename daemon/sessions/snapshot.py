@@ -28,8 +28,6 @@ LANDMARK_ROLES = frozenset({
     "main", "navigation", "banner", "contentinfo", "complementary", "region", "form", "search", "dialog",
     "alertdialog", "iframe", "tablist", "tree", "menu", "menubar", "listbox", "grid", "table",
 })  # fmt: skip
-# For the script that annotates a snapshot, when the caller gives no timeout (Playwright's default).
-DEFAULT_TIMEOUT_MS = 30_000
 WRAPPER_ROLES = frozenset({"generic", "none", "presentation", "group"})
 ACTIONABLE_CONTAINERS = frozenset({"region", "dialog", "alertdialog"})
 # Containers whose label tells apart the same control repeated in each of them.
@@ -53,6 +51,8 @@ _YAML_WORDS = frozenset({"y", "n", "yes", "no", "true", "false", "on", "off", "n
 _VALUE_ESCAPES = re.compile(r'[\\"\x00-\x1f\x7f-\x9f]')
 _ESCAPED = {"\\": "\\\\", '"': '\\"', "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _BOX = re.compile(r" \[box=(-?\d+),(-?\d+),(\d+),(\d+)\]")
+# For the script that annotates a snapshot, when the caller gives no timeout (Playwright's default).
+DEFAULT_TIMEOUT_MS = 30_000
 
 # Runs in every document before its scripts: remembers elements that get a click listener, since a
 # listener is invisible to the accessibility tree and to CSS.
@@ -185,8 +185,11 @@ def parse_line(body: str) -> Node:
     match = _KEY.match(key)
     if match is None or match["role"] == "text":
         return Node(body, key=key, value=value)
-    attrs = {name: attr or "true" for name, attr in _ATTR.findall(match["attrs"] or "")}
-    name = json.loads(match["name"]) if match["name"] else ""
+    try:
+        name = json.loads(match["name"]) if match["name"] else ""
+    except json.JSONDecodeError:  # not a name Playwright wrote: keep the line as text
+        return Node(body, key=key, value=value)
+    attrs = {attr: setting or "true" for attr, setting in _ATTR.findall(match["attrs"] or "")}
     return Node(body, match["role"], name, attrs.get("ref"), attrs, key=key, value=value)
 
 
@@ -304,14 +307,20 @@ def _interactive(nodes: list[Node], repeated: set[tuple[str, str]], item: str) -
                 key = key.replace(" [cursor=pointer]", "")
             if item and (node.role, node.name) in repeated:
                 key += f" [in={json.dumps(item, ensure_ascii=False)}]"
-            kept.append(replace(node, text=render_line(key, _kept_value(node)), children=children))
+            text = _parent(render_line(key, _kept_value(node)), children)
+            kept.append(replace(node, text=text, children=children))
         elif node.role == "heading":
             kept.append(replace(node, text=_context_line(node), ref=None, children=[]))
         elif children and node.role in LANDMARK_ROLES:
-            kept.append(replace(node, text=_context_line(node), ref=None, children=children))
+            kept.append(replace(node, text=_parent(_context_line(node), children), ref=None, children=children))
         else:
             kept.extend(children)
     return kept
+
+
+def _parent(text: str, children: list[Node]) -> str:
+    # A line with lines under it ends in ":", so the listing stays a YAML document a reader can load.
+    return f"{text}:" if children and not text.endswith(":") and _split(text)[1] is None else text
 
 
 def _label(node: Node) -> str:

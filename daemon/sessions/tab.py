@@ -38,6 +38,16 @@ REPLACE_LOAD_TIMEOUT_S = 15.0
 CALL_SLACK_S = 10.0
 
 
+def _not_answering(tab_id: str, url: str, done: str, what: str) -> ExecutionError:
+    return ExecutionError(
+        f"{tab_id} {what.splitlines()[0]} (a script kept the page busy); {done}",
+        hint="Call browser_snapshot to see the page as it is now, then go on; avoid the script or action that looped.",
+        tabId=tab_id,
+        url=url,
+        recovered=done,
+    )
+
+
 def call_deadline_s(config: BrowserConfig, *call_timeouts_ms: int | None) -> float:
     """How long one call on a tab may take: one load, one action and one snapshot at their limits, the
     call's own timeouts on top, and some slack. Only a tab stuck for good reaches it."""
@@ -195,27 +205,18 @@ class Tab:
         Only failing calls check the page, so a call that succeeds pays nothing for this.
         """
         await self.arm()
+        tab_id = self.id  # a replaced page gives this id to the tab that takes its place
         with anyio.CancelScope(deadline=anyio.current_time() + deadline_s) as scope:
             try:
                 yield
             except (BrowserdError, PlaywrightError) as exc:
                 if await self.answers():
                     raise
-                raise self._not_answering(await self.recover(), exc) from exc
+                url = self.page.url
+                raise _not_answering(tab_id, url, await self.recover(), f"stopped answering: {exc}") from exc
         if scope.cancelled_caught:
-            raise self._not_answering(await self.recover(), None, deadline_s)
-
-    def _not_answering(self, done: str, cause: BaseException | None, deadline_s: float | None = None) -> ExecutionError:
-        why = f"did not answer within {deadline_s:g} s" if deadline_s is not None else "stopped answering"
-        first = str(cause).splitlines()[0] if cause is not None and str(cause) else ""
-        return ExecutionError(
-            f"{self.id} {why} (a script kept the page busy){': ' + first if first else ''}; {done}",
-            hint="Call browser_snapshot to see the page as it is now, then go on; avoid the script or action that "
-            "looped.",
-            tabId=self.id,
-            url=self.page.url,
-            recovered=done,
-        )
+            url = self.page.url
+            raise _not_answering(tab_id, url, await self.recover(), f"did not answer within {deadline_s:g} s")
 
     async def answers(self) -> bool:
         """Whether the page runs a trivial script within PROBE_TIMEOUT_S (a navigating page counts)."""

@@ -255,7 +255,7 @@ def _matches(
 
 
 def _match(node: aria.Node, params: FindParams, pattern: re.Pattern[str] | None) -> bool:
-    line = node.text
+    line = node.plain  # as a person reads it, without YAML's quoting
     return (
         (params.text is None or params.text.lower() in line.lower())
         and (pattern is None or pattern.search(line) is not None)
