@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
@@ -102,6 +103,11 @@ class Tool(Generic[P]):
     output: type[msgspec.Struct] | None = None
 
     def spec(self) -> ToolSpec:
+        return self._spec
+
+    @cached_property
+    def _spec(self) -> ToolSpec:
+        # Built once per tool: its JSON Schema costs milliseconds, and every REGISTER lists every tool.
         return ToolSpec(
             name=self.name,
             description=self.description,
