@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 from playwright.async_api import Locator, Page
 
 INTERACTIVE_ROLES = frozenset({
@@ -264,11 +265,19 @@ class Capture:
     selectors: dict[str, str] = field(default_factory=dict)
 
 
+ANNOTATION_TIMEOUT_MS = 30_000
+
+
 async def capture(
     page: Page, scope: Locator | None = None, depth: int | None = None, timeout_ms: int | None = None
 ) -> Capture:
     """The AI-mode snapshot of the page (or of `scope`), with input kinds, states and clickables added."""
-    marks: list[list[Any]] = await page.main_frame.evaluate(_ANNOTATIONS_JS)
+    marks: list[list[Any]] = []
+    # A page whose script never yields would hold the annotation forever (evaluate has no timeout of its
+    # own): past the deadline the snapshot goes on without annotations, and aria_snapshot's own timeout
+    # then reports the stuck page.
+    with anyio.move_on_after((timeout_ms or ANNOTATION_TIMEOUT_MS) / 1000):
+        marks = await page.main_frame.evaluate(_ANNOTATIONS_JS)
     target = scope if scope is not None else page
     text = await target.aria_snapshot(mode="ai", depth=depth, boxes=bool(marks), timeout=timeout_ms)
     return _annotate(text, marks) if marks else Capture(text)

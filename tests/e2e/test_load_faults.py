@@ -334,3 +334,24 @@ async def test_item14_the_stdio_side_survives_malformed_json_rpc(home: BrowserdH
         assert answer["result"].get("isError") is not True, answer
     async with mcp_client(home) as client:  # the daemon behind the shim serves a fresh client too
         ok(await client.call_tool("browser_open", {"url": f"{site}/index.html"}))
+
+
+# -- item 4: the annotation script before a snapshot has a deadline ----------------------------------------
+
+
+async def test_item4_a_snapshot_of_a_stuck_page_answers(fault_home: BrowserdHome, site: str) -> None:
+    """Issue 11 item 4: a busy main thread holds the annotation script; the snapshot still answers (an error
+    naming the stuck page, not the daemon's request deadline) and the session goes on in another window."""
+    home = fault_home
+    home.env["BROWSERD_BROWSER_SNAPSHOT_TIMEOUT_MS"] = "2000"
+    home.env["BROWSERD_DAEMON_REQUEST_TIMEOUT_S"] = "90"
+    async with mcp_client(home, args=ALL_TOOLS) as client:
+        ok(await client.call_tool("browser_open", {"url": f"{site}/index.html", "snapshot": "none"}))
+        spin = "setTimeout(() => { for (;;) {} }, 50)"  # ends with the daemon: own_home stops it
+        ok(await client.call_tool("browser_evaluate", {"expression": spin}))
+        stuck = await client.call_tool("browser_snapshot", {})
+        assert "ran past" not in text_of(stuck), "only the daemon's request deadline ended the snapshot"
+        # Another window is another browser context, whose pages never share the stuck renderer.
+        ok(await client.call_tool("browser_windows", {"action": "new"}))
+        ok(await client.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
+        assert "Help page" in text_of(ok(await client.call_tool("browser_snapshot", {})))
