@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from browserd.daemon.config import Config
 from browserd.daemon.errors import ExecutionError, UnknownTool
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.policy.urls import UrlPolicy
@@ -16,7 +17,6 @@ from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.executor import TaskExecutor
 from browserd.daemon.sessions.manager import SessionManager
 from browserd.daemon.sessions.session import Session
-from browserd.protocol.config import Config
 
 
 class ToolCaller(Protocol):

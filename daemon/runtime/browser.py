@@ -9,10 +9,10 @@ from typing import Any
 import anyio
 from playwright.async_api import Browser, Playwright, async_playwright
 
+from browserd.daemon.config import BrowserConfig
 from browserd.daemon.errors import ExecutionError
 from browserd.daemon.runtime.chromium import ChromiumFound, chromium_version, find_chromium
 from browserd.daemon.runtime.procinfo import find_descendant
-from browserd.protocol.config import BrowserConfig
 
 log = logging.getLogger(__name__)
 

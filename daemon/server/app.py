@@ -15,6 +15,7 @@ from typing import Any
 import anyio
 from anyio.abc import SocketListener, SocketStream
 
+from browserd.daemon.config import Config
 from browserd.daemon.errors import BrowserdError, NotAllowed
 from browserd.daemon.runtime.procinfo import rss_kib, tree_pss_kib
 from browserd.daemon.server.connection import Connection, connection_refused
@@ -30,7 +31,6 @@ from browserd.daemon.server.logs import setup_logging
 from browserd.daemon.services import Services
 from browserd.daemon.tools.catalog import build_catalog
 from browserd.protocol import __version__, paths
-from browserd.protocol.config import Config
 from browserd.protocol.framing import encode_frame
 from browserd.protocol.messages import Payload
 

@@ -17,12 +17,12 @@ from collections import Counter
 
 import anyio
 
+from browserd.daemon.config import BrowserConfig
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.idle_hold import IdleHold, NoIdleHold
 from browserd.daemon.sessions.session import Session
-from browserd.protocol.config import BrowserConfig
 from browserd.protocol.messages import TrustLevel
 
 log = logging.getLogger(__name__)

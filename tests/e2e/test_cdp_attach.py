@@ -26,7 +26,7 @@ from tests.e2e.results import failed, ok, text_of
 
 pytestmark = pytest.mark.anyio
 CHROMIUM = shutil.which(os.environ.get("BROWSERD_CHROMIUM", "")) or "/usr/bin/chromium"
-# The daemon's own launch flags (protocol/config.py [browser] args), for a machine without network.
+# The daemon's own launch flags (daemon/config.py [browser] args), for a machine without network.
 FLAGS = ["--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
