@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from browserd.daemon.bridge.server import BridgeServer
+from browserd.daemon.config import Config
 from browserd.daemon.errors import ExecutionError, UnknownTool
 from browserd.daemon.flows.service import FlowService
 from browserd.daemon.policy.proxy import Guards
@@ -19,7 +20,6 @@ from browserd.daemon.runtime.executor import TaskExecutor
 from browserd.daemon.scrape.shared import ScrapeShared
 from browserd.daemon.sessions.manager import SessionManager
 from browserd.daemon.sessions.session import Session
-from browserd.protocol.config import Config
 
 
 class ToolCaller(Protocol):

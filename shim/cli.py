@@ -15,11 +15,11 @@ from browserd.shim.flows_cli import flows
 from browserd.shim.runs_cli import runs
 
 if TYPE_CHECKING:
-    from browserd.protocol.config import Config
+    from browserd.daemon.config import Config
 
 
 def _load_config() -> Config:
-    from browserd.protocol.config import ConfigError, load
+    from browserd.daemon.config import ConfigError, load
 
     try:
         return load()

@@ -44,7 +44,7 @@ DEFAULT_REQUEST_TIMEOUT_S = 600.0
 def configured_call_timeout_s() -> float | None:
     """How long a call may wait for its answer: the daemon's request deadline plus CALL_GRACE_S (None: the
     configuration says requests never time out)."""
-    from browserd.protocol.config import ConfigError, load
+    from browserd.daemon.config import ConfigError, load
 
     try:
         request_timeout_s = load().daemon.request_timeout_s

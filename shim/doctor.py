@@ -13,8 +13,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
+from browserd.daemon.config import ConfigError, load
 from browserd.protocol import paths
-from browserd.protocol.config import ConfigError, load
 
 Status = Literal["ok", "warn", "fail"]
 

@@ -379,7 +379,7 @@ class McpShim:
 
 
 def run_stdio_server(tool_groups: list[str] | None, trust: TrustLevel, codegen: bool | None = None) -> int:
-    from browserd.protocol.config import ConfigError, DaemonConfig, load
+    from browserd.daemon.config import ConfigError, DaemonConfig, load
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="browserd mcp: %(message)s")
     try:

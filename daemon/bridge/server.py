@@ -34,8 +34,8 @@ from browserd.daemon.bridge.pairing import (
     transcript,
 )
 from browserd.daemon.bridge.relay import CdpRelay
+from browserd.daemon.config import BridgeConfig
 from browserd.daemon.errors import BridgeDisabled, ExtensionNotConnected, TrustLevelNotAllowed
-from browserd.protocol.config import BridgeConfig
 
 log = logging.getLogger(__name__)
 

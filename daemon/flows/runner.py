@@ -19,6 +19,7 @@ import msgspec
 from playwright.async_api import ElementHandle, Frame
 from playwright.async_api import Error as PlaywrightError
 
+from browserd.daemon.config import Config
 from browserd.daemon.errors import (
     BrowserdError,
     ElementAmbiguous,
@@ -33,7 +34,6 @@ from browserd.daemon.flows.page_js import RESOLVE_JS
 from browserd.daemon.flows.templating import render
 from browserd.daemon.sessions.settle import settle
 from browserd.daemon.sessions.tab import Tab
-from browserd.protocol.config import Config
 
 # Steps after which the page may change (navigate, open a panel): settle before the next one.
 _CHANGING = frozenset({"click", "dblclick", "key", "navigate", "select", "check", "uncheck", "drag"})

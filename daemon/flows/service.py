@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import msgspec
 
+from browserd.daemon.config import Config
 from browserd.daemon.errors import FlowNotFound, InvalidParameter
 from browserd.daemon.flows.model import FLOW_ID, SLUG, Flow, Meta, ToolMeta, decode
 from browserd.daemon.flows.recorder import Recorder
@@ -23,7 +24,6 @@ from browserd.daemon.flows.store import FlowStore
 from browserd.daemon.flows.variables import check_variables
 from browserd.daemon.runs.records import now_ms
 from browserd.daemon.sessions.tab import Tab
-from browserd.protocol.config import Config
 
 
 class Redactable(Protocol):

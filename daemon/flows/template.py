@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from playwright.async_api import Error as PlaywrightError
 
+from browserd.daemon.config import Config, RunsConfig
 from browserd.daemon.errors import BrowserdError, LimitExceeded, SiteMismatch
 from browserd.daemon.flows.model import Flow, RunRecord, StepReport
 from browserd.daemon.flows.page_js import SENSITIVE_CSS
@@ -21,7 +22,6 @@ from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.records import now_ms
 from browserd.daemon.runs.templates.base import Inputs, Template
 from browserd.daemon.sessions.tab import Tab
-from browserd.protocol.config import Config, RunsConfig
 
 TabTarget = Literal["current", "new"]
 MAX_ROWS = 5_000  # S4-70

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from browserd.protocol.config import ConfigError
+from browserd.daemon.config import ConfigError
 
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 _SAME_SCHEME = {"ws": "http", "wss": "https"}

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from browserd.daemon.config import SecurityConfig
 from browserd.daemon.errors import NotAllowed, TrustLevelNotAllowed
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.ids import validate_profile_id
-from browserd.protocol.config import SecurityConfig
 from browserd.protocol.messages import TrustLevel
 
 PROFILE_HINT = (

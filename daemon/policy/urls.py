@@ -16,10 +16,10 @@ from urllib.parse import urlsplit
 
 import anyio
 
+from browserd.daemon.config import SecurityConfig
 from browserd.daemon.errors import UrlNotAllowed
 from browserd.daemon.policy.addresses import IPAddress, address_rule, parse_address
 from browserd.daemon.policy.origins import DEFAULT_PORTS, first_match, parse_patterns
-from browserd.protocol.config import SecurityConfig
 from browserd.protocol.messages import TrustLevel
 
 log = logging.getLogger(__name__)

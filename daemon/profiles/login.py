@@ -17,12 +17,12 @@ from typing import Any
 import anyio
 from playwright.async_api import BrowserContext, async_playwright
 
+from browserd.daemon.config import Config
 from browserd.daemon.errors import ExecutionError
 from browserd.daemon.profiles.locks import login_lock
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.chromium import find_chromium
-from browserd.protocol.config import Config
 
 EXIT_DONE = 0
 EXIT_TIMED_OUT = 3

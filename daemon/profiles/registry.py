@@ -8,10 +8,10 @@ from typing import Any, Self
 import anyio
 import anyio.abc
 
+from browserd.daemon.config import ProfilesConfig
 from browserd.daemon.profiles.ids import validate_profile_id
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
 from browserd.daemon.profiles.store import ProfileStore, Snapshot
-from browserd.protocol.config import ProfilesConfig
 
 
 class Profiles:

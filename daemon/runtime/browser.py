@@ -12,10 +12,10 @@ from urllib.parse import unquote, urlsplit
 import anyio
 from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
 
+from browserd.daemon.config import BrowserConfig
 from browserd.daemon.errors import ExecutionError
 from browserd.daemon.runtime.chromium import ChromiumFound, chromium_version, find_chromium
 from browserd.daemon.runtime.procinfo import find_descendant
-from browserd.protocol.config import BrowserConfig
 
 log = logging.getLogger(__name__)
 

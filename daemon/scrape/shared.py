@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 
 import anyio
 
+from browserd.daemon.config import Config
 from browserd.daemon.runtime.contexts import ContextPool
 from browserd.daemon.scrape.fetch import HttpPool
 from browserd.daemon.scrape.resources import ResourcePolicy
-from browserd.protocol.config import Config
 
 
 @dataclass

@@ -17,6 +17,7 @@ from anyio.abc import SocketListener, SocketStream
 
 from browserd.daemon.bridge.control import ACTIONS as BRIDGE_ACTIONS
 from browserd.daemon.bridge.control import bridge_control
+from browserd.daemon.config import Config
 from browserd.daemon.errors import BrowserdError, NotAllowed
 from browserd.daemon.runtime.procinfo import rss_kib, tree_pss_kib
 from browserd.daemon.runtime.tasks import window_task_counts
@@ -34,7 +35,6 @@ from browserd.daemon.services import Services
 from browserd.daemon.tools.catalog import build_catalog
 from browserd.daemon.tools.flows import published_tools
 from browserd.protocol import __version__, paths
-from browserd.protocol.config import Config
 from browserd.protocol.framing import encode_frame
 from browserd.protocol.messages import Payload
 

@@ -6,8 +6,8 @@ import logging
 import logging.handlers
 import sys
 
+from browserd.daemon.config import DaemonConfig
 from browserd.protocol import paths
-from browserd.protocol.config import DaemonConfig
 
 
 def setup_logging(config: DaemonConfig, foreground: bool) -> None:

@@ -24,13 +24,13 @@ from collections import Counter
 import anyio
 from playwright.async_api import Browser
 
+from browserd.daemon.config import BrowserConfig
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.idle_hold import IdleHold, NoIdleHold
 from browserd.daemon.sessions.session import WINDOW_SCRIPT, Session, SpareWindow
 from browserd.daemon.sessions.window import Viewport, WindowOptions
-from browserd.protocol.config import BrowserConfig
 from browserd.protocol.messages import TrustLevel
 
 log = logging.getLogger(__name__)

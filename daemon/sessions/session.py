@@ -12,6 +12,7 @@ from typing import Any
 import anyio
 from playwright.async_api import Browser, BrowserContext, Page
 
+from browserd.daemon.config import BrowserConfig
 from browserd.daemon.errors import BrowserdError, LimitExceeded, PageCrashed, SessionNotFound
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.policy.trust import TrustPolicy
@@ -29,7 +30,6 @@ from browserd.daemon.sessions.snapshot import CLICK_TRACKER_JS
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import ProfileLink, Viewport, Window, WindowOptions
 from browserd.protocol import paths
-from browserd.protocol.config import BrowserConfig
 from browserd.protocol.messages import TrustLevel
 
 log = logging.getLogger(__name__)

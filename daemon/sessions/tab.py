@@ -20,8 +20,8 @@ from browserd.daemon.sessions.records import CONSOLE_BUFFER, ConsoleRecord, Dial
 from browserd.daemon.sessions.snapshot import Clickable
 
 if TYPE_CHECKING:
+    from browserd.daemon.config import BrowserConfig
     from browserd.daemon.sessions.window import Window
-    from browserd.protocol.config import BrowserConfig
 
 PDF_TYPES = {"application/pdf", "application/x-pdf"}
 # Answering a dialog is one message to the browser; one that gets no reply in this time never will.

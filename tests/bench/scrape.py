@@ -603,7 +603,7 @@ def main() -> int:
     errors = ""
     if sections & {"throughput", "formats", "split", "speed", "runs"}:
         home = make_home(idle_exit_s=120)
-        from browserd.protocol.config import BrowserConfig
+        from browserd.daemon.config import BrowserConfig
 
         home.env["BROWSERD_BROWSER_ARGS"] = json.dumps([*BrowserConfig().args, THIRD_PARTY_REFUSED])
         server, site = serve_site_quietly()

@@ -84,7 +84,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-VIEWPORT_WIDTH, VIEWPORT_HEIGHT = 1280, 800  # browserd's default (protocol/config.py BrowserConfig)
+VIEWPORT_WIDTH, VIEWPORT_HEIGHT = 1280, 800  # browserd's default (daemon/config.py BrowserConfig)
 WAIT_UNTIL = {"never-loads.html": "domcontentloaded"}  # its /hang image holds `load` back
 READY_TEXT = {"late.html": "Loaded late"}  # content that appears after load
 SECTIONS = ("latency", "snapshots", "memory")

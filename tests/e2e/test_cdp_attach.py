@@ -28,7 +28,7 @@ pytestmark = pytest.mark.anyio
 # Besides the agent loop, this module drives the devtools group (off by default since issue 10).
 DEVTOOLS = ("--tools", "pages,devtools")
 CHROMIUM = shutil.which(os.environ.get("BROWSERD_CHROMIUM", "")) or "/usr/bin/chromium"
-# The daemon's own launch flags (protocol/config.py [browser] args), for a machine without network.
+# The daemon's own launch flags (daemon/config.py [browser] args), for a machine without network.
 FLAGS = ["--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
+from browserd.daemon.config import Config, ProfilesConfig
 from browserd.daemon.errors import InvalidParameter, RobotsDisallowed
 from browserd.daemon.scrape.crawl import Crawler, CrawlPage, CrawlRequest, CrawlSummary
 from browserd.daemon.services import Services
-from browserd.protocol.config import Config, ProfilesConfig
 from tests.conftest import SiteHandler, _Server
 
 pytestmark = pytest.mark.anyio

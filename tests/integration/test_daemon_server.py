@@ -27,7 +27,7 @@ import anyio
 import msgspec
 import pytest
 
-from browserd.protocol.config import Config
+from browserd.daemon.config import Config
 from browserd.protocol.framing import HEADER, decode_body, encode_frame
 from browserd.protocol.messages import (
     PROTOCOL_VERSION,

@@ -9,9 +9,9 @@ from collections.abc import AsyncIterator
 import pytest
 from playwright.async_api import BrowserContext
 
+from browserd.daemon.config import BrowserConfig
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.executor import TaskExecutor
-from browserd.protocol.config import BrowserConfig
 
 pytestmark = pytest.mark.anyio
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from browserd.protocol.config import Config, ConfigError, load
+from browserd.daemon.config import Config, ConfigError, load
 
 
 def write(tmp_path: Path, text: str) -> Path:

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from browserd.daemon.config import Config, CrawlConfig, load
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.runs.templates.crawl import Crawl, CrawlInputs, crawl_request
 from browserd.daemon.scrape.crawl import CrawlRequest, Scope, url_key
 from browserd.daemon.scrape.robots import parse_robots
-from browserd.protocol.config import Config, CrawlConfig, load
 
 ROBOTS = """
 # comment

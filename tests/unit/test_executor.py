@@ -6,10 +6,10 @@ import anyio
 import pytest
 from anyio import wait_all_tasks_blocked
 
+from browserd.daemon.config import BrowserConfig
 from browserd.daemon.errors import Busy
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.executor import TaskExecutor
-from browserd.protocol.config import BrowserConfig
 
 pytestmark = pytest.mark.anyio
 

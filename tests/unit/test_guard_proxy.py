@@ -11,12 +11,12 @@ import anyio.abc
 import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from browserd.daemon.config import SecurityConfig
 from browserd.daemon.policy import proxy as proxy_module
 from browserd.daemon.policy import urls as urls_module
 from browserd.daemon.policy.addresses import IPAddress
 from browserd.daemon.policy.proxy import GuardProxy, Guards
 from browserd.daemon.policy.urls import UrlPolicy
-from browserd.protocol.config import SecurityConfig
 
 pytestmark = pytest.mark.anyio
 

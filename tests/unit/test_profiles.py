@@ -22,6 +22,7 @@ from typing import Any
 import anyio
 import pytest
 
+from browserd.daemon.config import ProfilesConfig, load
 from browserd.daemon.errors import ExecutionError, InvalidParameter, ProfileLocked
 from browserd.daemon.profiles import (
     INITIAL_STATE,
@@ -37,7 +38,6 @@ from browserd.daemon.profiles import (
     validate_profile_id,
 )
 from browserd.daemon.profiles import store as store_module
-from browserd.protocol.config import ProfilesConfig, load
 from tests.conftest import REPO, VENV_BIN
 
 pytestmark = pytest.mark.anyio

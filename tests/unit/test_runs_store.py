@@ -15,6 +15,7 @@ import anyio
 import msgspec
 import pytest
 
+from browserd.daemon.config import Config, ProfilesConfig, RunsConfig
 from browserd.daemon.errors import (
     ArtifactExpired,
     ArtifactNotFound,
@@ -33,7 +34,6 @@ from browserd.daemon.runs.templates.base import Inputs, Template
 from browserd.daemon.runs.templates.registry import TemplateRegistry
 from browserd.daemon.services import Services
 from browserd.daemon.sessions.session import Session
-from browserd.protocol.config import Config, ProfilesConfig, RunsConfig
 
 pytestmark = pytest.mark.anyio
 

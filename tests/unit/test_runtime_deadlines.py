@@ -8,11 +8,11 @@ from typing import Any
 import anyio
 import pytest
 
+from browserd.daemon.config import BrowserConfig
 from browserd.daemon.errors import ExecutionError
 from browserd.daemon.runtime import browser as browser_module
 from browserd.daemon.runtime import chromium as chromium_module
 from browserd.daemon.runtime.browser import BrowserRuntime
-from browserd.protocol.config import BrowserConfig
 
 pytestmark = pytest.mark.anyio
 

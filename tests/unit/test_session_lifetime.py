@@ -8,12 +8,12 @@ from pathlib import Path
 import anyio
 import pytest
 
+from browserd.daemon.config import BrowserConfig, ProfilesConfig, SecurityConfig
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.sessions.manager import KEPT, SessionManager
-from browserd.protocol.config import BrowserConfig, ProfilesConfig, SecurityConfig
 
 pytestmark = pytest.mark.anyio
 

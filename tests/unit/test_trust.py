@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from browserd.daemon.config import SecurityConfig, load
 from browserd.daemon.errors import BrowserdError, InvalidParameter, TrustLevelNotAllowed
 from browserd.daemon.policy.trust import TrustPolicy, stricter
 from browserd.daemon.policy.urls import UrlPolicy
-from browserd.protocol.config import SecurityConfig, load
 from browserd.protocol.messages import TrustLevel
 
 

@@ -6,11 +6,11 @@ import ipaddress
 
 import pytest
 
+from browserd.daemon.config import ConfigError, SecurityConfig, load
 from browserd.daemon.errors import UrlNotAllowed
 from browserd.daemon.policy.addresses import address_rule, parse_address
 from browserd.daemon.policy.origins import BadPattern, OriginPattern
 from browserd.daemon.policy.urls import UrlPolicy
-from browserd.protocol.config import ConfigError, SecurityConfig, load
 
 pytestmark = pytest.mark.anyio
 

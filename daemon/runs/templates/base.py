@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import msgspec
 
+from browserd.daemon.config import Config, RunsConfig
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.policy.trust import TrustPolicy
-from browserd.protocol.config import Config, RunsConfig
 from browserd.protocol.messages import TrustLevel
 
 if TYPE_CHECKING:

@@ -17,6 +17,7 @@ import anyio
 import lxml.html  # type: ignore[import-untyped]
 import msgspec
 
+from browserd.daemon.config import Config, RunsConfig
 from browserd.daemon.errors import BrowserdError, ExecutionError
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.runs.context import RunContext
@@ -25,7 +26,6 @@ from browserd.daemon.scrape.extract import extract_links
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.service import ScrapeRequest, load_page, render
 from browserd.daemon.scrape.task import Render
-from browserd.protocol.config import Config, RunsConfig
 
 MAX_URLS = 1000
 MAX_CONCURRENCY = 5

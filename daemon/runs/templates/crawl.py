@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from browserd.daemon.config import Config, CrawlConfig, RunsConfig
 from browserd.daemon.errors import BrowserdError, InvalidParameter
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.templates.base import Inputs, Template
@@ -21,7 +22,6 @@ from browserd.daemon.scrape.crawl import Crawler, CrawlPage, CrawlRequest, StopR
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.mapping import SitemapMode
 from browserd.daemon.scrape.task import Render
-from browserd.protocol.config import Config, CrawlConfig, RunsConfig
 
 # Bounds of the schema; the configured ones ([crawl] max_limit, max_concurrency) are checked when a run is asked for.
 SCHEMA_MAX_LIMIT = 100_000

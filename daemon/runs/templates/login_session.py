@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
+from browserd.daemon.config import RunsConfig
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.templates.base import Inputs, Template
-from browserd.protocol.config import RunsConfig
 
 if TYPE_CHECKING:
     from browserd.daemon.services import ToolCaller

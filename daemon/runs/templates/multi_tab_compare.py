@@ -23,6 +23,7 @@ import lxml.html  # type: ignore[import-untyped]
 import msgspec
 from playwright.async_api import Error as PlaywrightError
 
+from browserd.daemon.config import Config, RunsConfig
 from browserd.daemon.errors import BrowserdError, ExecutionError
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.templates.base import Inputs, Template
@@ -34,7 +35,6 @@ from browserd.daemon.sessions.navigation import goto
 from browserd.daemon.sessions.snapshot import capture
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import Window
-from browserd.protocol.config import Config, RunsConfig
 
 MAX_URLS = 20  # D-41
 MAX_CONCURRENCY = 5  # a template's maxConcurrency (D-20)
