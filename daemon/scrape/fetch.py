@@ -146,11 +146,27 @@ class HttpPool:
             self._direct = self._proxied = None
 
 
+class _NoCookies(http.cookiejar.DefaultCookiePolicy):
+    """A shared client must keep no cookies of its own: each fetch carries its profile's in its own jar."""
+
+    def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+        return False
+
+    def return_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+        return False
+
+
 def new_client(proxy: str | None) -> httpx.AsyncClient:
     import httpx
 
     # trust_env off: the daemon's own settings decide where traffic goes, as they do for the browser.
-    return httpx.AsyncClient(proxy=proxy, follow_redirects=False, trust_env=False, timeout=None)
+    return httpx.AsyncClient(
+        proxy=proxy,
+        follow_redirects=False,
+        trust_env=False,
+        timeout=None,
+        cookies=http.cookiejar.CookieJar(policy=_NoCookies()),
+    )
 
 
 @asynccontextmanager

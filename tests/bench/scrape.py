@@ -1,6 +1,8 @@
 """Scrape benchmark for issue 5: how fast is `scrape`, and how good is its markdown?
 
     .venv/bin/python tests/bench/scrape.py [--rounds 2] [--runs 10] [--page form.html] [--skip-extraction]
+                                           [--sections throughput,formats,split,speed,runs,extraction]
+                                           [--articles 10] [--speed-rounds 2]
 
 Prints figures, never asserts them (DESIGN.md §6):
 
@@ -19,6 +21,16 @@ Prints figures, never asserts them (DESIGN.md §6):
 4. The extraction-dev score (../shared/bench/extraction-dev), through tests/bench/extraction.py's
    functions: token F1, AEB F1, structure recall per kind and pages per CPU-second, for our extractor
    beside plain trafilatura on the same pages (--skip-extraction leaves it out).
+
+5. Speed (issue 12): the first --articles real pages of extraction-dev, served on 127.0.0.1 with their
+   third-party <script>/<img>/<iframe> tags, which fail at once because the benchmark's browsers resolve
+   no host name (THIRD_PARTY_REFUSED in [browser] args); --speed-rounds times over them with 1 and 4
+   clients for `render` auto, never (the fast path) and always (the browser): pages/s, latency median
+   and p95, and which path served them (`via`); beside Playwright + trafilatura, a fresh context per
+   page, `domcontentloaded`, the floor to beat. Targets printed: fast path >= 6 pages/s with 1 client
+   and >= 12 with 4, p50 <= 150 ms; browser >= 3 pages/s with 1 client.
+6. Runs: batch_extract_pages (concurrency 5) of 60 tests/site pages and a crawl of the generated
+   60-page site, pages/s by the run's own elapsed time (target >= 5).
 
 Then one line of JSON with every figure. Everything runs in an isolated browserd home
 (tests/conftest.make_home) against tests/site served on 127.0.0.1; only that home's daemon is stopped.

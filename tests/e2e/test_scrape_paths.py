@@ -104,6 +104,9 @@ async def test_cookies_go_both_ways_on_the_fast_path(home: BrowserdHome, site: s
         assert "fast=yes" in seen, f"the cookie set on the fast path never reached the profile: {seen!r}"
         fast = ok(await scrape(client, url=f"{site}/cookies", render="never", profileId="speed"))
         assert "fast=yes" in text_of(fast)
+        # The fast path's pooled connections keep no cookies: another profile sends none of speed's.
+        other = ok(await scrape(client, url=f"{site}/cookies", render="never", profileId="other"))
+        assert "fast=yes" not in text_of(other)
 
 
 async def test_render_never_refuses_what_is_not_html(home: BrowserdHome, site: str) -> None:

@@ -33,20 +33,25 @@ MAX_CONCURRENCY = 5
 BatchFormat = Literal["markdown", "text", "html"]
 
 
-class BatchInputs(Inputs, kw_only=True):
-    urls: Annotated[list[str], msgspec.Meta(min_length=1, max_length=MAX_URLS, description="http(s) URLs.")]
-    concurrency: Annotated[int, msgspec.Meta(ge=1, le=MAX_CONCURRENCY, description="Pages loading at once.")] = 3
-    format: BatchFormat = "markdown"
+class PageLoadInputs(Inputs, kw_only=True):
+    """How templates that scrape pages load them (daemon/scrape/service.py), as `scrape` does."""
+
     only_main_content: Annotated[bool, msgspec.Meta(description="Drop navigation, footers, ads.")] = True
-    profile_id: (
-        Annotated[str, msgspec.Meta(pattern=r"^[a-zA-Z0-9._-]{1,64}$", description="Login profile to use.")] | None
-    ) = None
     page_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=300_000, description="Load timeout per page.")] | None = None
     render: Annotated[
         Render, msgspec.Meta(description="auto: plain HTTP when the HTML holds the content; always: the browser.")
     ] = "auto"
     block_resources: (
         Annotated[bool, msgspec.Meta(description="Skip images, media, fonts, ads, trackers (default [scrape]).")] | None
+    ) = None
+
+
+class BatchInputs(PageLoadInputs, kw_only=True):
+    urls: Annotated[list[str], msgspec.Meta(min_length=1, max_length=MAX_URLS, description="http(s) URLs.")]
+    concurrency: Annotated[int, msgspec.Meta(ge=1, le=MAX_CONCURRENCY, description="Pages loading at once.")] = 3
+    format: BatchFormat = "markdown"
+    profile_id: (
+        Annotated[str, msgspec.Meta(pattern=r"^[a-zA-Z0-9._-]{1,64}$", description="Login profile to use.")] | None
     ) = None
 
 

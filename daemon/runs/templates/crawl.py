@@ -16,19 +16,18 @@ import msgspec
 from browserd.daemon.config import Config, CrawlConfig, RunsConfig
 from browserd.daemon.errors import BrowserdError, InvalidParameter
 from browserd.daemon.runs.context import RunContext
-from browserd.daemon.runs.templates.base import Inputs, Template
-from browserd.daemon.runs.templates.batch_extract import Summary
+from browserd.daemon.runs.templates.base import Template
+from browserd.daemon.runs.templates.batch_extract import PageLoadInputs, Summary
 from browserd.daemon.scrape.crawl import Crawler, CrawlPage, CrawlRequest, StopReason, compile_patterns
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.mapping import SitemapMode
-from browserd.daemon.scrape.task import Render
 
 # Bounds of the schema; the configured ones ([crawl] max_limit, max_concurrency) are checked when a run is asked for.
 SCHEMA_MAX_LIMIT = 100_000
 SCHEMA_MAX_CONCURRENCY = 20
 
 
-class CrawlInputs(Inputs, kw_only=True):
+class CrawlInputs(PageLoadInputs, kw_only=True):
     url: Annotated[str, msgspec.Meta(description="http(s) start URL; its site is what is crawled.")]
     limit: (
         Annotated[int, msgspec.Meta(ge=1, le=SCHEMA_MAX_LIMIT, description="Most pages (default [crawl]).")] | None
@@ -52,14 +51,6 @@ class CrawlInputs(Inputs, kw_only=True):
     sort_query: Annotated[bool, msgspec.Meta(description="?a=1&b=2 and ?b=2&a=1 are one page.")] = False
     concurrency: (
         Annotated[int, msgspec.Meta(ge=1, le=SCHEMA_MAX_CONCURRENCY, description="Pages loading at once.")] | None
-    ) = None
-    only_main_content: Annotated[bool, msgspec.Meta(description="Drop navigation, footers, ads.")] = True
-    page_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=300_000, description="Load timeout per page.")] | None = None
-    render: Annotated[
-        Render, msgspec.Meta(description="auto: plain HTTP when the HTML holds the content; always: the browser.")
-    ] = "auto"
-    block_resources: (
-        Annotated[bool, msgspec.Meta(description="Skip images, media, fonts, ads, trackers (default [scrape]).")] | None
     ) = None
 
 
