@@ -8,7 +8,6 @@ from urllib.parse import urljoin
 import lxml.etree  # type: ignore[import-untyped]
 import lxml.html  # type: ignore[import-untyped]
 
-
 # Characters XML cannot hold: lxml parses them into the tree (raw or as character references such as
 # `&#26;`) but refuses them in any text or attribute set later (ValueError), and a lone surrogate ends
 # the parse early, losing the rest of the page. Vertical tabs and form feeds of old pages separate
