@@ -12,9 +12,13 @@ import lxml.html  # type: ignore[import-untyped]
 # `&#26;`) but refuses them in any text or attribute set later (ValueError), and a lone surrogate ends
 # the parse early, losing the rest of the page. Vertical tabs and form feeds of old pages separate
 # words; the rest carries no text.
-_NOT_XML = re.compile("[\x00-\x08\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-_SEPARATORS = re.compile("[\x0b\x0c]")
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_SEPARATORS = frozenset("\x0b\x0c")
 _CHAR_REF = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,10}));?")
+
+
+def _replacement(char: str) -> str:
+    return " " if char in _SEPARATORS else ""
 
 
 def _char_ref(match: re.Match[str]) -> str:
@@ -23,15 +27,14 @@ def _char_ref(match: re.Match[str]) -> str:
     code = int(match[1], 16) if match[1] else int(match[2])
     if 0x80 <= code <= 0x9F:
         return bytes((code,)).decode("cp1252", errors="ignore")
-    if code > 0x10FFFF or _NOT_XML.match(chr(code)):
+    if code > 0x10FFFF:
         return ""
-    return " " if _SEPARATORS.match(chr(code)) else match[0]
+    return _replacement(chr(code)) if _NOT_XML.match(chr(code)) else match[0]
 
 
 def xml_safe(html: str) -> str:
     """`html` without the characters, raw or referenced, that an XML tree cannot hold."""
-    html = _NOT_XML.sub("", html)
-    html = _SEPARATORS.sub(" ", html)
+    html = _NOT_XML.sub(lambda match: _replacement(match[0]), html)  # one pass: most pages have none
     return _CHAR_REF.sub(_char_ref, html) if "&#" in html else html
 
 
