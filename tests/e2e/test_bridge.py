@@ -1,0 +1,245 @@
+"""The extension bridge end to end (issue 13; DESIGN.md §3 "bridge/", S3-18..S3-26, D-45).
+
+A real Chromium loads the unpacked extension-bridge/ (new headless mode loads extensions); the test
+pairs it for real, through the side panel page and `browserd bridge pair`; then the official MCP SDK
+client drives a tab group of that Chrome through `browser_windows {action: "new", kind: "extension"}`
+with the same tools it uses on the daemon's own browser.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import async_playwright
+from playwright.sync_api import sync_playwright
+
+from tests.conftest import BrowserdHome, mcp_client, own_home, short_temp_dir, wait_for
+from tests.e2e.results import failed, ok, text_of
+from tests.e2e.test_cdp_attach import CHROMIUM, FLAGS, ref
+
+pytestmark = pytest.mark.anyio
+
+EXTENSION = Path(__file__).resolve().parents[2] / "extension-bridge"
+CONNECTED = '#status[data-status="connected"]'
+
+
+@dataclass
+class UserChrome:
+    """The user's Chrome as the test sees it: its debugging port, and the extension loaded in it."""
+
+    pid: int
+    debug_port: int
+    extension_id: str
+
+    def targets(self) -> list[dict[str, Any]]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.debug_port}/json/list", timeout=10) as reply:
+            found: list[dict[str, Any]] = json.load(reply)
+        return found
+
+    def page_urls(self) -> list[str]:
+        return [t["url"] for t in self.targets() if t["type"] == "page"]
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.debug_port}"
+
+    @property
+    def side_panel(self) -> str:
+        return f"chrome-extension://{self.extension_id}/sidepanel.html"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _extension_id(debug_port: int) -> str | None:
+    with urllib.request.urlopen(f"http://127.0.0.1:{debug_port}/json/list", timeout=10) as reply:
+        targets = json.load(reply)
+    workers = [t["url"] for t in targets if t["type"] == "service_worker" and t["url"].startswith("chrome-extension")]
+    return workers[0].split("/")[2] if workers else None
+
+
+def _debug_port(profile: Path) -> int | None:
+    try:
+        first = (profile / "DevToolsActivePort").read_text().splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    return int(first) if first.isdigit() else None
+
+
+@pytest.fixture(scope="module")
+def bridge_home() -> Iterator[BrowserdHome]:
+    with own_home() as home:
+        home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(_free_port()))
+        yield home
+
+
+@pytest.fixture(scope="module")
+def chrome(bridge_home: BrowserdHome) -> Iterator[UserChrome]:
+    profile = short_temp_dir("bd-ext-")
+    args = [
+        CHROMIUM,
+        "--headless=new",
+        "--remote-debugging-port=0",
+        f"--user-data-dir={profile}",
+        f"--load-extension={EXTENSION}",
+        f"--disable-extensions-except={EXTENSION}",
+        # Branded Chrome builds ignore --load-extension unless this feature is off; Chromium honours it.
+        "--disable-features=DisableLoadExtensionCommandLineSwitch",
+        *FLAGS,
+    ]
+    if os.geteuid() == 0:
+        args.append("--no-sandbox")
+    process = subprocess.Popen(
+        [*args, "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        assert wait_for(lambda: _debug_port(profile) is not None, 30), "Chromium wrote no DevToolsActivePort"
+        debug_port = _debug_port(profile)
+        assert debug_port is not None
+        assert wait_for(lambda: _extension_id(debug_port) is not None, 30), "the extension did not load"
+        user_chrome = UserChrome(process.pid, debug_port, str(_extension_id(debug_port)))
+        _pair(bridge_home, user_chrome)
+        yield user_chrome
+    finally:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGTERM)
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                os.kill(process.pid, signal.SIGKILL)
+                process.wait(5)
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def _pair(home: BrowserdHome, chrome: UserChrome) -> None:
+    """What a person does once: open the side panel, enter the code `browserd bridge pair` printed."""
+    port = home.env["BROWSERD_BRIDGE_PORT"]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.connect_over_cdp(chrome.endpoint)
+        panel = browser.contexts[0].new_page()
+        panel.goto(chrome.side_panel)
+        panel.fill("#port", port)
+        panel.click("#port-form button")
+        paired = home.browserd("bridge", "pair")
+        assert paired.returncode == 0, paired.stderr
+        code = paired.stdout.split("Pairing code: ")[1].split()[0]
+        panel.fill("#code", code)
+        panel.click("#pair")
+        panel.locator(CONNECTED).wait_for(timeout=15_000)
+        panel.close()
+        browser.close()
+
+
+async def test_the_side_panel_pairs_once_and_the_key_is_kept_on_both_sides(
+    bridge_home: BrowserdHome, chrome: UserChrome
+) -> None:
+    status = json.loads(bridge_home.browserd("bridge", "status", "--json").stdout)
+    assert status["connected"] == [chrome.extension_id] and chrome.extension_id in status["paired"]
+    keys = bridge_home.root / "data" / "browserd" / "bridge" / "keys.json"
+    assert oct(keys.stat().st_mode & 0o777) == "0o600"
+
+
+async def test_snapshot_click_fill_screenshot_and_tabs_drive_the_users_chrome(
+    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+) -> None:
+    async with mcp_client(bridge_home) as client:
+        opened = ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
+        windows = opened.structured_content["windows"]
+        assert [w["kind"] for w in windows] == ["extension"]
+
+        snapshot = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/states.html"})))
+        assert 'heading "Element states"' in snapshot
+        assert f"{site}/states.html" in chrome.page_urls(), "the page did not open in the user's Chrome"
+        clicked = ok(await client.call_tool("browser_click", {"target": ref(snapshot, "button", "Bold")}))
+        assert "bold on" in text_of(clicked)
+
+        form = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/form.html"})))
+        ok(await client.call_tool("browser_fill", {"target": ref(form, "textbox", "Full name"), "value": "Ada"}))
+        value = ok(await client.call_tool("browser_get", {"what": "value", "target": "#fullname"}))
+        assert value.structured_content["value"] == "Ada"
+
+        shot = ok(await client.call_tool("browser_screenshot", {}))
+        image = next(block for block in shot.content if block.type == "image")
+        assert base64.b64decode(image.data)[:8] == b"\x89PNG\r\n\x1a\n"
+
+        ok(await client.call_tool("browser_tabs", {"action": "new", "url": f"{site}/help.html"}))
+        tabs = ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]
+        assert [t["url"] for t in tabs] == [f"{site}/form.html", f"{site}/help.html"]
+        assert f"{site}/help.html" in chrome.page_urls()
+
+        # Storage export to a login profile would copy the user's own cookies: the backend lacks it.
+        error = failed(
+            await client.call_tool("browser_storage", {"action": "export", "profileId": "p1"}), "NOT_SUPPORTED"
+        )
+        assert "through the extension" in error["error"]
+
+        window_id = windows[0]["windowId"]
+        closed = ok(await client.call_tool("browser_windows", {"action": "close", "windowId": window_id}))
+        assert "debugger has left" in text_of(closed)
+    # The session's own tabs closed with it; the user's Chrome runs on.
+    assert wait_for(lambda: not any(site in url for url in chrome.page_urls()), 15), chrome.page_urls()
+
+
+async def test_the_side_panel_shows_the_session_and_its_stop_button_ends_it(
+    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+) -> None:
+    async with mcp_client(bridge_home) as client, async_playwright() as playwright:
+        ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
+        ok(await client.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
+        browser = await playwright.chromium.connect_over_cdp(chrome.endpoint)
+        panel = await browser.contexts[0].new_page()
+        await panel.goto(chrome.side_panel)
+        session = panel.locator(".session")
+        await session.wait_for(timeout=10_000)
+        status = json.loads(bridge_home.browserd("status", "--json").stdout)
+        session_id = status["sessions"][0]["sessionId"]
+        assert (await session.get_attribute("data-session-id") or "").startswith(session_id)
+        assert "1 tab(s)" in await session.inner_text()
+        assert "Runtime" in await panel.inner_text("#log") or "Page." in await panel.inner_text("#log")
+
+        await session.locator("button.stop").click()
+        await panel.locator(".session").wait_for(state="detached", timeout=10_000)
+
+        async def extension_windows() -> list[Any]:
+            listed = ok(await client.call_tool("browser_windows", {})).structured_content["windows"]
+            return [w for w in listed if w["kind"] == "extension"]
+
+        for _ in range(100):
+            if not await extension_windows():
+                break
+        assert not await extension_windows(), "stopping in the side panel left the window open"
+        await browser.close()
+
+
+async def test_a_remote_session_may_not_drive_the_users_chrome(bridge_home: BrowserdHome, chrome: UserChrome) -> None:
+    async with mcp_client(bridge_home, args=("--trust", "remote")) as client:
+        error = failed(
+            await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}),
+            "TRUST_LEVEL_NOT_ALLOWED",
+        )
+        assert "allow_remote" in error["recoverHint"]
+
+
+async def test_without_the_extension_an_extension_window_says_how_to_connect(home: BrowserdHome) -> None:
+    home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(_free_port()))
+    async with mcp_client(home) as client:
+        error = failed(
+            await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}),
+            "EXTENSION_NOT_CONNECTED",
+        )
+        assert "side panel" in error["recoverHint"]
