@@ -97,6 +97,12 @@ class Session:
             if self.active_window_id not in self.windows:
                 self.active_window_id = None
 
+    async def live_windows(self) -> list[Window]:
+        """The windows still open: one whose browser went away (a crash, the user's Chrome closed) is dropped."""
+        async with self._lock:
+            await self._forget_dead_windows()
+        return list(self.windows.values())
+
     async def new_window(self, options: WindowOptions | None = None) -> Window:
         options = options or WindowOptions()
         browser = await self.runtime.browser()

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from playwright.async_api import async_playwright
 from playwright.sync_api import sync_playwright
@@ -219,9 +220,9 @@ async def test_the_side_panel_shows_the_session_and_its_stop_button_ends_it(
             listed = ok(await client.call_tool("browser_windows", {})).structured_content["windows"]
             return [w for w in listed if w["kind"] == "extension"]
 
-        for _ in range(100):
-            if not await extension_windows():
-                break
+        with anyio.move_on_after(15):
+            while await extension_windows():
+                await anyio.sleep(0.1)  # polling, with the deadline above
         assert not await extension_windows(), "stopping in the side panel left the window open"
         await browser.close()
 
