@@ -244,3 +244,46 @@ async def test_without_the_extension_an_extension_window_says_how_to_connect(hom
             "EXTENSION_NOT_CONNECTED",
         )
         assert "side panel" in error["recoverHint"]
+
+
+async def _chrome_tabs(panel: Any) -> list[dict[str, Any]]:
+    """Every tab of the user's Chrome as the extension sees it (id, url, tab group)."""
+    tabs: list[dict[str, Any]] = await panel.evaluate(
+        "async () => (await chrome.tabs.query({})).map(t => ({id: t.id, url: t.url, groupId: t.groupId}))"
+    )
+    return tabs
+
+
+async def test_a_tab_taken_out_of_the_sessions_group_leaves_the_session(
+    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+) -> None:
+    async with mcp_client(bridge_home) as client, async_playwright() as playwright:
+        ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
+        ok(await client.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
+        browser = await playwright.chromium.connect_over_cdp(chrome.endpoint)
+        panel = await browser.contexts[0].new_page()
+        await panel.goto(chrome.side_panel)
+        [tab] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/help.html"]
+        assert tab["groupId"] != -1, "the session's tab is in no tab group"
+
+        await panel.evaluate("tabId => chrome.tabs.ungroup(tabId)", tab["id"])  # what dragging it out does
+        failed(await client.call_tool("browser_snapshot", {}), "SESSION_NOT_FOUND")
+        # The tab is the user's now: it stays open, and no command reaches it.
+        assert f"{site}/help.html" in chrome.page_urls()
+        await browser.close()
+
+
+async def test_two_clients_each_drive_only_their_own_tab_group(
+    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+) -> None:
+    async with mcp_client(bridge_home) as first, mcp_client(bridge_home) as second:
+        for client in (first, second):
+            ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
+        pages = [(first, f"{site}/states.html"), (second, f"{site}/form.html")]
+        for round_ in range(3):
+            for client, url in pages:
+                snapshot = text_of(ok(await client.call_tool("browser_open", {"url": f"{url}?round={round_}"})))
+                assert f"- Page: {url}?round={round_}" in snapshot, snapshot
+        for client, url in pages:
+            tabs = ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]
+            assert [t["url"] for t in tabs] == [f"{url}?round=2"], "a session sees another session's tab"
