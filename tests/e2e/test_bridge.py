@@ -10,140 +10,33 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from playwright.async_api import async_playwright
-from playwright.sync_api import sync_playwright
 
-from tests.conftest import BrowserdHome, mcp_client, own_home, short_temp_dir, wait_for
+from tests.conftest import BROWSERD, BrowserdHome, mcp_client, own_home, wait_for
+from tests.e2e.bridge_chrome import CONNECTED, UserChrome, free_port, pair, stop_service_worker, user_chrome
 from tests.e2e.results import failed, ok, text_of
-from tests.e2e.test_cdp_attach import CHROMIUM, FLAGS, ref
+from tests.e2e.test_cdp_attach import ref
 
 pytestmark = pytest.mark.anyio
-
-EXTENSION = Path(__file__).resolve().parents[2] / "extension-bridge"
-CONNECTED = '#status[data-status="connected"]'
-
-
-@dataclass
-class UserChrome:
-    """The user's Chrome as the test sees it: its debugging port, and the extension loaded in it."""
-
-    pid: int
-    debug_port: int
-    extension_id: str
-
-    def targets(self) -> list[dict[str, Any]]:
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.debug_port}/json/list", timeout=10) as reply:
-            found: list[dict[str, Any]] = json.load(reply)
-        return found
-
-    def page_urls(self) -> list[str]:
-        return [t["url"] for t in self.targets() if t["type"] == "page"]
-
-    @property
-    def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.debug_port}"
-
-    @property
-    def side_panel(self) -> str:
-        return f"chrome-extension://{self.extension_id}/sidepanel.html"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _extension_id(debug_port: int) -> str | None:
-    with urllib.request.urlopen(f"http://127.0.0.1:{debug_port}/json/list", timeout=10) as reply:
-        targets = json.load(reply)
-    workers = [t["url"] for t in targets if t["type"] == "service_worker" and t["url"].startswith("chrome-extension")]
-    return workers[0].split("/")[2] if workers else None
-
-
-def _debug_port(profile: Path) -> int | None:
-    try:
-        first = (profile / "DevToolsActivePort").read_text().splitlines()[0]
-    except (OSError, IndexError):
-        return None
-    return int(first) if first.isdigit() else None
 
 
 @pytest.fixture(scope="module")
 def bridge_home() -> Iterator[BrowserdHome]:
     with own_home() as home:
-        home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(_free_port()))
+        home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(free_port()))
         yield home
 
 
 @pytest.fixture(scope="module")
 def chrome(bridge_home: BrowserdHome) -> Iterator[UserChrome]:
-    profile = short_temp_dir("bd-ext-")
-    args = [
-        CHROMIUM,
-        "--headless=new",
-        "--remote-debugging-port=0",
-        f"--user-data-dir={profile}",
-        f"--load-extension={EXTENSION}",
-        f"--disable-extensions-except={EXTENSION}",
-        # Branded Chrome builds ignore --load-extension unless this feature is off; Chromium honours it.
-        "--disable-features=DisableLoadExtensionCommandLineSwitch",
-        *FLAGS,
-    ]
-    if os.geteuid() == 0:
-        args.append("--no-sandbox")
-    process = subprocess.Popen(
-        [*args, "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-    try:
-        assert wait_for(lambda: _debug_port(profile) is not None, 30), "Chromium wrote no DevToolsActivePort"
-        debug_port = _debug_port(profile)
-        assert debug_port is not None
-        assert wait_for(lambda: _extension_id(debug_port) is not None, 30), "the extension did not load"
-        user_chrome = UserChrome(process.pid, debug_port, str(_extension_id(debug_port)))
-        _pair(bridge_home, user_chrome)
-        yield user_chrome
-    finally:
-        if process.poll() is None:
-            os.kill(process.pid, signal.SIGTERM)
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                os.kill(process.pid, signal.SIGKILL)
-                process.wait(5)
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def _pair(home: BrowserdHome, chrome: UserChrome) -> None:
-    """What a person does once: open the side panel, enter the code `browserd bridge pair` printed."""
-    port = home.env["BROWSERD_BRIDGE_PORT"]
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.connect_over_cdp(chrome.endpoint)
-        panel = browser.contexts[0].new_page()
-        panel.goto(chrome.side_panel)
-        panel.fill("#port", port)
-        panel.click("#port-form button")
-        paired = home.browserd("bridge", "pair")
-        assert paired.returncode == 0, paired.stderr
-        code = paired.stdout.split("Pairing code: ")[1].split()[0]
-        panel.fill("#code", code)
-        panel.click("#pair")
-        panel.locator(CONNECTED).wait_for(timeout=15_000)
-        panel.close()
-        browser.close()
+    with user_chrome() as launched:
+        pair(bridge_home, launched)
+        yield launched
 
 
 async def test_the_side_panel_pairs_once_and_the_key_is_kept_on_both_sides(
@@ -237,7 +130,7 @@ async def test_a_remote_session_may_not_drive_the_users_chrome(bridge_home: Brow
 
 
 async def test_without_the_extension_an_extension_window_says_how_to_connect(home: BrowserdHome) -> None:
-    home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(_free_port()))
+    home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(free_port()))
     async with mcp_client(home) as client:
         error = failed(
             await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}),
@@ -259,17 +152,17 @@ async def test_a_tab_taken_out_of_the_sessions_group_leaves_the_session(
 ) -> None:
     async with mcp_client(bridge_home) as client, async_playwright() as playwright:
         ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
-        ok(await client.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
+        ok(await client.call_tool("browser_open", {"url": f"{site}/help.html?taken-out", "snapshot": "none"}))
         browser = await playwright.chromium.connect_over_cdp(chrome.endpoint)
         panel = await browser.contexts[0].new_page()
         await panel.goto(chrome.side_panel)
-        [tab] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/help.html"]
+        [tab] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/help.html?taken-out"]
         assert tab["groupId"] != -1, "the session's tab is in no tab group"
 
         await panel.evaluate("tabId => chrome.tabs.ungroup(tabId)", tab["id"])  # what dragging it out does
         failed(await client.call_tool("browser_snapshot", {}), "SESSION_NOT_FOUND")
         # The tab is the user's now: it stays open, and no command reaches it.
-        assert f"{site}/help.html" in chrome.page_urls()
+        assert f"{site}/help.html?taken-out" in chrome.page_urls()
         await browser.close()
 
 
@@ -287,3 +180,31 @@ async def test_two_clients_each_drive_only_their_own_tab_group(
         for client, url in pages:
             tabs = ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]
             assert [t["url"] for t in tabs] == [f"{url}?round=2"], "a session sees another session's tab"
+
+
+async def _bridge_connected(home: BrowserdHome) -> bool:
+    result = await anyio.run_process([BROWSERD, "bridge", "status", "--json"], env=home.env, check=False)
+    return bool(result.returncode == 0 and json.loads(result.stdout)["connected"])
+
+
+async def test_a_stopped_service_worker_comes_back_without_pairing_again(
+    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+) -> None:
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.connect_over_cdp(chrome.endpoint)
+        panel = await browser.contexts[0].new_page()
+        await panel.goto(chrome.side_panel)  # an open side panel wakes a stopped worker (S3-20)
+        await panel.locator(CONNECTED).wait_for(timeout=10_000)
+        disconnects = bridge_home.log.read_text().count("disconnected")
+        await stop_service_worker(browser)
+        with anyio.move_on_after(15):
+            while bridge_home.log.read_text().count("disconnected") == disconnects:
+                await anyio.sleep(0.05)  # polling, with the deadline above
+            while not await _bridge_connected(bridge_home):
+                await anyio.sleep(0.05)
+        assert bridge_home.log.read_text().count("disconnected") > disconnects, "the service worker did not stop"
+        assert await _bridge_connected(bridge_home), "the extension did not reconnect"
+        await browser.close()
+    async with mcp_client(bridge_home) as client:
+        ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
+        ok(await client.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
