@@ -30,6 +30,7 @@ from browserd.daemon.errors import BrowserdError
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # full-page screenshots come back through here
+_BROWSER_SESSION = "bridge-browser"  # Target.attachToBrowserTarget's answer: browser-level commands again
 _BROWSER_TARGET = {
     "targetId": "browserd-bridge",
     "type": "browser",
@@ -58,6 +59,7 @@ class CdpRelay:
         self._server: Server | None = None
         self._client: ServerConnection | None = None
         self._tabs: dict[int, TabTarget] = {}
+        self._aliases: dict[str, TabTarget] = {}  # further sessions on a tab -> the tab
         self._numbers = itertools.count(1)
         self._auto_attach = False
         self.endpoint = ""
@@ -135,13 +137,13 @@ class CdpRelay:
             await ws.send(json.dumps(message))
 
     async def _command(self, method: str, params: dict[str, Any], session_id: str | None) -> Any:
-        if session_id is None:
+        if session_id is None or session_id == _BROWSER_SESSION:
             return await self._browser_command(method, params)
         tab = self._tab_of_session(session_id)
-        if method == "Target.getTargetInfo" and tab.session_id == session_id:
+        own = session_id == tab.session_id or session_id in self._aliases
+        if method == "Target.getTargetInfo" and own:
             return {"targetInfo": tab.target_info}
-        child = None if tab.session_id == session_id else session_id
-        return await self._send(tab, child, method, params)
+        return await self._send(tab, None if own else session_id, method, params)
 
     async def _browser_command(self, method: str, params: dict[str, Any]) -> Any:
         if method == "Browser.getVersion":
@@ -160,18 +162,26 @@ class CdpRelay:
             return {}
         if method == "Target.getTargetInfo":
             return {"targetInfo": _BROWSER_TARGET}
+        if method == "Target.attachToBrowserTarget":
+            return {"sessionId": _BROWSER_SESSION}
+        if method == "Target.attachToTarget":
+            # A second session on a tab (Playwright's new_cdp_session): an alias of the tab's own session.
+            tab = self._tab_of_target(params.get("targetId"))
+            alias = f"{tab.session_id}-{next(self._numbers)}"
+            self._aliases[alias] = tab
+            return {"sessionId": alias}
         if method == "Target.createTarget":
             created = await self.link.call("tab.create", {"sessionId": self.session_id, "url": params.get("url")})
             tab = await self._attach(int(created["tabId"]))
             return {"targetId": tab.target_info.get("targetId")}
         if method == "Target.closeTarget":
-            closing = [t for t in self._tabs.values() if t.target_info.get("targetId") == params.get("targetId")]
-            if not closing:
-                return {"success": False}
-            await self.link.call("tab.close", {"sessionId": self.session_id, "tabId": closing[0].tab_id})
+            closing = self._tab_of_target(params.get("targetId"))
+            await self.link.call("tab.close", {"sessionId": self.session_id, "tabId": closing.tab_id})
             return {"success": True}
         if method == "Target.detachFromTarget":
             session_id = params.get("sessionId")
+            if self._aliases.pop(str(session_id), None) is not None:
+                return {}
             tab = self._tab_of_session(str(session_id))
             if tab.session_id == session_id:
                 return {}  # Playwright letting go of a tab it does not want: it stays attached for the session
@@ -189,7 +199,15 @@ class CdpRelay:
             {"sessionId": self.session_id, "tabId": tab.tab_id, "child": child, "method": method, "params": params},
         )
 
+    def _tab_of_target(self, target_id: object) -> TabTarget:
+        for tab in self._tabs.values():
+            if tab.target_info.get("targetId") == target_id:
+                return tab
+        raise BrowserdError(f"no tab of this session is target {target_id}")
+
     def _tab_of_session(self, session_id: str) -> TabTarget:
+        if session_id in self._aliases:
+            return self._aliases[session_id]
         for tab in self._tabs.values():
             if session_id == tab.session_id or session_id in tab.children:
                 return tab
@@ -225,6 +243,7 @@ class CdpRelay:
             return
         if kind == "detached":  # the tab closed, or left the session's group: it is no longer the session's
             del self._tabs[tab.tab_id]
+            self._aliases = {alias: t for alias, t in self._aliases.items() if t is not tab}
             message: dict[str, Any] = {
                 "method": "Target.detachedFromTarget",
                 "params": {"sessionId": tab.session_id, "targetId": tab.target_info.get("targetId")},

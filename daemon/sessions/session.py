@@ -112,6 +112,12 @@ class Session:
         if self.active_window_id not in self.windows:
             self.active_window_id = None
 
+    async def live_windows(self) -> list[Window]:
+        """The windows still open: one whose browser went away (a crash, the user's Chrome closed) is dropped."""
+        async with self._lock:
+            await self._forget_dead_windows()
+        return list(self.windows.values())
+
     async def new_window(self, options: WindowOptions | None = None, warm: bool = False) -> Window:
         """A new window; `warm` takes the daemon's spare one when the options are the defaults, with its tab."""
         options = options or WindowOptions()

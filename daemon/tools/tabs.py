@@ -171,7 +171,7 @@ async def browser_windows(ctx: ToolContext, params: WindowsParams, response: Res
         closing = await session.window(window_id)
         await session.close_window(window_id)
         response.text(closing.backend.closed_note(window_id))
-    rows = [_window_row(session, w) for w in session.windows.values()]
+    rows = [_window_row(session, w) for w in await session.live_windows()]
     response.data({"windows": rows})
     listing = "\n".join(
         f"- {r['windowId']}{' (active)' if r['active'] else ''}{' (' + r['label'] + ')' if r['label'] else ''}: "

@@ -1,0 +1,136 @@
+"""Extension bridge benchmark (issue 13): what driving the user's Chrome through the extension costs.
+
+    .venv/bin/python tests/bench/bridge.py [--runs 30] [--resumes 5]
+
+Prints figures, never asserts them (DESIGN.md §6). A real Chromium loads extension-bridge/ and is paired
+for real (tests/e2e/bridge_chrome.py); one `browserd mcp` drives a window of the daemon's own browser
+and another an extension window (a tab group in that Chromium), on the same tests/site pages:
+
+1. Per-tool latency, own backend vs bridge (median, p95): browser_get what=title (a couple of CDP round
+   trips: the relay's overhead per round trip is about half the difference of the medians),
+   browser_snapshot, browser_click with snapshot "none".
+2. Resume time: the extension's service worker is stopped (as Chrome stops an idle one) with the side
+   panel open; the time from the daemon seeing the disconnect to the extension being connected again,
+   from the daemon log's timestamps (target: <= 2 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from playwright.async_api import async_playwright  # noqa: E402
+
+from tests.bench.common import Budget, RawShim, ready_shim, sample, serve_site, stop_site, summary, text_of  # noqa: E402
+from tests.conftest import BrowserdHome, make_home  # noqa: E402
+from tests.e2e.bridge_chrome import CONNECTED, UserChrome, free_port, pair, stop_service_worker, user_chrome  # noqa: E402
+
+_BOLD = re.compile(r'button "Bold"[^\n]*?\[ref=(\w+)\]')
+
+
+def _timed(shim: RawShim, tool: str, arguments: dict[str, object]) -> float:
+    started = time.perf_counter()
+    shim.call_tool(tool, arguments)
+    return (time.perf_counter() - started) * 1000
+
+
+def tool_latency(shim: RawShim, site: str, runs: int, budget: Budget) -> dict[str, object]:
+    snapshot = text_of(shim.call_tool("browser_open", {"url": f"{site}/states.html"}))
+    bold = _BOLD.search(snapshot)
+    if bold is None:
+        raise SystemExit(f"no Bold button in the snapshot:\n{snapshot}")
+    figures: dict[str, object] = {}
+    for label, tool, arguments in (
+        ("get title", "browser_get", {"what": "title"}),
+        ("snapshot", "browser_snapshot", {}),
+        ("click", "browser_click", {"target": bold.group(1), "snapshot": "none"}),
+    ):
+        times, _ = sample(label, runs, lambda t=tool, a=arguments: _timed(shim, t, a), budget)
+        figures[label] = summary(times)
+    return figures
+
+
+def _log_time(line: str) -> float:
+    return datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S,%f").timestamp()
+
+
+async def resume_times(home: BrowserdHome, chrome: UserChrome, resumes: int) -> list[float]:
+    times: list[float] = []
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.connect_over_cdp(chrome.endpoint)
+        panel = await browser.contexts[0].new_page()
+        await panel.goto(chrome.side_panel)
+        for _ in range(resumes):
+            await panel.locator(CONNECTED).wait_for(timeout=10_000)
+            seen = len(home.log.read_text().splitlines())
+            await stop_service_worker(browser)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                lines = home.log.read_text().splitlines()[seen:]
+                down = next((line for line in lines if "bridge: extension" in line and "disconnected" in line), None)
+                up = [line for line in lines if "bridge: extension" in line and line.endswith(" connected")]
+                if down is not None and up:
+                    times.append((_log_time(up[-1]) - _log_time(down)) * 1000)
+                    break
+                await asyncio.sleep(0.02)
+            print(".", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
+        await browser.close()
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--resumes", type=int, default=5)
+    parser.add_argument("--budget-s", type=float, default=600)
+    args = parser.parse_args()
+    budget = Budget(args.budget_s)
+    server, site = serve_site()
+    home = make_home(idle_exit_s=120)
+    home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(free_port()))
+    results: dict[str, object] = {}
+    try:
+        with user_chrome() as chrome:
+            pair(home, chrome)
+            with ready_shim(home, []) as own, ready_shim(home, []) as bridged:
+                bridged.call_tool("browser_windows", {"action": "new", "kind": "extension"})
+                results["own"] = tool_latency(own, site, args.runs, budget)
+                results["bridge"] = tool_latency(bridged, site, args.runs, budget)
+            results["resumeMs"] = summary(asyncio.run(resume_times(home, chrome, args.resumes)))
+    finally:
+        home.stop_daemon()
+        stop_site(server)
+    print(f"{'tool':<12} {'own median':>11} {'own p95':>9} {'bridge median':>14} {'bridge p95':>11}")
+    own, bridge = results["own"], results["bridge"]
+    assert isinstance(own, dict) and isinstance(bridge, dict)
+    for label in own:
+        o, b = own[label], bridge[label]
+        print(
+            f"{label:<12} {o.get('median', '-'):>9} ms {o.get('p95', '-'):>6} ms {b.get('median', '-'):>11} ms "
+            f"{b.get('p95', '-'):>8} ms"
+        )
+    title_own, title_bridge = own["get title"].get("median"), bridge["get title"].get("median")
+    if title_own is not None and title_bridge is not None:
+        print(f"relay overhead, browser_get title: {title_bridge - title_own:.1f} ms per call (target <= 5 ms)")
+    resume = results["resumeMs"]
+    assert isinstance(resume, dict)
+    print(
+        f"resume after the service worker stopped: median {resume.get('median')} ms, max {resume.get('max')} ms "
+        f"over {resume.get('n')} (target <= 2000 ms)"
+    )
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()

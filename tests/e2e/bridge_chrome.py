@@ -1,0 +1,136 @@
+"""The user's own Chrome for bridge tests and benchmarks: Chromium with extension-bridge/ loaded, paired."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Browser
+from playwright.sync_api import sync_playwright
+
+from tests.conftest import BrowserdHome, short_temp_dir, wait_for
+from tests.e2e.test_cdp_attach import CHROMIUM, FLAGS
+
+EXTENSION = Path(__file__).resolve().parents[2] / "extension-bridge"
+CONNECTED = '#status[data-status="connected"]'
+
+
+@dataclass
+class UserChrome:
+    """The user's Chrome as the test sees it: its debugging port, and the extension loaded in it."""
+
+    pid: int
+    debug_port: int
+    extension_id: str
+
+    def targets(self) -> list[dict[str, Any]]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.debug_port}/json/list", timeout=10) as reply:
+            found: list[dict[str, Any]] = json.load(reply)
+        return found
+
+    def page_urls(self) -> list[str]:
+        return [t["url"] for t in self.targets() if t["type"] == "page"]
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.debug_port}"
+
+    @property
+    def side_panel(self) -> str:
+        return f"chrome-extension://{self.extension_id}/sidepanel.html"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _extension_id(debug_port: int) -> str | None:
+    with urllib.request.urlopen(f"http://127.0.0.1:{debug_port}/json/list", timeout=10) as reply:
+        targets = json.load(reply)
+    workers = [t["url"] for t in targets if t["type"] == "service_worker" and t["url"].startswith("chrome-extension")]
+    return workers[0].split("/")[2] if workers else None
+
+
+def _debug_port(profile: Path) -> int | None:
+    try:
+        first = (profile / "DevToolsActivePort").read_text().splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    return int(first) if first.isdigit() else None
+
+
+@contextmanager
+def user_chrome() -> Iterator[UserChrome]:
+    """A headless Chromium (new headless mode loads extensions) with the unpacked extension, like a user's."""
+    profile = short_temp_dir("bd-ext-")
+    args = [
+        CHROMIUM,
+        "--headless=new",
+        "--remote-debugging-port=0",
+        f"--user-data-dir={profile}",
+        f"--load-extension={EXTENSION}",
+        f"--disable-extensions-except={EXTENSION}",
+        # Branded Chrome builds ignore --load-extension unless this feature is off; Chromium honours it.
+        "--disable-features=DisableLoadExtensionCommandLineSwitch",
+        *FLAGS,
+    ]
+    if os.geteuid() == 0:
+        args.append("--no-sandbox")
+    process = subprocess.Popen(
+        [*args, "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        assert wait_for(lambda: _debug_port(profile) is not None, 30), "Chromium wrote no DevToolsActivePort"
+        debug_port = _debug_port(profile)
+        assert debug_port is not None
+        assert wait_for(lambda: _extension_id(debug_port) is not None, 30), "the extension did not load"
+        yield UserChrome(process.pid, debug_port, str(_extension_id(debug_port)))
+    finally:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGTERM)
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                os.kill(process.pid, signal.SIGKILL)
+                process.wait(5)
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def pair(home: BrowserdHome, chrome: UserChrome) -> None:
+    """What a person does once: open the side panel, enter the code `browserd bridge pair` printed."""
+    port = home.env["BROWSERD_BRIDGE_PORT"]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.connect_over_cdp(chrome.endpoint)
+        panel = browser.contexts[0].new_page()
+        panel.goto(chrome.side_panel)
+        panel.fill("#port", port)
+        panel.click("#port-form button")
+        paired = home.browserd("bridge", "pair")
+        assert paired.returncode == 0, paired.stderr
+        code = paired.stdout.split("Pairing code: ")[1].split()[0]
+        panel.fill("#code", code)
+        panel.click("#pair")
+        panel.locator(CONNECTED).wait_for(timeout=15_000)
+        panel.close()
+        browser.close()
+
+
+async def stop_service_worker(browser: Browser) -> None:
+    """What Chrome does to an idle MV3 service worker: stop it (its WebSocket closes with it)."""
+    cdp = await browser.new_browser_cdp_session()
+    targets = (await cdp.send("Target.getTargets"))["targetInfos"]
+    [worker] = [t for t in targets if t["type"] == "service_worker" and t["url"].startswith("chrome-extension://")]
+    await cdp.send("Target.closeTarget", {"targetId": worker["targetId"]})
+    await cdp.detach()

@@ -1,0 +1,210 @@
+"""The extension bridge end to end (issue 13; DESIGN.md §3 "bridge/", S3-18..S3-26, D-45).
+
+A real Chromium loads the unpacked extension-bridge/ (new headless mode loads extensions); the test
+pairs it for real, through the side panel page and `browserd bridge pair`; then the official MCP SDK
+client drives a tab group of that Chrome through `browser_windows {action: "new", kind: "extension"}`
+with the same tools it uses on the daemon's own browser.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+from playwright.async_api import async_playwright
+
+from tests.conftest import BROWSERD, BrowserdHome, mcp_client, own_home, wait_for
+from tests.e2e.bridge_chrome import CONNECTED, UserChrome, free_port, pair, stop_service_worker, user_chrome
+from tests.e2e.results import failed, ok, text_of
+from tests.e2e.test_cdp_attach import ref
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def bridge_home() -> Iterator[BrowserdHome]:
+    with own_home() as home:
+        home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(free_port()))
+        yield home
+
+
+@pytest.fixture(scope="module")
+def chrome(bridge_home: BrowserdHome) -> Iterator[UserChrome]:
+    with user_chrome() as launched:
+        pair(bridge_home, launched)
+        yield launched
+
+
+async def test_the_side_panel_pairs_once_and_the_key_is_kept_on_both_sides(
+    bridge_home: BrowserdHome, chrome: UserChrome
+) -> None:
+    status = json.loads(bridge_home.browserd("bridge", "status", "--json").stdout)
+    assert status["connected"] == [chrome.extension_id] and chrome.extension_id in status["paired"]
+    keys = bridge_home.root / "data" / "browserd" / "bridge" / "keys.json"
+    assert oct(keys.stat().st_mode & 0o777) == "0o600"
+
+
+async def test_snapshot_click_fill_screenshot_and_tabs_drive_the_users_chrome(
+    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+) -> None:
+    async with mcp_client(bridge_home) as client:
+        opened = ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
+        windows = opened.structured_content["windows"]
+        assert [w["kind"] for w in windows] == ["extension"]
+
+        snapshot = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/states.html"})))
+        assert 'heading "Element states"' in snapshot
+        assert f"{site}/states.html" in chrome.page_urls(), "the page did not open in the user's Chrome"
+        clicked = ok(await client.call_tool("browser_click", {"target": ref(snapshot, "button", "Bold")}))
+        assert "bold on" in text_of(clicked)
+
+        form = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/form.html"})))
+        ok(await client.call_tool("browser_fill", {"target": ref(form, "textbox", "Full name"), "value": "Ada"}))
+        value = ok(await client.call_tool("browser_get", {"what": "value", "target": "#fullname"}))
+        assert value.structured_content["value"] == "Ada"
+
+        shot = ok(await client.call_tool("browser_screenshot", {}))
+        image = next(block for block in shot.content if block.type == "image")
+        assert base64.b64decode(image.data)[:8] == b"\x89PNG\r\n\x1a\n"
+
+        ok(await client.call_tool("browser_tabs", {"action": "new", "url": f"{site}/help.html"}))
+        tabs = ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]
+        assert [t["url"] for t in tabs] == [f"{site}/form.html", f"{site}/help.html"]
+        assert f"{site}/help.html" in chrome.page_urls()
+
+        # Storage export to a login profile would copy the user's own cookies: the backend lacks it.
+        error = failed(
+            await client.call_tool("browser_storage", {"action": "export", "profileId": "p1"}), "NOT_SUPPORTED"
+        )
+        assert "through the extension" in error["error"]
+
+        window_id = windows[0]["windowId"]
+        closed = ok(await client.call_tool("browser_windows", {"action": "close", "windowId": window_id}))
+        assert "debugger has left" in text_of(closed)
+    # The session's own tabs closed with it; the user's Chrome runs on.
+    assert wait_for(lambda: not any(site in url for url in chrome.page_urls()), 15), chrome.page_urls()
+
+
+async def test_the_side_panel_shows_the_session_and_its_stop_button_ends_it(
+    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+) -> None:
+    async with mcp_client(bridge_home) as client, async_playwright() as playwright:
+        ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
+        ok(await client.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
+        browser = await playwright.chromium.connect_over_cdp(chrome.endpoint)
+        panel = await browser.contexts[0].new_page()
+        await panel.goto(chrome.side_panel)
+        session = panel.locator(".session")
+        await session.wait_for(timeout=10_000)
+        status = json.loads(bridge_home.browserd("status", "--json").stdout)
+        session_id = status["sessions"][0]["sessionId"]
+        assert (await session.get_attribute("data-session-id") or "").startswith(session_id)
+        assert "1 tab(s)" in await session.inner_text()
+        assert "Runtime" in await panel.inner_text("#log") or "Page." in await panel.inner_text("#log")
+
+        await session.locator("button.stop").click()
+        await panel.locator(".session").wait_for(state="detached", timeout=10_000)
+
+        async def extension_windows() -> list[Any]:
+            listed = ok(await client.call_tool("browser_windows", {})).structured_content["windows"]
+            return [w for w in listed if w["kind"] == "extension"]
+
+        with anyio.move_on_after(15):
+            while await extension_windows():
+                await anyio.sleep(0.1)  # polling, with the deadline above
+        assert not await extension_windows(), "stopping in the side panel left the window open"
+        await browser.close()
+
+
+async def test_a_remote_session_may_not_drive_the_users_chrome(bridge_home: BrowserdHome, chrome: UserChrome) -> None:
+    async with mcp_client(bridge_home, args=("--trust", "remote")) as client:
+        error = failed(
+            await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}),
+            "TRUST_LEVEL_NOT_ALLOWED",
+        )
+        assert "allow_remote" in error["recoverHint"]
+
+
+async def test_without_the_extension_an_extension_window_says_how_to_connect(home: BrowserdHome) -> None:
+    home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(free_port()))
+    async with mcp_client(home) as client:
+        error = failed(
+            await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}),
+            "EXTENSION_NOT_CONNECTED",
+        )
+        assert "side panel" in error["recoverHint"]
+
+
+async def _chrome_tabs(panel: Any) -> list[dict[str, Any]]:
+    """Every tab of the user's Chrome as the extension sees it (id, url, tab group)."""
+    tabs: list[dict[str, Any]] = await panel.evaluate(
+        "async () => (await chrome.tabs.query({})).map(t => ({id: t.id, url: t.url, groupId: t.groupId}))"
+    )
+    return tabs
+
+
+async def test_a_tab_taken_out_of_the_sessions_group_leaves_the_session(
+    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+) -> None:
+    async with mcp_client(bridge_home) as client, async_playwright() as playwright:
+        ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
+        ok(await client.call_tool("browser_open", {"url": f"{site}/help.html?taken-out", "snapshot": "none"}))
+        browser = await playwright.chromium.connect_over_cdp(chrome.endpoint)
+        panel = await browser.contexts[0].new_page()
+        await panel.goto(chrome.side_panel)
+        [tab] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/help.html?taken-out"]
+        assert tab["groupId"] != -1, "the session's tab is in no tab group"
+
+        await panel.evaluate("tabId => chrome.tabs.ungroup(tabId)", tab["id"])  # what dragging it out does
+        failed(await client.call_tool("browser_snapshot", {}), "SESSION_NOT_FOUND")
+        # The tab is the user's now: it stays open, and no command reaches it.
+        assert f"{site}/help.html?taken-out" in chrome.page_urls()
+        await browser.close()
+
+
+async def test_two_clients_each_drive_only_their_own_tab_group(
+    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+) -> None:
+    async with mcp_client(bridge_home) as first, mcp_client(bridge_home) as second:
+        for client in (first, second):
+            ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
+        pages = [(first, f"{site}/states.html"), (second, f"{site}/form.html")]
+        for round_ in range(3):
+            for client, url in pages:
+                snapshot = text_of(ok(await client.call_tool("browser_open", {"url": f"{url}?round={round_}"})))
+                assert f"- Page: {url}?round={round_}" in snapshot, snapshot
+        for client, url in pages:
+            tabs = ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]
+            assert [t["url"] for t in tabs] == [f"{url}?round=2"], "a session sees another session's tab"
+
+
+async def _bridge_connected(home: BrowserdHome) -> bool:
+    result = await anyio.run_process([BROWSERD, "bridge", "status", "--json"], env=home.env, check=False)
+    return bool(result.returncode == 0 and json.loads(result.stdout)["connected"])
+
+
+async def test_a_stopped_service_worker_comes_back_without_pairing_again(
+    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+) -> None:
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.connect_over_cdp(chrome.endpoint)
+        panel = await browser.contexts[0].new_page()
+        await panel.goto(chrome.side_panel)  # an open side panel wakes a stopped worker (S3-20)
+        await panel.locator(CONNECTED).wait_for(timeout=10_000)
+        disconnects = bridge_home.log.read_text().count("disconnected")
+        await stop_service_worker(browser)
+        with anyio.move_on_after(15):
+            while bridge_home.log.read_text().count("disconnected") == disconnects:
+                await anyio.sleep(0.05)  # polling, with the deadline above
+            while not await _bridge_connected(bridge_home):
+                await anyio.sleep(0.05)
+        assert bridge_home.log.read_text().count("disconnected") > disconnects, "the service worker did not stop"
+        assert await _bridge_connected(bridge_home), "the extension did not reconnect"
+        await browser.close()
+    async with mcp_client(bridge_home) as client:
+        ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
+        ok(await client.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
