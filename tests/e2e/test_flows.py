@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -336,3 +337,33 @@ async def test_a_flow_that_cannot_be_stored_safely_is_refused(home: BrowserdHome
         assert failed(await client.call_tool("flow_import", {"flow": secret_default}), "INVALID_PARAMETER")
         failed(await client.call_tool("flow_run", {"flowId": "no_such_flow"}), "FLOW_NOT_FOUND")
         await call(client, "get_runtime_profile", {})  # the daemon keeps serving
+
+
+@pytest.mark.shared_daemon
+async def test_targets_inside_a_shadow_root_and_an_iframe_are_found_again(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        await call(client, "browser_open", {"url": f"{site}/shadow.html", "snapshot": "none"})
+        await call(client, "flow_record_start", {"name": "shadow"})
+        await call(client, "browser_click", {"target": "shadow-widget button", "snapshot": "none"})
+        shadow = (await call(client, "flow_record_stop", {})).structured_content
+        assert shadow["flow"]["steps"][0]["target"]["shadow"] == ["shadow-widget"]
+        await call(client, "browser_open", {"url": f"{site}/iframe.html", "snapshot": "none"})
+        snapshot = text_of(await call(client, "browser_snapshot", {}))
+        button = re.search(r'button "Frame button" \[ref=(f\w+)\]', snapshot)
+        assert button, snapshot
+        await call(client, "flow_record_start", {"name": "frame"})
+        await call(client, "browser_click", {"target": button.group(1), "snapshot": "none"})
+        framed = (await call(client, "flow_record_stop", {})).structured_content
+        assert framed["flow"]["steps"][0]["target"]["frame"], framed["flow"]["steps"][0]["target"]
+
+        for flow, page, status in ((shadow, "shadow.html", "#status"), (framed, "iframe.html", None)):
+            answer = (
+                await call(client, "flow_run", {"flowId": flow["flowId"], "startUrl": f"{site}/{page}"})
+            ).structured_content
+            assert answer["status"] == "succeeded", answer
+            if status is not None:
+                said = await call(client, "browser_get", {"what": "text", "target": status})
+                assert "shadow clicked" in text_of(said)
+        inner = "document.querySelector('iframe').contentDocument.body.innerText"
+        framed_status = await call(client, "browser_evaluate", {"expression": inner})
+        assert "frame clicked" in text_of(framed_status)
