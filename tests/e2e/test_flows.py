@@ -367,3 +367,37 @@ async def test_targets_inside_a_shadow_root_and_an_iframe_are_found_again(home: 
         inner = "document.querySelector('iframe').contentDocument.body.innerText"
         framed_status = await call(client, "browser_evaluate", {"expression": inner})
         assert "frame clicked" in text_of(framed_status)
+
+
+def _recorder_file(url: str) -> dict[str, Any]:
+    """What Chrome DevTools Recorder exports for: open, type an email and a password, click Sign in."""
+    signin = [["aria/Sign in"], ["#signin"], ['xpath///*[@id="signin"]'], ["pierce/#signin"], ["text/Sign in"]]
+    return {
+        "title": "Recorder sign in",
+        "steps": [
+            {"type": "setViewport", "width": 800, "height": 600, "deviceScaleFactor": 1, "isMobile": False},
+            {"type": "navigate", "url": url},
+            {"type": "change", "value": ARGS["email"], "selectors": [["aria/Email"], ["#email-field"]]},
+            {"type": "change", "value": "typed-secret-1", "selectors": [["aria/Password"], ["#pw-field"]]},
+            {"type": "click", "target": "main", "selectors": signin, "offsetX": 5, "offsetY": 5},
+        ],
+    }
+
+
+@pytest.mark.shared_daemon
+async def test_a_chrome_recorder_file_imports_without_its_values_and_replays_verified(
+    home: BrowserdHome, site: str
+) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        source = _recorder_file(f"{site}/flow-form.html?v=decoy")
+        imported = (await call(client, "flow_import", {"flow": source, "format": "chrome_recorder"})).structured_content
+        flow = (await call(client, "flow_get", {"flowId": imported["flowId"]})).structured_content
+        stored = json.dumps(flow)
+        assert ARGS["email"] not in stored and "typed-secret-1" not in stored
+        assert {v["key"]: v.get("sensitive", False) for v in flow["variables"]} == {"email": False, "password": True}
+        answer = (
+            await call(client, "flow_run", {"flowId": imported["flowId"], "args": ARGS, "stepTimeoutMs": QUICK_MS})
+        ).structured_content
+        assert answer["status"] == "succeeded", answer
+        # The decoy "Sign in" button before the form got nothing: the selectors agreed on the real one.
+        assert await log_of(client) == ["input:email", "input:password", "click:signin"]
