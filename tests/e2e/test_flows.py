@@ -57,6 +57,15 @@ async def record_form_flow(
     return dict(stopped.structured_content)
 
 
+async def record_one(client: Any, url: str | None, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Record one action (after opening `url`, unless None); the flow_record_stop answer."""
+    if url is not None:
+        await call(client, "browser_open", {"url": url, "snapshot": "none"})
+    await call(client, "flow_record_start", {"name": tool})
+    await call(client, tool, args)
+    return dict((await call(client, "flow_record_stop", {})).structured_content)
+
+
 async def replay(client: Any, flow_id: str, url: str, **extra: Any) -> Any:
     args = {"flowId": flow_id, "args": ARGS, "startUrl": url, "stepTimeoutMs": QUICK_MS, **extra}
     return await client.call_tool("flow_run", args)
@@ -248,10 +257,8 @@ def _read(path: Path) -> bytes:
 @pytest.mark.shared_daemon
 async def test_a_recorded_read_becomes_an_output_of_each_run(home: BrowserdHome, site: str) -> None:
     async with mcp_client(home, args=("--tools", "all")) as client:
-        await call(client, "browser_open", {"url": f"{site}/flow-form.html", "snapshot": "none"})
-        await call(client, "flow_record_start", {"name": "Read the second person"})
-        await call(client, "browser_get", {"what": "text", "target": "#people tr:nth-child(2) td:first-child"})
-        flow_id = (await call(client, "flow_record_stop", {})).structured_content["flowId"]
+        cell = {"what": "text", "target": "#people tr:nth-child(2) td:first-child"}
+        flow_id = (await record_one(client, f"{site}/flow-form.html", "browser_get", cell))["flowId"]
         # Re-ordered rows: the recorded cell is found by what it is, not by where it was.
         answer = (
             await call(client, "flow_run", {"flowId": flow_id, "startUrl": f"{site}/flow-form.html?v=reorder"})
@@ -342,18 +349,14 @@ async def test_a_flow_that_cannot_be_stored_safely_is_refused(home: BrowserdHome
 @pytest.mark.shared_daemon
 async def test_targets_inside_a_shadow_root_and_an_iframe_are_found_again(home: BrowserdHome, site: str) -> None:
     async with mcp_client(home, args=("--tools", "all")) as client:
-        await call(client, "browser_open", {"url": f"{site}/shadow.html", "snapshot": "none"})
-        await call(client, "flow_record_start", {"name": "shadow"})
-        await call(client, "browser_click", {"target": "shadow-widget button", "snapshot": "none"})
-        shadow = (await call(client, "flow_record_stop", {})).structured_content
+        click = {"target": "shadow-widget button", "snapshot": "none"}
+        shadow = await record_one(client, f"{site}/shadow.html", "browser_click", click)
         assert shadow["flow"]["steps"][0]["target"]["shadow"] == ["shadow-widget"]
         await call(client, "browser_open", {"url": f"{site}/iframe.html", "snapshot": "none"})
         snapshot = text_of(await call(client, "browser_snapshot", {}))
         button = re.search(r'button "Frame button" \[ref=(f\w+)\]', snapshot)
         assert button, snapshot
-        await call(client, "flow_record_start", {"name": "frame"})
-        await call(client, "browser_click", {"target": button.group(1), "snapshot": "none"})
-        framed = (await call(client, "flow_record_stop", {})).structured_content
+        framed = await record_one(client, None, "browser_click", {"target": button.group(1), "snapshot": "none"})
         assert framed["flow"]["steps"][0]["target"]["frame"], framed["flow"]["steps"][0]["target"]
 
         for flow, page, status in ((shadow, "shadow.html", "#status"), (framed, "iframe.html", None)):
