@@ -101,8 +101,11 @@ def export_flow(flow_id: str, fmt: str, output: str | None) -> None:
 @flows.command("import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--overwrite", is_flag=True, help="Replace the flow with the same id (default: a copy).")
-def import_flow(path: str, overwrite: bool) -> None:
-    """Import a flow exported as JSON."""
+@click.option(
+    "--format", "fmt", type=click.Choice(["browserd", "chrome_recorder"]), default="browserd", show_default=True
+)
+def import_flow(path: str, overwrite: bool, fmt: str) -> None:
+    """Import a flow exported as JSON, or a Chrome DevTools Recorder JSON export."""
     flow = json.loads(Path(path).read_text())
-    data = run(lambda call: call("flow_import", {"flow": flow, "overwrite": overwrite}), GROUPS)
+    data = run(lambda call: call("flow_import", {"flow": flow, "overwrite": overwrite, "format": fmt}), GROUPS)
     click.echo(f"{data['flowId']}  v{data['version']}")

@@ -8,6 +8,7 @@ stored format's version; `migrate()` lifts an older file to it when it is read o
 from __future__ import annotations
 
 import re
+import secrets
 from typing import Any, Literal
 
 import msgspec
@@ -15,7 +16,8 @@ import msgspec
 # Bump when the stored shape changes, and teach migrate() the step from the previous one.
 SCHEMA = 1
 
-SelectorType = Literal["testid", "role", "label", "placeholder", "text", "css", "anchor", "xpath"]
+# `aria` is an accessible name alone (Chrome Recorder's aria/ selectors); recordings store role|name.
+SelectorType = Literal["testid", "role", "aria", "label", "placeholder", "text", "css", "anchor", "xpath"]
 StepType = Literal[
     "click", "dblclick", "fill", "select", "check", "uncheck", "key", "navigate", "drag", "scroll", "wait", "hover",
     "extract",
@@ -172,6 +174,10 @@ class RunRecord(_Struct):
     success: bool | None = None
     url: str | None = None
     entries: list[StepReport] = msgspec.field(default_factory=list)
+
+
+def new_flow_id() -> str:
+    return f"flow_{secrets.token_hex(6)}"
 
 
 def migrate(raw: dict[str, Any]) -> dict[str, Any]:

@@ -209,6 +209,7 @@ RESOLVE_JS = (
           const cut = c.value.indexOf('|'); const role = c.value.slice(0, cut); const name = c.value.slice(cut + 1);
           return deep().filter((n) => roleOf(n) === role && nameOf(n) === name);
         }
+        case 'aria': return deep().filter((n) => roleOf(n) && nameOf(n) === c.value);
         case 'label': return deep().filter((n) => ['input', 'select', 'textarea'].includes(n.localName) && labelOf(n) === c.value);
         case 'placeholder': return deep().filter((n) => norm(n.getAttribute('placeholder')) === c.value);
         case 'text': return deep().filter((n) => !['input', 'select', 'textarea', 'html', 'body'].includes(n.localName)
@@ -246,9 +247,15 @@ RESOLVE_JS = (
     for (const n of found) { if (!pool.has(n)) pool.set(n, []); pool.get(n).push(i); }
     return { index: i, type: c.type, value: c.value, count: found.length };
   });
+  // A target imported without a fingerprint (Chrome Recorder) is verified by its selectors agreeing:
+  // the share of the candidates that found anything which found this element, one of them uniquely.
+  const known = Object.values(fp).some(Boolean);
+  const finders = report.filter((r) => r.count > 0).length;
+  const agreement = (hits) => hits.some((i) => report[i].count === 1) ? hits.length / finders : 0;
   const scored = [...pool.entries()].map(([n, hits]) => {
     const d = describe(n);
-    return { n, hits, score: Math.round(score(d) * 1000) / 1000, visible: visible(n), disabled: disabled(n),
+    const s = known ? score(d) : agreement(hits);
+    return { n, hits, score: Math.round(s * 1000) / 1000, visible: visible(n), disabled: disabled(n),
       tag: d.tag, name: d.name, container: d.container };
   }).sort((a, b) => b.score - a.score || b.hits.length - a.hits.length);
   const shown = scored.slice(0, 5).map(({ n, ...rest }) => rest);

@@ -25,6 +25,7 @@ from browserd.daemon.sessions.targets import locate
 
 # Earlier strategies first (S4-46, D-29); the weight is the order a replay reports and a person may edit.
 _RANK = {"testid": 0, "css": 1, "role": 2, "label": 3, "placeholder": 4, "text": 5, "anchor": 6, "xpath": 7}
+# (`aria`, a name without a role, comes only from Chrome Recorder imports.)
 RECORDED_TOOLS = frozenset(
     {
         "browser_open", "browser_navigate", "browser_click", "browser_fill", "browser_type", "browser_press",

@@ -7,7 +7,6 @@ every connected client when that list changes.
 
 from __future__ import annotations
 
-import secrets
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -18,7 +17,8 @@ import msgspec
 
 from browserd.daemon.config import Config
 from browserd.daemon.errors import FlowNotFound, InvalidParameter
-from browserd.daemon.flows.model import FLOW_ID, SLUG, Flow, Meta, ToolMeta, decode
+from browserd.daemon.flows.chrome_recorder import from_recorder
+from browserd.daemon.flows.model import FLOW_ID, SLUG, Flow, Meta, ToolMeta, decode, new_flow_id
 from browserd.daemon.flows.recorder import Recorder
 from browserd.daemon.flows.store import FlowStore
 from browserd.daemon.flows.variables import check_variables
@@ -28,10 +28,6 @@ from browserd.daemon.sessions.tab import Tab
 
 class Redactable(Protocol):
     def redact(self, secret: str) -> None: ...
-
-
-def new_flow_id() -> str:
-    return f"flow_{secrets.token_hex(6)}"
 
 
 class FlowService:
@@ -122,7 +118,9 @@ class FlowService:
         await self._published_changed(flow)
         return flow
 
-    async def import_flow(self, raw: dict[str, Any], overwrite: bool) -> Flow:
+    async def import_flow(self, raw: dict[str, Any], overwrite: bool, source: str = "browserd") -> Flow:
+        if source == "chrome_recorder":
+            return await self.save(from_recorder(raw), new_version=False)
         try:
             flow = decode(raw)
         except (ValueError, msgspec.ValidationError) as exc:

@@ -93,7 +93,12 @@ class ExportParams(FlowParams, kw_only=True):
 
 
 class ImportParams(Params, kw_only=True):
-    flow: Annotated[dict[str, Any], msgspec.Meta(description="A flow as flow_export (json) wrote it.")]
+    flow: Annotated[
+        dict[str, Any], msgspec.Meta(description="A flow as flow_export (json) wrote it, or a Recorder file.")
+    ]
+    format: Annotated[
+        Literal["browserd", "chrome_recorder"], msgspec.Meta(description="chrome_recorder: DevTools Recorder JSON.")
+    ] = "browserd"
     overwrite: Annotated[bool, msgspec.Meta(description="Replace the flow with the same id; default: a copy.")] = False
 
 
@@ -282,7 +287,7 @@ async def flow_export(ctx: ToolContext, params: ExportParams, response: Response
 
 @tool("flow_import", "flows", "Import a flow exported as JSON (a copy unless overwrite).", ImportParams)
 async def flow_import(ctx: ToolContext, params: ImportParams, response: Response) -> None:
-    flow = await ctx.services.flows.import_flow(params.flow, params.overwrite)
+    flow = await ctx.services.flows.import_flow(params.flow, params.overwrite, params.format)
     response.data({"flowId": flow.id, "version": flow.version})
     response.text(_summary(flow))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -54,6 +55,15 @@ async def record_form_flow(
     await call(client, "browser_click", {"target": "#people tr:nth-child(2) button", "snapshot": "none"})
     stopped = await call(client, "flow_record_stop", {}, answers)
     return dict(stopped.structured_content)
+
+
+async def record_one(client: Any, url: str | None, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Record one action (after opening `url`, unless None); the flow_record_stop answer."""
+    if url is not None:
+        await call(client, "browser_open", {"url": url, "snapshot": "none"})
+    await call(client, "flow_record_start", {"name": tool})
+    await call(client, tool, args)
+    return dict((await call(client, "flow_record_stop", {})).structured_content)
 
 
 async def replay(client: Any, flow_id: str, url: str, **extra: Any) -> Any:
@@ -207,7 +217,7 @@ def _encodings(value: str) -> list[bytes]:
 
 
 async def test_a_sensitive_value_never_reaches_disk_logs_or_answers(site: str) -> None:
-    """The canary: 48 random bytes typed into a password field, recorded, replayed (some runs fail), exported."""
+    """The canary: 48 random bytes typed into a password field, recorded, replayed 10 times (half fail), exported."""
     canary = base64.urlsafe_b64encode(secrets.token_bytes(48)).decode()
     answers: list[str] = []
 
@@ -219,7 +229,7 @@ async def test_a_sensitive_value_never_reaches_disk_logs_or_answers(site: str) -
     with own_home() as home:
         async with mcp_client(home, args=("--tools", "all")) as client:
             flow_id = (await record_form_flow(client, site, canary, answers))["flowId"]
-            for n in range(6):
+            for n in range(10):
                 variant = "removed" if n % 2 else "classes"
                 args = {**ARGS, "password": canary}
                 run = {"flowId": flow_id, "args": args, "startUrl": f"{site}/flow-form.html?v={variant}"}
@@ -247,10 +257,8 @@ def _read(path: Path) -> bytes:
 @pytest.mark.shared_daemon
 async def test_a_recorded_read_becomes_an_output_of_each_run(home: BrowserdHome, site: str) -> None:
     async with mcp_client(home, args=("--tools", "all")) as client:
-        await call(client, "browser_open", {"url": f"{site}/flow-form.html", "snapshot": "none"})
-        await call(client, "flow_record_start", {"name": "Read the second person"})
-        await call(client, "browser_get", {"what": "text", "target": "#people tr:nth-child(2) td:first-child"})
-        flow_id = (await call(client, "flow_record_stop", {})).structured_content["flowId"]
+        cell = {"what": "text", "target": "#people tr:nth-child(2) td:first-child"}
+        flow_id = (await record_one(client, f"{site}/flow-form.html", "browser_get", cell))["flowId"]
         # Re-ordered rows: the recorded cell is found by what it is, not by where it was.
         answer = (
             await call(client, "flow_run", {"flowId": flow_id, "startUrl": f"{site}/flow-form.html?v=reorder"})
@@ -336,3 +344,63 @@ async def test_a_flow_that_cannot_be_stored_safely_is_refused(home: BrowserdHome
         assert failed(await client.call_tool("flow_import", {"flow": secret_default}), "INVALID_PARAMETER")
         failed(await client.call_tool("flow_run", {"flowId": "no_such_flow"}), "FLOW_NOT_FOUND")
         await call(client, "get_runtime_profile", {})  # the daemon keeps serving
+
+
+@pytest.mark.shared_daemon
+async def test_targets_inside_a_shadow_root_and_an_iframe_are_found_again(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        click = {"target": "shadow-widget button", "snapshot": "none"}
+        shadow = await record_one(client, f"{site}/shadow.html", "browser_click", click)
+        assert shadow["flow"]["steps"][0]["target"]["shadow"] == ["shadow-widget"]
+        await call(client, "browser_open", {"url": f"{site}/iframe.html", "snapshot": "none"})
+        snapshot = text_of(await call(client, "browser_snapshot", {}))
+        button = re.search(r'button "Frame button" \[ref=(f\w+)\]', snapshot)
+        assert button, snapshot
+        framed = await record_one(client, None, "browser_click", {"target": button.group(1), "snapshot": "none"})
+        assert framed["flow"]["steps"][0]["target"]["frame"], framed["flow"]["steps"][0]["target"]
+
+        for flow, page, status in ((shadow, "shadow.html", "#status"), (framed, "iframe.html", None)):
+            answer = (
+                await call(client, "flow_run", {"flowId": flow["flowId"], "startUrl": f"{site}/{page}"})
+            ).structured_content
+            assert answer["status"] == "succeeded", answer
+            if status is not None:
+                said = await call(client, "browser_get", {"what": "text", "target": status})
+                assert "shadow clicked" in text_of(said)
+        inner = "document.querySelector('iframe').contentDocument.body.innerText"
+        framed_status = await call(client, "browser_evaluate", {"expression": inner})
+        assert "frame clicked" in text_of(framed_status)
+
+
+def _recorder_file(url: str) -> dict[str, Any]:
+    """What Chrome DevTools Recorder exports for: open, type an email and a password, click Sign in."""
+    signin = [["aria/Sign in"], ["#signin"], ['xpath///*[@id="signin"]'], ["pierce/#signin"], ["text/Sign in"]]
+    return {
+        "title": "Recorder sign in",
+        "steps": [
+            {"type": "setViewport", "width": 800, "height": 600, "deviceScaleFactor": 1, "isMobile": False},
+            {"type": "navigate", "url": url},
+            {"type": "change", "value": ARGS["email"], "selectors": [["aria/Email"], ["#email-field"]]},
+            {"type": "change", "value": "typed-secret-1", "selectors": [["aria/Password"], ["#pw-field"]]},
+            {"type": "click", "target": "main", "selectors": signin, "offsetX": 5, "offsetY": 5},
+        ],
+    }
+
+
+@pytest.mark.shared_daemon
+async def test_a_chrome_recorder_file_imports_without_its_values_and_replays_verified(
+    home: BrowserdHome, site: str
+) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        source = _recorder_file(f"{site}/flow-form.html?v=decoy")
+        imported = (await call(client, "flow_import", {"flow": source, "format": "chrome_recorder"})).structured_content
+        flow = (await call(client, "flow_get", {"flowId": imported["flowId"]})).structured_content
+        stored = json.dumps(flow)
+        assert ARGS["email"] not in stored and "typed-secret-1" not in stored
+        assert {v["key"]: v.get("sensitive", False) for v in flow["variables"]} == {"email": False, "password": True}
+        answer = (
+            await call(client, "flow_run", {"flowId": imported["flowId"], "args": ARGS, "stepTimeoutMs": QUICK_MS})
+        ).structured_content
+        assert answer["status"] == "succeeded", answer
+        # The decoy "Sign in" button before the form got nothing: the selectors agreed on the real one.
+        assert await log_of(client) == ["input:email", "input:password", "click:signin"]
