@@ -9,6 +9,7 @@ An action that fails (detached, covered) is retried with backoff (S4-58, D-53).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -102,6 +103,7 @@ async def resolve(tab: Tab, target: TargetLocator, threshold: float, margin: flo
     try:
         parts = await handle.get_properties()
         report = await parts["1"].json_value()
+        await parts["1"].dispose()
         element = parts["0"].as_element()
     finally:
         await handle.dispose()
@@ -144,6 +146,10 @@ class Runner:
                     ) from None
                 pause = retry.interval_ms / 1000 * (2 ** (failures - 1) if retry.backoff == "exp" else 1)
                 await anyio.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+        for found in resolved.values():
+            if found.element is not None:
+                with contextlib.suppress(PlaywrightError):  # gone with a navigation the step caused
+                    await found.element.dispose()
         if step.type in _CHANGING:
             await settle(self.tab.page, self.config.flows.settle_quiet_ms, self.config.browser.settle_max_ms)
         first = resolved.get("target")
