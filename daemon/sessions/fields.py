@@ -23,7 +23,9 @@ _FIELD_JS = """(e) => {
   const tag = el.tagName.toLowerCase();
   const kind = tag === 'input' ? el.type : tag === 'textarea' || tag === 'select' ? tag
     : el.isContentEditable ? 'contenteditable' : tag;
-  return [kind, el.getAttribute('min') || '', el.getAttribute('max') || '', el.getAttribute('step') || ''];
+  const disabled = el.matches(':disabled') || !!el.closest('[aria-disabled="true"]');
+  const readonly = el.readOnly === true || el.getAttribute('aria-readonly') === 'true';
+  return [kind, el.getAttribute('min') || '', el.getAttribute('max') || '', disabled, readonly];
 }"""
 _READ_JS = """(e) => {
   const el = e.tagName === 'LABEL' && e.control ? e.control : e;
@@ -72,7 +74,8 @@ class FieldInfo:
     kind: str  # an input's type, or textarea, select, contenteditable, or the tag of something else
     min: str = ""
     max: str = ""
-    step: str = ""
+    disabled: bool = False
+    readonly: bool = False
 
     @property
     def described(self) -> str:
@@ -81,8 +84,8 @@ class FieldInfo:
 
 async def field_info(locator: Locator, described: str, timeout_ms: int | None) -> FieldInfo:
     """The field a fill would act on; a clear error naming the right call when it is not a text field."""
-    kind, low, high, step = await locator.evaluate(_FIELD_JS, timeout=timeout_ms)
-    field = FieldInfo(kind, low, high, step)
+    field = FieldInfo(*await locator.evaluate(_FIELD_JS, timeout=timeout_ms))
+    kind = field.kind
     other = _OTHER_CALLS.get(kind)
     if other is not None:
         raise ElementNotInteractable(

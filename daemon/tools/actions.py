@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 import msgspec
-from playwright.async_api import Locator
 
 from browserd.daemon.errors import ElementNotInteractable, InvalidParameter
 from browserd.daemon.sessions.fields import check_taken, field_info, input_value
@@ -97,19 +95,21 @@ async def usable(target: Target, action: str, editable: bool = False) -> None:
         return  # a selector may match an element that has yet to appear: let the action wait for it
     with action_errors(action, target.described):
         if not await target.locator.is_enabled():
-            raise ElementNotInteractable(
-                f"{target.described} is disabled",
-                hint="Do what enables it first (fill the required fields...), then retry.",
-                action=action,
-                target=target.described,
-            )
+            raise _not_usable(target, action, "disabled")
         if editable and not await target.locator.is_editable():
-            raise ElementNotInteractable(
-                f"{target.described} is read-only",
-                hint="Pick a field that can be edited.",
-                action=action,
-                target=target.described,
-            )
+            raise _not_usable(target, action, "read-only")
+
+
+_NOT_USABLE_HINTS = {
+    "disabled": "Do what enables it first (fill the required fields...), then retry.",
+    "read-only": "Pick a field that can be edited.",
+}
+
+
+def _not_usable(target: Target, action: str, state: str) -> ElementNotInteractable:
+    return ElementNotInteractable(
+        f"{target.described} is {state}", hint=_NOT_USABLE_HINTS[state], action=action, target=target.described
+    )
 
 
 def _done(response: Response, what: str, target: Target, code: str) -> None:
@@ -138,19 +138,8 @@ async def browser_click(ctx: ToolContext, tab: Tab, params: ClickParams, respons
     )
 
 
-async def _write(
-    params: TargetParams, target: Target, submit: bool, action: str, write: Callable[[Locator], Awaitable[None]]
-) -> Target:
-    """fill and type: the same checks, the optional Enter, the same report."""
-    await usable(target, action, editable=True)
-    with action_errors(action, target.described):
-        await write(target.locator)
-        if submit:
-            await target.locator.press(SUBMIT_KEY, timeout=params.timeout)
-    return target
-
-
 def _written(response: Response, what: str, target: Target, code: str, submit: bool, note: str = "") -> None:
+    """The report of fill and type: what was written, and the Enter after it."""
     _done(response, what, target, code)
     if note:
         response.text(note)
@@ -161,18 +150,19 @@ def _written(response: Response, what: str, target: Target, code: str, submit: b
 @tab_tool("browser_fill", "pages", "Replace the value of an input or textarea.", FillParams)
 async def browser_fill(ctx: ToolContext, tab: Tab, params: FillParams, response: Response) -> None:
     target = await locate(tab, params.target)
-    # What kind of field it is decides the format it stores and the error that helps when it is no field.
+    # What kind of field it is decides the format it stores and the error that helps when it is no field;
+    # the same read says whether it is disabled or read-only, so the fill fails at once then.
     with action_errors("fill", target.described):
         field = await field_info(target.locator, target.described, params.timeout)
+    if target.exists and (field.disabled or field.readonly):
+        raise _not_usable(target, "fill", "disabled" if field.disabled else "read-only")
     stored = await input_value(tab.page, field, params.value, target.described)
-
-    async def write(locator: Locator) -> None:
-        await locator.fill(stored, timeout=params.timeout)
-
-    await _write(params, target, params.submit, "fill", write)
-    # Pages rewrite or refuse values (masks, maxlength, scripts): "Filled" is said only of a value that took.
     with action_errors("fill", target.described):
+        await target.locator.fill(stored, timeout=params.timeout)
+        # Pages rewrite or refuse values (masks, maxlength, scripts): "Filled" is said only of a value that took.
         await check_taken(target.locator, field, stored, target.described, params.timeout)
+        if params.submit:
+            await target.locator.press(SUBMIT_KEY, timeout=params.timeout)
     as_stored = f"It holds {stored!r}, the field's own format for {params.value!r}." if stored != params.value else ""
     _written(response, "Filled", target, f"fill({stored!r})", params.submit, as_stored)
 
@@ -180,11 +170,12 @@ async def browser_fill(ctx: ToolContext, tab: Tab, params: FillParams, response:
 @tab_tool("browser_type", "pages", "Type text into an element key by key (after what it holds).", TypeParams)
 async def browser_type(ctx: ToolContext, tab: Tab, params: TypeParams, response: Response) -> None:
     delay = SLOW_TYPING_DELAY_MS if params.slowly else 0
-
-    async def write(locator: Locator) -> None:
-        await locator.press_sequentially(params.text, delay=delay, timeout=params.timeout)
-
-    target = await _write(params, await locate(tab, params.target), params.submit, "type", write)
+    target = await locate(tab, params.target)
+    await usable(target, "type", editable=True)
+    with action_errors("type", target.described):
+        await target.locator.press_sequentially(params.text, delay=delay, timeout=params.timeout)
+        if params.submit:
+            await target.locator.press(SUBMIT_KEY, timeout=params.timeout)
     slow = f", delay={delay}" if delay else ""
     _written(response, "Typed into", target, f"press_sequentially({params.text!r}{slow})", params.submit)
 
