@@ -78,8 +78,9 @@ async def test_crawl_sync_delivers_each_page_once_with_its_markdown_as_an_artifa
 
 
 async def test_crawl_async_answers_with_a_run_to_follow(module_home: BrowserdHome, site: str) -> None:
-    """With the default tool groups: the run crawl answers with can be followed to its end."""
-    async with mcp_client(module_home) as client:
+    """With the runs group (crawl and the run tools come together): the run crawl answers with can be followed
+    to its end."""
+    async with mcp_client(module_home, args=("--tools", "runs")) as client:
         started = ok(
             await client.call_tool(
                 "crawl", {"url": f"{site}/crawl/index.html", "excludePaths": [r"missing\.html$"], "maxDepth": 1}
