@@ -53,7 +53,7 @@ class ScrapeRequest:
     render: Render = "auto"
     # None: [scrape] block_resources decides.
     block_resources: bool | None = None
-    # None: [browser] proxy; "": none.
+    # This page's own proxy server; None or empty: [browser] proxy (if any).
     proxy: str | None = None
 
 

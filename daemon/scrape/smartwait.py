@@ -6,8 +6,9 @@ A scrape navigates to `domcontentloaded` and then waits only while the content i
   less than `quiet_ms` ago, or
 - the page's own scripts have work pending that usually brings content: fetch/XHR requests not yet
   answered, and timers of at most PENDING_TIMER_MS not yet run (late.html adds its paragraph from an
-  800 ms timer). A page that keeps such work going forever (polling, carousels) is read once its text
-  has stood still for PENDING_PATIENCE_MS.
+  800 ms timer); timers that timer callbacks set (polling loops, carousels) and setInterval do not
+  count. A page that keeps such work going anyway is read once its text has stood still for
+  PENDING_PATIENCE_MS.
 
 It does not wait for `load` or network idle: images, fonts and third-party scripts hold those back and
 add nothing to the text. The counters come from READINESS_JS, an init script of the scrape's context,
@@ -32,11 +33,18 @@ READINESS_JS = """(() => {
   const realSetTimeout = window.setTimeout.bind(window);
   const realClearTimeout = window.clearTimeout.bind(window);
   const done = () => { requests -= 1; };
+  let inTimer = false;
   window.setTimeout = function (callback, ms, ...args) {
     const long = typeof callback !== 'function' || (Number(ms) || 0) > PENDING_TIMER_MS;
     if (long) return realSetTimeout(callback, ms, ...args);
-    const id = realSetTimeout(function () { timers.delete(id); return callback.apply(this, args); }, ms);
-    timers.add(id);
+    // A timer set from a timer's callback is a loop (polling, a carousel), not content still to come.
+    const tracked = !inTimer;
+    const id = realSetTimeout(function () {
+      timers.delete(id);
+      inTimer = true;
+      try { return callback.apply(this, args); } finally { inTimer = false; }
+    }, ms);
+    if (tracked) timers.add(id);
     return id;
   };
   window.clearTimeout = function (id) { timers.delete(id); return realClearTimeout(id); };

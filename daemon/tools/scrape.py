@@ -78,7 +78,8 @@ class CrawlParams(CrawlInputs, kw_only=True):
 @tool(
     "scrape",
     "scrape",
-    "A page as markdown, html, links or a screenshot, rendered by a real browser.",
+    "A page as markdown, html, links or a screenshot: read over plain HTTP when its HTML holds the content, "
+    "else rendered by a real browser (`via` says which; `render` chooses).",
     ScrapeParams,
     read_only=True,
 )

@@ -467,7 +467,8 @@ async def test_tc10_publishing_restarts_no_browser(home: BrowserdHome, site: str
     """TC-10, S0-64: scrapes and a profile-bound window publish new versions while the daemon's Chromium
     keeps its pid and launch count."""
     async with mcp_client(home, args=ALL_TOOLS) as client:
-        ok(await client.call_tool("scrape", {"url": f"{site}/index.html", "profileId": "dave"}))
+        # render always: the fast path would answer without starting the browser this test watches.
+        ok(await client.call_tool("scrape", {"url": f"{site}/index.html", "profileId": "dave", "render": "always"}))
         before = await anyio.to_thread.run_sync(browser_of, home)
         assert before["running"] and before["pid"]
         for step in range(3):
