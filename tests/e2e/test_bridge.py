@@ -18,7 +18,7 @@ import pytest
 from playwright.async_api import async_playwright
 
 from tests.conftest import BROWSERD, BrowserdHome, mcp_client, own_home, wait_for
-from tests.e2e.bridge_chrome import CONNECTED, UserChrome, free_port, pair, stop_service_worker, user_chrome
+from tests.e2e import bridge_chrome
 from tests.e2e.results import failed, ok, text_of
 from tests.e2e.test_cdp_attach import ref
 
@@ -28,19 +28,25 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture(scope="module")
 def bridge_home() -> Iterator[BrowserdHome]:
     with own_home() as home:
-        home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(free_port()))
+        home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(bridge_chrome.free_port()))
         yield home
 
 
 @pytest.fixture(scope="module")
-def chrome(bridge_home: BrowserdHome) -> Iterator[UserChrome]:
-    with user_chrome() as launched:
-        pair(bridge_home, launched)
+def chrome(bridge_home: BrowserdHome) -> Iterator[bridge_chrome.UserChrome]:
+    with bridge_chrome.user_chrome() as launched:
+        bridge_chrome.pair(bridge_home, launched)
         yield launched
 
 
+async def _extension_page(client: Any, url: str) -> None:
+    """A new extension window (a tab group in the user's Chrome) with `url` open in it."""
+    ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
+    ok(await client.call_tool("browser_open", {"url": url, "snapshot": "none"}))
+
+
 async def test_the_side_panel_pairs_once_and_the_key_is_kept_on_both_sides(
-    bridge_home: BrowserdHome, chrome: UserChrome
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome
 ) -> None:
     status = json.loads(bridge_home.browserd("bridge", "status", "--json").stdout)
     assert status["connected"] == [chrome.extension_id] and chrome.extension_id in status["paired"]
@@ -49,7 +55,7 @@ async def test_the_side_panel_pairs_once_and_the_key_is_kept_on_both_sides(
 
 
 async def test_snapshot_click_fill_screenshot_and_tabs_drive_the_users_chrome(
-    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
 ) -> None:
     async with mcp_client(bridge_home) as client:
         opened = ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
@@ -90,14 +96,11 @@ async def test_snapshot_click_fill_screenshot_and_tabs_drive_the_users_chrome(
 
 
 async def test_the_side_panel_shows_the_session_and_its_stop_button_ends_it(
-    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
 ) -> None:
     async with mcp_client(bridge_home) as client, async_playwright() as playwright:
-        ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
-        ok(await client.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
-        browser = await playwright.chromium.connect_over_cdp(chrome.endpoint)
-        panel = await browser.contexts[0].new_page()
-        await panel.goto(chrome.side_panel)
+        await _extension_page(client, f"{site}/help.html")
+        browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
         session = panel.locator(".session")
         await session.wait_for(timeout=10_000)
         status = json.loads(bridge_home.browserd("status", "--json").stdout)
@@ -120,7 +123,9 @@ async def test_the_side_panel_shows_the_session_and_its_stop_button_ends_it(
         await browser.close()
 
 
-async def test_a_remote_session_may_not_drive_the_users_chrome(bridge_home: BrowserdHome, chrome: UserChrome) -> None:
+async def test_a_remote_session_may_not_drive_the_users_chrome(
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome
+) -> None:
     async with mcp_client(bridge_home, args=("--trust", "remote")) as client:
         error = failed(
             await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}),
@@ -130,7 +135,7 @@ async def test_a_remote_session_may_not_drive_the_users_chrome(bridge_home: Brow
 
 
 async def test_without_the_extension_an_extension_window_says_how_to_connect(home: BrowserdHome) -> None:
-    home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(free_port()))
+    home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(bridge_chrome.free_port()))
     async with mcp_client(home) as client:
         error = failed(
             await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}),
@@ -148,14 +153,11 @@ async def _chrome_tabs(panel: Any) -> list[dict[str, Any]]:
 
 
 async def test_a_tab_taken_out_of_the_sessions_group_leaves_the_session(
-    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
 ) -> None:
     async with mcp_client(bridge_home) as client, async_playwright() as playwright:
-        ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
-        ok(await client.call_tool("browser_open", {"url": f"{site}/help.html?taken-out", "snapshot": "none"}))
-        browser = await playwright.chromium.connect_over_cdp(chrome.endpoint)
-        panel = await browser.contexts[0].new_page()
-        await panel.goto(chrome.side_panel)
+        await _extension_page(client, f"{site}/help.html?taken-out")
+        browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
         [tab] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/help.html?taken-out"]
         assert tab["groupId"] != -1, "the session's tab is in no tab group"
 
@@ -167,7 +169,7 @@ async def test_a_tab_taken_out_of_the_sessions_group_leaves_the_session(
 
 
 async def test_two_clients_each_drive_only_their_own_tab_group(
-    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
 ) -> None:
     async with mcp_client(bridge_home) as first, mcp_client(bridge_home) as second:
         for client in (first, second):
@@ -188,15 +190,15 @@ async def _bridge_connected(home: BrowserdHome) -> bool:
 
 
 async def test_a_stopped_service_worker_comes_back_without_pairing_again(
-    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
 ) -> None:
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.connect_over_cdp(chrome.endpoint)
-        panel = await browser.contexts[0].new_page()
-        await panel.goto(chrome.side_panel)  # an open side panel wakes a stopped worker (S3-20)
-        await panel.locator(CONNECTED).wait_for(timeout=10_000)
+        browser, panel = await bridge_chrome.open_side_panel(
+            playwright, chrome
+        )  # an open side panel wakes a stopped worker (S3-20)
+        await panel.locator(bridge_chrome.CONNECTED).wait_for(timeout=10_000)
         disconnects = bridge_home.log.read_text().count("disconnected")
-        await stop_service_worker(browser)
+        await bridge_chrome.stop_service_worker(browser)
         with anyio.move_on_after(15):
             while bridge_home.log.read_text().count("disconnected") == disconnects:
                 await anyio.sleep(0.05)  # polling, with the deadline above
@@ -206,5 +208,4 @@ async def test_a_stopped_service_worker_comes_back_without_pairing_again(
         assert await _bridge_connected(bridge_home), "the extension did not reconnect"
         await browser.close()
     async with mcp_client(bridge_home) as client:
-        ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
-        ok(await client.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
+        await _extension_page(client, f"{site}/help.html")
