@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import random
 from collections.abc import Iterator
 from typing import Any
 
@@ -168,20 +169,47 @@ async def test_a_tab_taken_out_of_the_sessions_group_leaves_the_session(
         await browser.close()
 
 
-async def test_two_clients_each_drive_only_their_own_tab_group(
+CLIENTS = 4
+CALLS_PER_CLIENT = 25  # 100 calls in all; tests/bench/bridge.py is the place for long runs
+
+
+async def _drive_own_group(client: Any, site: str, marker: str, seed: int) -> list[str]:
+    """Random calls by one client; every page it sees must be one of its own (the marker in the URL)."""
+    rng = random.Random(seed)
+    ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
+    seen: list[str] = []
+    for call in range(CALLS_PER_CLIENT):
+        choice = rng.choice(("open", "snapshot", "tabs", "title")) if call else "open"
+        if choice == "open":
+            page = rng.choice(("states.html", "form.html", "help.html"))
+            text = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/{page}?{marker}-{call}"})))
+        elif choice == "snapshot":
+            text = text_of(ok(await client.call_tool("browser_snapshot", {})))
+        elif choice == "tabs":
+            tabs = ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]
+            text = " ".join(f"- Page: {t['url']}" for t in tabs)
+        else:
+            text = "- Page: " + ok(await client.call_tool("browser_get", {"what": "url"})).structured_content["value"]
+        seen += [line.split("- Page: ", 1)[1].split()[0] for line in text.split("\n") if "- Page: " in line]
+    return seen
+
+
+async def test_four_clients_each_drive_only_their_own_tab_group(
     bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
 ) -> None:
-    async with mcp_client(bridge_home) as first, mcp_client(bridge_home) as second:
-        for client in (first, second):
-            ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
-        pages = [(first, f"{site}/states.html"), (second, f"{site}/form.html")]
-        for round_ in range(3):
-            for client, url in pages:
-                snapshot = text_of(ok(await client.call_tool("browser_open", {"url": f"{url}?round={round_}"})))
-                assert f"- Page: {url}?round={round_}" in snapshot, snapshot
-        for client, url in pages:
-            tabs = ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]
-            assert [t["url"] for t in tabs] == [f"{url}?round=2"], "a session sees another session's tab"
+    seen: dict[str, list[str]] = {}
+
+    async def one_client(index: int) -> None:
+        async with mcp_client(bridge_home) as client:
+            seen[f"client{index}"] = await _drive_own_group(client, site, f"client{index}", seed=index)
+
+    async with anyio.create_task_group() as group:
+        for index in range(CLIENTS):
+            group.start_soon(one_client, index)
+    assert len(seen) == CLIENTS
+    for marker, urls in seen.items():
+        foreign = [url for url in urls if f"?{marker}-" not in url]
+        assert urls and not foreign, f"{marker} saw pages of other sessions: {foreign}"
 
 
 async def _bridge_connected(home: BrowserdHome) -> bool:
