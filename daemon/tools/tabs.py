@@ -167,9 +167,10 @@ async def browser_windows(ctx: ToolContext, params: WindowsParams, response: Res
         response.text(f"{window.id} is now the active window")
     elif params.action == "close":
         window_id = _need(params.window_id, "windowId", "close")
-        closing = await session.window(window_id)
-        await session.close_window(window_id)
-        response.text(closing.backend.closed_note(window_id))
+        closing = session.windows.get(window_id)
+        await session.close_window(window_id)  # WindowNotFound when there is none
+        if closing is not None:
+            response.text(closing.backend.closed_note(window_id))
     rows = [_window_row(session, w) for w in await session.live_windows()]
     response.data({"windows": rows})
     listing = "\n".join(
