@@ -120,6 +120,8 @@ def _window_row(session: Session, window: Window) -> dict[str, Any]:
         "windowId": window.id,
         "kind": window.kind,
         "label": window.backend.label,
+        # What the window may do beyond pages and actions, so a model need not learn it from an error.
+        "capabilities": sorted(window.backend.capabilities),
         "active": window.id == session.active_window_id,
         "tabs": [t.id for t in window.open_tabs()],
         "options": msgspec.to_builtins(window.options),
