@@ -61,7 +61,7 @@ async def test_snapshot_click_fill_screenshot_and_tabs_drive_the_users_chrome(
     async with mcp_client(bridge_home) as client:
         opened = ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
         windows = opened.structured_content["windows"]
-        assert [w["kind"] for w in windows] == ["extension"]
+        assert [(w["kind"], w["capabilities"]) for w in windows] == [("extension", [])]
 
         snapshot = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/states.html"})))
         assert 'heading "Element states"' in snapshot
