@@ -8,18 +8,12 @@ from typing import Any
 
 import click
 
-from browserd.shim.control import control_request
+from browserd.shim.control import control_request, data_or_fail
 
 
 def _ask(action: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
     # The daemon owns the bridge's port and its pending code, so it is started when not running.
-    payload = asyncio.run(control_request(action, params, spawn=True))
-    if not payload.success:
-        error = payload.error
-        assert error is not None
-        raise click.ClickException(f"[{error.error_code}] {error.error}\n{error.recover_hint}")
-    data: dict[str, Any] = payload.data
-    return data
+    return data_or_fail(asyncio.run(control_request(action, params, spawn=True)))
 
 
 @click.group()

@@ -10,6 +10,18 @@ from browserd.protocol.messages import ClientInfo, Payload
 from browserd.shim.daemon_client import DaemonClient
 
 
+def data_or_fail(payload: Payload) -> dict[str, Any]:
+    """A command's answer, or its error as the command line shows one: code, message, what to do."""
+    if not payload.success:
+        import click
+
+        error = payload.error
+        assert error is not None
+        raise click.ClickException(f"[{error.error_code}] {error.error}\n{error.recover_hint}")
+    data: dict[str, Any] = payload.data
+    return data
+
+
 async def control_request(action: str, params: dict[str, Any] | None = None, spawn: bool = False) -> Payload:
     """One control action; raises FileNotFoundError/ConnectionRefusedError when no daemon runs."""
     client = DaemonClient(ClientInfo(name="browserd-cli", pid=os.getpid()), role="control")

@@ -13,6 +13,7 @@ from typing import Any, BinaryIO
 import click
 
 from browserd.protocol.messages import ClientInfo
+from browserd.shim.control import data_or_fail
 from browserd.shim.daemon_client import DaemonClient
 
 TERMINAL = ("succeeded", "failed", "partial_success", "canceled")
@@ -27,13 +28,7 @@ async def _with_client(work: Callable[[Call], Awaitable[Any]], groups: list[str]
     await client.connect(spawn=True)
 
     async def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        payload = await client.request(name, arguments)
-        if not payload.success:
-            error = payload.error
-            assert error is not None
-            raise click.ClickException(f"[{error.error_code}] {error.error}\n{error.recover_hint}")
-        data: dict[str, Any] = payload.data
-        return data
+        return data_or_fail(await client.request(name, arguments))
 
     try:
         return await work(call)

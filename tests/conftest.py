@@ -315,6 +315,17 @@ def wait_for(predicate: Any, timeout: float, interval: float = 0.05) -> bool:
     return bool(predicate())
 
 
+def terminate(process: subprocess.Popen[Any]) -> None:
+    """End a process the test started: SIGTERM, then SIGKILL if it lingers."""
+    if process.poll() is None:
+        os.kill(process.pid, signal.SIGTERM)
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait(5)
+
+
 def isolated_env(root: Path, **extra: str) -> dict[str, str]:
     """This process's environment with browserd's socket, config, data and state moved under `root`."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("BROWSERD_", "XDG_"))}

@@ -138,6 +138,7 @@ class Daemon:
             "executor": {"running": self.services.executor.running, "waiting": self.services.executor.waiting},
             "tasks": window_task_counts(),
             "idle": {"idleExitS": self.idle.idle_exit_s, "heldBy": dict(self.idle.holders)},
+            "bridge": self.services.bridge.status(),
         }
 
     async def _runs_status(self) -> dict[str, Any]:

@@ -121,6 +121,8 @@ def _window_row(session: Session, window: Window) -> dict[str, Any]:
         "windowId": window.id,
         "kind": window.kind,
         "label": window.backend.label,
+        # What the window may do beyond pages and actions, so a model need not learn it from an error.
+        "capabilities": sorted(window.backend.capabilities),
         "active": window.id == session.active_window_id,
         "tabs": [t.id for t in window.open_tabs()],
         "options": msgspec.to_builtins(window.options),
@@ -168,9 +170,10 @@ async def browser_windows(ctx: ToolContext, params: WindowsParams, response: Res
         response.text(f"{window.id} is now the active window")
     elif params.action == "close":
         window_id = _need(params.window_id, "windowId", "close")
-        closing = await session.window(window_id)
-        await session.close_window(window_id)
-        response.text(closing.backend.closed_note(window_id))
+        closing = session.windows.get(window_id)
+        await session.close_window(window_id)  # WindowNotFound when there is none
+        if closing is not None:
+            response.text(closing.backend.closed_note(window_id))
     rows = [_window_row(session, w) for w in await session.live_windows()]
     response.data({"windows": rows})
     listing = "\n".join(

@@ -33,7 +33,7 @@ from playwright.async_api import async_playwright  # noqa: E402
 
 from tests.bench.common import Budget, RawShim, ready_shim, sample, serve_site, stop_site, summary, text_of  # noqa: E402
 from tests.conftest import BrowserdHome, make_home  # noqa: E402
-from tests.e2e.bridge_chrome import CONNECTED, UserChrome, free_port, pair, stop_service_worker, user_chrome  # noqa: E402
+from tests.e2e import bridge_chrome  # noqa: E402
 
 _BOLD = re.compile(r'button "Bold"[^\n]*?\[ref=(\w+)\]')
 
@@ -64,16 +64,14 @@ def _log_time(line: str) -> float:
     return datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S,%f").timestamp()
 
 
-async def resume_times(home: BrowserdHome, chrome: UserChrome, resumes: int) -> list[float]:
+async def resume_times(home: BrowserdHome, chrome: bridge_chrome.UserChrome, resumes: int) -> list[float]:
     times: list[float] = []
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.connect_over_cdp(chrome.endpoint)
-        panel = await browser.contexts[0].new_page()
-        await panel.goto(chrome.side_panel)
+        browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
         for _ in range(resumes):
-            await panel.locator(CONNECTED).wait_for(timeout=10_000)
+            await panel.locator(bridge_chrome.CONNECTED).wait_for(timeout=10_000)
             seen = len(home.log.read_text().splitlines())
-            await stop_service_worker(browser)
+            await bridge_chrome.stop_service_worker(browser)
             deadline = time.monotonic() + 30
             while time.monotonic() < deadline:
                 lines = home.log.read_text().splitlines()[seen:]
@@ -98,11 +96,11 @@ def main() -> None:
     budget = Budget(args.budget_s)
     server, site = serve_site()
     home = make_home(idle_exit_s=120)
-    home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(free_port()))
+    home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(bridge_chrome.free_port()))
     results: dict[str, object] = {}
     try:
-        with user_chrome() as chrome:
-            pair(home, chrome)
+        with bridge_chrome.user_chrome() as chrome:
+            bridge_chrome.pair(home, chrome)
             with ready_shim(home, []) as own, ready_shim(home, []) as bridged:
                 bridged.call_tool("browser_windows", {"action": "new", "kind": "extension"})
                 results["own"] = tool_latency(own, site, args.runs, budget)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import urllib.request
@@ -15,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Browser
+from playwright.async_api import Browser, Page, Playwright
 from playwright.sync_api import sync_playwright
 
-from tests.conftest import BrowserdHome, short_temp_dir, wait_for
+from tests.conftest import BrowserdHome, short_temp_dir, terminate, wait_for
 from tests.e2e.test_cdp_attach import CHROMIUM, FLAGS
 
 EXTENSION = Path(__file__).resolve().parents[2] / "extension-bridge"
@@ -98,13 +97,7 @@ def user_chrome() -> Iterator[UserChrome]:
         assert wait_for(lambda: _extension_id(debug_port) is not None, 30), "the extension did not load"
         yield UserChrome(process.pid, debug_port, str(_extension_id(debug_port)))
     finally:
-        if process.poll() is None:
-            os.kill(process.pid, signal.SIGTERM)
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                os.kill(process.pid, signal.SIGKILL)
-                process.wait(5)
+        terminate(process)
         shutil.rmtree(profile, ignore_errors=True)
 
 
@@ -134,3 +127,11 @@ async def stop_service_worker(browser: Browser) -> None:
     [worker] = [t for t in targets if t["type"] == "service_worker" and t["url"].startswith("chrome-extension://")]
     await cdp.send("Target.closeTarget", {"targetId": worker["targetId"]})
     await cdp.detach()
+
+
+async def open_side_panel(playwright: Playwright, chrome: UserChrome) -> tuple[Browser, Page]:
+    """The side panel page, opened in a tab of the user's Chrome (what the panel shows is the same)."""
+    browser = await playwright.chromium.connect_over_cdp(chrome.endpoint)
+    panel = await browser.contexts[0].new_page()
+    await panel.goto(chrome.side_panel)
+    return browser, panel

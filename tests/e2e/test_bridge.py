@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import random
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +19,7 @@ import pytest
 from playwright.async_api import async_playwright
 
 from tests.conftest import BROWSERD, BrowserdHome, mcp_client, own_home, wait_for
-from tests.e2e.bridge_chrome import CONNECTED, UserChrome, free_port, pair, stop_service_worker, user_chrome
+from tests.e2e import bridge_chrome
 from tests.e2e.results import failed, ok, text_of
 from tests.e2e.test_cdp_attach import ref
 
@@ -28,19 +29,25 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture(scope="module")
 def bridge_home() -> Iterator[BrowserdHome]:
     with own_home() as home:
-        home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(free_port()))
+        home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(bridge_chrome.free_port()))
         yield home
 
 
 @pytest.fixture(scope="module")
-def chrome(bridge_home: BrowserdHome) -> Iterator[UserChrome]:
-    with user_chrome() as launched:
-        pair(bridge_home, launched)
+def chrome(bridge_home: BrowserdHome) -> Iterator[bridge_chrome.UserChrome]:
+    with bridge_chrome.user_chrome() as launched:
+        bridge_chrome.pair(bridge_home, launched)
         yield launched
 
 
+async def _extension_page(client: Any, url: str) -> None:
+    """A new extension window (a tab group in the user's Chrome) with `url` open in it."""
+    ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
+    ok(await client.call_tool("browser_open", {"url": url, "snapshot": "none"}))
+
+
 async def test_the_side_panel_pairs_once_and_the_key_is_kept_on_both_sides(
-    bridge_home: BrowserdHome, chrome: UserChrome
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome
 ) -> None:
     status = json.loads(bridge_home.browserd("bridge", "status", "--json").stdout)
     assert status["connected"] == [chrome.extension_id] and chrome.extension_id in status["paired"]
@@ -49,12 +56,12 @@ async def test_the_side_panel_pairs_once_and_the_key_is_kept_on_both_sides(
 
 
 async def test_snapshot_click_fill_screenshot_and_tabs_drive_the_users_chrome(
-    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
 ) -> None:
     async with mcp_client(bridge_home) as client:
         opened = ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
         windows = opened.structured_content["windows"]
-        assert [w["kind"] for w in windows] == ["extension"]
+        assert [(w["kind"], w["capabilities"]) for w in windows] == [("extension", [])]
 
         snapshot = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/states.html"})))
         assert 'heading "Element states"' in snapshot
@@ -90,14 +97,11 @@ async def test_snapshot_click_fill_screenshot_and_tabs_drive_the_users_chrome(
 
 
 async def test_the_side_panel_shows_the_session_and_its_stop_button_ends_it(
-    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
 ) -> None:
     async with mcp_client(bridge_home) as client, async_playwright() as playwright:
-        ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
-        ok(await client.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
-        browser = await playwright.chromium.connect_over_cdp(chrome.endpoint)
-        panel = await browser.contexts[0].new_page()
-        await panel.goto(chrome.side_panel)
+        await _extension_page(client, f"{site}/help.html")
+        browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
         session = panel.locator(".session")
         await session.wait_for(timeout=10_000)
         status = json.loads(bridge_home.browserd("status", "--json").stdout)
@@ -120,7 +124,9 @@ async def test_the_side_panel_shows_the_session_and_its_stop_button_ends_it(
         await browser.close()
 
 
-async def test_a_remote_session_may_not_drive_the_users_chrome(bridge_home: BrowserdHome, chrome: UserChrome) -> None:
+async def test_a_remote_session_may_not_drive_the_users_chrome(
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome
+) -> None:
     async with mcp_client(bridge_home, args=("--trust", "remote")) as client:
         error = failed(
             await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}),
@@ -130,7 +136,7 @@ async def test_a_remote_session_may_not_drive_the_users_chrome(bridge_home: Brow
 
 
 async def test_without_the_extension_an_extension_window_says_how_to_connect(home: BrowserdHome) -> None:
-    home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(free_port()))
+    home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(bridge_chrome.free_port()))
     async with mcp_client(home) as client:
         error = failed(
             await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}),
@@ -148,14 +154,11 @@ async def _chrome_tabs(panel: Any) -> list[dict[str, Any]]:
 
 
 async def test_a_tab_taken_out_of_the_sessions_group_leaves_the_session(
-    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
 ) -> None:
     async with mcp_client(bridge_home) as client, async_playwright() as playwright:
-        ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
-        ok(await client.call_tool("browser_open", {"url": f"{site}/help.html?taken-out", "snapshot": "none"}))
-        browser = await playwright.chromium.connect_over_cdp(chrome.endpoint)
-        panel = await browser.contexts[0].new_page()
-        await panel.goto(chrome.side_panel)
+        await _extension_page(client, f"{site}/help.html?taken-out")
+        browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
         [tab] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/help.html?taken-out"]
         assert tab["groupId"] != -1, "the session's tab is in no tab group"
 
@@ -166,20 +169,47 @@ async def test_a_tab_taken_out_of_the_sessions_group_leaves_the_session(
         await browser.close()
 
 
-async def test_two_clients_each_drive_only_their_own_tab_group(
-    bridge_home: BrowserdHome, chrome: UserChrome, site: str
-) -> None:
-    async with mcp_client(bridge_home) as first, mcp_client(bridge_home) as second:
-        for client in (first, second):
-            ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
-        pages = [(first, f"{site}/states.html"), (second, f"{site}/form.html")]
-        for round_ in range(3):
-            for client, url in pages:
-                snapshot = text_of(ok(await client.call_tool("browser_open", {"url": f"{url}?round={round_}"})))
-                assert f"- Page: {url}?round={round_}" in snapshot, snapshot
-        for client, url in pages:
+CLIENTS = 4
+CALLS_PER_CLIENT = 25  # 100 calls in all; tests/bench/bridge.py is the place for long runs
+
+
+async def _drive_own_group(client: Any, site: str, marker: str, seed: int) -> list[str]:
+    """Random calls by one client; every page it sees must be one of its own (the marker in the URL)."""
+    rng = random.Random(seed)
+    ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
+    seen: list[str] = []
+    for call in range(CALLS_PER_CLIENT):
+        choice = rng.choice(("open", "snapshot", "tabs", "title")) if call else "open"
+        if choice == "open":
+            page = rng.choice(("states.html", "form.html", "help.html"))
+            text = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/{page}?{marker}-{call}"})))
+        elif choice == "snapshot":
+            text = text_of(ok(await client.call_tool("browser_snapshot", {})))
+        elif choice == "tabs":
             tabs = ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]
-            assert [t["url"] for t in tabs] == [f"{url}?round=2"], "a session sees another session's tab"
+            text = " ".join(f"- Page: {t['url']}" for t in tabs)
+        else:
+            text = "- Page: " + ok(await client.call_tool("browser_get", {"what": "url"})).structured_content["value"]
+        seen += [line.split("- Page: ", 1)[1].split()[0] for line in text.split("\n") if "- Page: " in line]
+    return seen
+
+
+async def test_four_clients_each_drive_only_their_own_tab_group(
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
+) -> None:
+    seen: dict[str, list[str]] = {}
+
+    async def one_client(index: int) -> None:
+        async with mcp_client(bridge_home) as client:
+            seen[f"client{index}"] = await _drive_own_group(client, site, f"client{index}", seed=index)
+
+    async with anyio.create_task_group() as group:
+        for index in range(CLIENTS):
+            group.start_soon(one_client, index)
+    assert len(seen) == CLIENTS
+    for marker, urls in seen.items():
+        foreign = [url for url in urls if f"?{marker}-" not in url]
+        assert urls and not foreign, f"{marker} saw pages of other sessions: {foreign}"
 
 
 async def _bridge_connected(home: BrowserdHome) -> bool:
@@ -188,15 +218,15 @@ async def _bridge_connected(home: BrowserdHome) -> bool:
 
 
 async def test_a_stopped_service_worker_comes_back_without_pairing_again(
-    bridge_home: BrowserdHome, chrome: UserChrome, site: str
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
 ) -> None:
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.connect_over_cdp(chrome.endpoint)
-        panel = await browser.contexts[0].new_page()
-        await panel.goto(chrome.side_panel)  # an open side panel wakes a stopped worker (S3-20)
-        await panel.locator(CONNECTED).wait_for(timeout=10_000)
+        browser, panel = await bridge_chrome.open_side_panel(
+            playwright, chrome
+        )  # an open side panel wakes a stopped worker (S3-20)
+        await panel.locator(bridge_chrome.CONNECTED).wait_for(timeout=10_000)
         disconnects = bridge_home.log.read_text().count("disconnected")
-        await stop_service_worker(browser)
+        await bridge_chrome.stop_service_worker(browser)
         with anyio.move_on_after(15):
             while bridge_home.log.read_text().count("disconnected") == disconnects:
                 await anyio.sleep(0.05)  # polling, with the deadline above
@@ -206,5 +236,4 @@ async def test_a_stopped_service_worker_comes_back_without_pairing_again(
         assert await _bridge_connected(bridge_home), "the extension did not reconnect"
         await browser.close()
     async with mcp_client(bridge_home) as client:
-        ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
-        ok(await client.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
+        await _extension_page(client, f"{site}/help.html")

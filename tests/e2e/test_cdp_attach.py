@@ -11,7 +11,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import urllib.request
 from collections.abc import Iterator
@@ -21,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import BrowserdHome, mcp_client, pid_alive, short_temp_dir, wait_for
+from tests.conftest import BrowserdHome, mcp_client, pid_alive, short_temp_dir, terminate, wait_for
 from tests.e2e.results import failed, ok, text_of
 
 pytestmark = pytest.mark.anyio
@@ -70,13 +69,7 @@ def chromium(site: str) -> Iterator[ExternalChromium]:
         assert wait_for(lambda: f"{site}/states.html" in browser.page_urls(), 30), "the tab did not open"
         yield browser
     finally:
-        if process.poll() is None:
-            os.kill(process.pid, signal.SIGTERM)
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                os.kill(process.pid, signal.SIGKILL)
-                process.wait(5)
+        terminate(process)
         shutil.rmtree(profile, ignore_errors=True)
 
 

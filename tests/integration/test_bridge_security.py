@@ -162,6 +162,8 @@ async def test_pairing_stores_a_private_key_and_the_extension_then_connects_by_p
         async with bridge.connected(key):
             status = bridge.status()
             assert status["connected"] == [EXTENSION] and EXTENSION in status["paired"]
+            daemon_status = json.loads(bridge.home.browserd("status", "--json").stdout)
+            assert daemon_status["bridge"]["connected"] == [EXTENSION], "browserd status does not show the bridge"
         log = bridge.home.log.read_text()
         assert key.hex() not in log, "the key was logged"
     finally:
