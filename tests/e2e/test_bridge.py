@@ -29,7 +29,9 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture(scope="module")
 def bridge_home() -> Iterator[BrowserdHome]:
     with own_home() as home:
-        home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(bridge_chrome.free_port()))
+        # Idle exit off: between tests no session holds the daemon, and the extension stays paired to this one.
+        port = str(bridge_chrome.free_port())
+        home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=port, BROWSERD_DAEMON_IDLE_EXIT_S="0")
         yield home
 
 

@@ -128,7 +128,8 @@ async def _closed_with(ws: ClientConnection) -> tuple[int | None, list[dict[str,
 def bridge() -> Iterator[Bridge]:
     port = _free_port()
     with own_home() as home:
-        home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(port))
+        # Idle exit off: bridge connections do not hold the daemon (D-06), and these tests open no session.
+        home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(port), BROWSERD_DAEMON_IDLE_EXIT_S="0")
         bridge = Bridge(home, port)
         assert bridge.status()["listening"], home.log.read_text() if home.log.exists() else "no daemon log"
         yield bridge
