@@ -36,6 +36,8 @@ from tests.conftest import BrowserdHome, make_home  # noqa: E402
 from tests.e2e import bridge_chrome  # noqa: E402
 
 _BOLD = re.compile(r'button "Bold"[^\n]*?\[ref=(\w+)\]')
+# browser_windows (an extension window) is in the devtools group.
+DEVTOOLS = ["--tools", "pages,devtools"]
 
 
 def _timed(shim: RawShim, tool: str, arguments: dict[str, object]) -> float:
@@ -101,7 +103,7 @@ def main() -> None:
     try:
         with bridge_chrome.user_chrome() as chrome:
             bridge_chrome.pair(home, chrome)
-            with ready_shim(home, []) as own, ready_shim(home, []) as bridged:
+            with ready_shim(home, DEVTOOLS) as own, ready_shim(home, DEVTOOLS) as bridged:
                 bridged.call_tool("browser_windows", {"action": "new", "kind": "extension"})
                 results["own"] = tool_latency(own, site, args.runs, budget)
                 results["bridge"] = tool_latency(bridged, site, args.runs, budget)

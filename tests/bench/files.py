@@ -42,7 +42,7 @@ def main() -> int:
     figures: dict[str, dict[str, Any]] = {}
     problems: list[str] = []
     try:
-        with RawShim(home) as shim:
+        with RawShim(home, ["--tools", "pages,devtools"]) as shim:
             shim.initialize()
             shim.notify("notifications/initialized")
             shim.call_tool("browser_open", {"url": f"{site}/set-cookie?session=bench", "snapshot": "none"})

@@ -111,7 +111,7 @@ def cpu_ms(pids: list[int]) -> float:
 
 
 def start(home: BrowserdHome) -> RawShim:
-    shim = RawShim(home, ["--tools", "pages"])
+    shim = RawShim(home, ["--tools", "pages,devtools"])
     shim.initialize()
     return shim
 

@@ -23,6 +23,9 @@ from tests.e2e import bridge_chrome
 from tests.e2e.results import failed, ok, text_of
 from tests.e2e.test_cdp_attach import ref
 
+# Extension windows are opened with browser_windows, which is in the devtools group.
+DEVTOOLS = ("--tools", "pages,devtools")
+
 pytestmark = pytest.mark.anyio
 
 
@@ -60,7 +63,7 @@ async def test_the_side_panel_pairs_once_and_the_key_is_kept_on_both_sides(
 async def test_snapshot_click_fill_screenshot_and_tabs_drive_the_users_chrome(
     bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
 ) -> None:
-    async with mcp_client(bridge_home) as client:
+    async with mcp_client(bridge_home, args=DEVTOOLS) as client:
         opened = ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
         windows = opened.structured_content["windows"]
         assert [(w["kind"], w["capabilities"]) for w in windows] == [("extension", [])]
@@ -101,7 +104,7 @@ async def test_snapshot_click_fill_screenshot_and_tabs_drive_the_users_chrome(
 async def test_the_side_panel_shows_the_session_and_its_stop_button_ends_it(
     bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
 ) -> None:
-    async with mcp_client(bridge_home) as client, async_playwright() as playwright:
+    async with mcp_client(bridge_home, args=DEVTOOLS) as client, async_playwright() as playwright:
         await _extension_page(client, f"{site}/help.html")
         browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
         session = panel.locator(".session")
@@ -129,7 +132,7 @@ async def test_the_side_panel_shows_the_session_and_its_stop_button_ends_it(
 async def test_a_remote_session_may_not_drive_the_users_chrome(
     bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome
 ) -> None:
-    async with mcp_client(bridge_home, args=("--trust", "remote")) as client:
+    async with mcp_client(bridge_home, args=("--trust", "remote", *DEVTOOLS)) as client:
         error = failed(
             await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}),
             "TRUST_LEVEL_NOT_ALLOWED",
@@ -139,7 +142,7 @@ async def test_a_remote_session_may_not_drive_the_users_chrome(
 
 async def test_without_the_extension_an_extension_window_says_how_to_connect(home: BrowserdHome) -> None:
     home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=str(bridge_chrome.free_port()))
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         error = failed(
             await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}),
             "EXTENSION_NOT_CONNECTED",
@@ -158,7 +161,7 @@ async def _chrome_tabs(panel: Any) -> list[dict[str, Any]]:
 async def test_a_tab_taken_out_of_the_sessions_group_leaves_the_session(
     bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
 ) -> None:
-    async with mcp_client(bridge_home) as client, async_playwright() as playwright:
+    async with mcp_client(bridge_home, args=DEVTOOLS) as client, async_playwright() as playwright:
         await _extension_page(client, f"{site}/help.html?taken-out")
         browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
         [tab] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/help.html?taken-out"]
@@ -202,7 +205,7 @@ async def test_four_clients_each_drive_only_their_own_tab_group(
     seen: dict[str, list[str]] = {}
 
     async def one_client(index: int) -> None:
-        async with mcp_client(bridge_home) as client:
+        async with mcp_client(bridge_home, args=DEVTOOLS) as client:
             seen[f"client{index}"] = await _drive_own_group(client, site, f"client{index}", seed=index)
 
     async with anyio.create_task_group() as group:
@@ -237,5 +240,5 @@ async def test_a_stopped_service_worker_comes_back_without_pairing_again(
         assert bridge_home.log.read_text().count("disconnected") > disconnects, "the service worker did not stop"
         assert await _bridge_connected(bridge_home), "the extension did not reconnect"
         await browser.close()
-    async with mcp_client(bridge_home) as client:
+    async with mcp_client(bridge_home, args=DEVTOOLS) as client:
         await _extension_page(client, f"{site}/help.html")
