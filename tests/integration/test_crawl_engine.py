@@ -168,7 +168,8 @@ async def test_external_hosts_only_when_allowed(services: Services, site: str) -
 
 async def test_should_stop_ends_the_crawl_between_pages(services: Services, site: str) -> None:
     pages, summary = await crawl(services, site, stop_after=2, concurrency=1)
-    assert summary.stop_reason == "stopped" and len(pages) == 2
+    # The page that loaded while the second one was extracted (the pipeline) is finished and delivered too.
+    assert summary.stop_reason == "stopped" and len(pages) in (2, 3)
 
 
 async def test_timeout_abandons_pages_still_loading(services: Services, site: str) -> None:

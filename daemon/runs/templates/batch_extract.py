@@ -11,6 +11,7 @@ content is larger than maxArtifactInlineBytes is stored as an artifact and its i
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -155,18 +156,34 @@ class BatchExtractPages(Template[BatchInputs]):
     ) -> None:
         url = inputs.urls[index]
         item = PageItem(url=url, success=False)
+        # The step starts when its page may load, so steps waiting behind other loads stay pending.
+        await loading.acquire()
+        if ctx.cancel_requested:  # canceled while it waited: its step stays pending, to be skipped
+            loading.release()
+            return
+        held = True
+
+        def loaded() -> None:
+            nonlocal held
+            if held:
+                held = False
+                loading.release()
+
         try:
             async with ctx.step(index):
-                await self._extract(ctx, inputs, url, state, item, loading)
+                await self._extract(ctx, inputs, url, state, item, loaded)
         except BrowserdError as exc:
             item.success, item.error, item.error_code = False, exc.message, exc.code
         else:
             item.success = True
+        finally:
+            loaded()
         await ctx.add_item(msgspec.to_builtins(item), index)
 
     async def _extract(
-        self, ctx: RunContext, inputs: BatchInputs, url: str, state: Any, item: PageItem, loading: anyio.Semaphore
+        self, ctx: RunContext, inputs: BatchInputs, url: str, state: Any, item: PageItem, loaded: Callable[[], None]
     ) -> None:
+        """Load and extract one page; `loaded()` once the page is in, so the next load starts meanwhile."""
         request = ScrapeRequest(
             url=url,
             format="markdown",
@@ -177,8 +194,8 @@ class BatchExtractPages(Template[BatchInputs]):
             render=inputs.render,
             block_resources=inputs.block_resources,
         )
-        async with loading:
-            page = await load_page(ctx.services, request, state, export_state=False)
+        page = await load_page(ctx.services, request, state, export_state=False)
+        loaded()
         item.final_url, item.status, item.title, item.via = page.final_url, page.status, page.title, page.via
         if page.status is not None and page.status >= 400:
             raise ExecutionError(f"{url} answered HTTP {page.status}", hint="Check the URL.", status=page.status)
