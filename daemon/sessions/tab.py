@@ -67,6 +67,8 @@ class RefInfo:
     clickable: Clickable | None = None
     # Position among the elements of the same role and name, when there are several (S2-21).
     nth: int | None = None
+    # The input kind the snapshot showed ([type=date], [type=multiline]...); None for a plain text input.
+    kind: str | None = None
 
 
 @dataclass
