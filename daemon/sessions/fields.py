@@ -27,10 +27,6 @@ _FIELD_JS = """(e) => {
   const readonly = el.readOnly === true || el.getAttribute('aria-readonly') === 'true';
   return [kind, el.getAttribute('min') || '', el.getAttribute('max') || '', disabled, readonly];
 }"""
-_READ_JS = """(e) => {
-  const el = e.tagName === 'LABEL' && e.control ? e.control : e;
-  return 'value' in el && el.tagName !== 'BUTTON' ? String(el.value) : el.innerText;
-}"""
 # Any CSS color as the #rrggbb a color input stores; null when it is no color or not opaque.
 _COLOR_JS = """(value) => {
   if (!CSS.supports('color', value)) return null;
@@ -171,7 +167,10 @@ async def _color(page: Page, text: str) -> str | None:
 
 async def check_taken(locator: Locator, field: FieldInfo, stored: str, described: str, timeout_ms: int | None) -> None:
     """Fail when the field does not hold what was filled: the page dropped or changed it."""
-    now = str(await locator.evaluate(_READ_JS, timeout=timeout_ms))
+    if field.kind == "contenteditable":
+        now = await locator.inner_text(timeout=timeout_ms)
+    else:
+        now = await locator.input_value(timeout=timeout_ms)
     if _same(field, now, stored):
         return
     raise ExecutionError(

@@ -183,7 +183,8 @@ def _refs(nodes: list[aria.Node], clickables: dict[str, aria.Clickable]) -> dict
         key = (node.role, node.name)
         nth = seen[key] if totals[key] > 1 else None
         seen[key] += 1
-        refs[node.ref or ""] = RefInfo(node.role, node.name, clickables.get(node.ref or ""), nth)
+        info = RefInfo(node.role, node.name, clickables.get(node.ref or ""), nth, node.attrs.get("type"))
+        refs[node.ref or ""] = info
     return refs
 
 

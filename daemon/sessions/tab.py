@@ -30,6 +30,9 @@ DIALOG_ANSWER_TIMEOUT_S = 10
 _MAX_CONSOLE_ERRORS = 20
 # A page that answers takes a round trip to evaluate `1`; one stuck in a script never does.
 PROBE_TIMEOUT_S = 2.0
+# After its script was stopped, how long a page (a huge one, on a busy machine) may take to answer
+# before it is replaced: replacing loses the page's state, so this waits longer than the first probe.
+STOPPED_ANSWER_TIMEOUT_S = 6.0
 # Stopping a script is answered off the page's main thread, at once unless the renderer is gone.
 STOP_TIMEOUT_S = 2.0
 # Loading the fresh page that replaces a stuck one; past this the fresh page stays blank.
@@ -66,6 +69,8 @@ class RefInfo:
     clickable: Clickable | None = None
     # Position among the elements of the same role and name, when there are several (S2-21).
     nth: int | None = None
+    # The input kind the snapshot showed ([type=date], [type=multiline]...); None for a plain text input.
+    kind: str | None = None
 
 
 @dataclass
@@ -218,9 +223,9 @@ class Tab:
             url = self.page.url
             raise _not_answering(tab_id, url, await self.recover(), f"did not answer within {deadline_s:g} s")
 
-    async def answers(self) -> bool:
-        """Whether the page runs a trivial script within PROBE_TIMEOUT_S (a navigating page counts)."""
-        with anyio.move_on_after(PROBE_TIMEOUT_S):
+    async def answers(self, within_s: float = PROBE_TIMEOUT_S) -> bool:
+        """Whether the page runs a trivial script within `within_s` (a navigating page counts)."""
+        with anyio.move_on_after(within_s):
             # A document being replaced, or a closed page, fails at once: either way no script holds it.
             with suppress(PlaywrightError):
                 await self.page.evaluate("1")
@@ -234,7 +239,7 @@ class Tab:
             with anyio.move_on_after(STOP_TIMEOUT_S):
                 with suppress(PlaywrightError):
                     await self.stopper.send("Runtime.terminateExecution")
-            if await self.answers():
+            if await self.answers(STOPPED_ANSWER_TIMEOUT_S):
                 return "its running script was stopped and the page answers again"
         return await self._replace()
 

@@ -29,6 +29,8 @@ class Target:
     code: str  # the same element as Playwright Python code, for scripts and flows
     # A ref's element is known to exist: checks that would otherwise wait can answer at once.
     exists: bool = False
+    # True when the snapshot showed a plain one-line text input: fill needs no closer look at it.
+    plain_text: bool = False
 
 
 def is_ref(target: str) -> bool:
@@ -82,7 +84,8 @@ async def locate(tab: Tab, target: str) -> Target:
         )
     if info.clickable is not None:
         await _same_clickable(locator, info.clickable, described, ref)
-    return Target(locator, described, _code_for(info, selector), exists=True)
+    plain_text = info.role in ("textbox", "searchbox") and info.kind is None and info.clickable is None
+    return Target(locator, described, _code_for(info, selector), exists=True, plain_text=plain_text)
 
 
 async def _same_clickable(locator: Locator, clickable: Clickable, described: str, ref: str) -> None:
