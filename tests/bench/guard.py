@@ -80,7 +80,10 @@ def main() -> int:
     problems: list[str] = []
     print(f"URL guard benchmark: home {home.root}, site {site}", file=sys.stderr)
     try:
-        with ready_shim(home, ["--tools", "pages,scrape"]) as local, ready_shim(home, ["--trust", "remote", "--tools", "pages,scrape"]) as remote:
+        with (
+            ready_shim(home, ["--tools", "pages,scrape"]) as local,
+            ready_shim(home, ["--trust", "remote", "--tools", "pages,scrape"]) as remote,
+        ):
             shims = {"local": local, "remote": remote}
             for name, shim in shims.items():  # warm-up: first tab, first window, first guard
                 shim.call_tool("browser_open", {"url": f"{site}/help.html?warm={name}", "snapshot": "none"})

@@ -119,9 +119,7 @@ async def test_cancel_mid_crawl_keeps_the_pages_already_crawled(module_home: Bro
     async with mcp_client(module_home, args=TOOLS) as client:
         started = ok(
             # Through the browser: the fast path could finish all 200 pages before the cancel arrives.
-            await client.call_tool(
-                "crawl", {"url": f"{site}/gen/200/0.html", "concurrency": 1, "render": "always"}
-            )
+            await client.call_tool("crawl", {"url": f"{site}/gen/200/0.html", "concurrency": 1, "render": "always"})
         ).structured_content
         run_id = started["runId"]
         with anyio.fail_after(FOLLOW_TIMEOUT_S):
