@@ -246,14 +246,7 @@ class Tab:
     async def _replace(self) -> str:
         old, url, window = self.page, self.page.url, self.window
         page = await old.context.new_page()
-        # The context's page event made it a tab of its own: that tab takes this one's id and place.
-        fresh = next((tab for tab in window.tabs.values() if tab.page is page), None) or window.adopt(page)
-        if fresh in window.opened:
-            window.opened.remove(fresh)
-        window.tabs.pop(fresh.id, None)
-        fresh.id, self.id = self.id, f"{self.id} (replaced)"
-        fresh.issued = self.issued  # refs of the stuck page are stale, not unknown
-        window.tabs[fresh.id] = fresh
+        window.put_in_place(self, page)
         with anyio.move_on_after(STOP_TIMEOUT_S):
             with suppress(PlaywrightError):
                 await old.close(run_before_unload=False)

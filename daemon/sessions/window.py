@@ -199,6 +199,18 @@ class Window:
             remaining = self.open_tabs()
             self.active_tab_id = remaining[-1].id if remaining else None
 
+    def put_in_place(self, stuck: Tab, page: Page) -> Tab:
+        """`page` becomes the tab `stuck` was, under its id (a page that no longer answers is replaced)."""
+        # The context's page event may already have made it a tab of its own: that tab takes the id and place.
+        fresh = next((tab for tab in self.tabs.values() if tab.page is page), None) or self.adopt(page)
+        if fresh in self.opened:
+            self.opened.remove(fresh)
+        self.tabs.pop(fresh.id, None)
+        fresh.id, stuck.id = stuck.id, f"{stuck.id} (replaced)"
+        fresh.issued = stuck.issued  # refs of the stuck page are stale, not unknown
+        self.tabs[fresh.id] = fresh
+        return fresh
+
     async def new_tab(self, activate: bool = True) -> Tab:
         """A new blank tab, the active one unless `activate` is false and the window has an active tab already.
 
