@@ -51,8 +51,10 @@ def _run(tree: lxml.html.HtmlElement, options: Extractor) -> tuple[lxml.html.Htm
 
 
 def _unlinked_words(tree: lxml.html.HtmlElement, page_words: int) -> int:
-    """Words of the page's body outside links: the most article text the default mode could add."""
-    return page_words - sum(len(a.text_content().split()) for a in body_of(tree).iter("a"))
+    """Words of the page's body outside links (anchors without a target are no links): the most article
+    text the default mode could add."""
+    links = (a for a in body_of(tree).iter("a") if (a.get("href") or "").strip())
+    return page_words - sum(len(a.text_content().split()) for a in links)
 
 
 def main_content(tree: lxml.html.HtmlElement, page_words: int) -> lxml.html.HtmlElement | None:
