@@ -4,7 +4,8 @@ a, table, blockquote, pre, b/i...).
 trafilatura's precision mode drops more boilerplate than its default mode (0.965 vs 0.959 token F1 on
 the dev set) but now and then throws most of the article away with it; when the default mode finds
 several times more text, the default mode's result is taken instead. The default mode only runs when
-the page holds that much more text than the precision result, so most pages pay for one run.
+the page holds that much more text outside links than the precision result, so most pages pay for one
+run.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import lxml.html  # type: ignore[import-untyped]
 from trafilatura.core import bare_extraction
 from trafilatura.htmlprocessing import convert_to_html
 from trafilatura.settings import Document, Extractor
+
+from .document import body_of
 
 # The precision result is replaced when the default mode finds this many times more words.
 _RECOVERY_RATIO = 4.0
@@ -47,11 +50,18 @@ def _run(tree: lxml.html.HtmlElement, options: Extractor) -> tuple[lxml.html.Htm
     return lxml.html.document_fromstring(html), words
 
 
+def _unlinked_words(tree: lxml.html.HtmlElement, page_words: int) -> int:
+    """Words of the page's body outside links (anchors without a target are no links): the most article
+    text the default mode could add."""
+    links = (a for a in body_of(tree).iter("a") if (a.get("href") or "").strip())
+    return page_words - sum(len(a.text_content().split()) for a in links)
+
+
 def main_content(tree: lxml.html.HtmlElement, page_words: int) -> lxml.html.HtmlElement | None:
     """`<html><body>` holding the page's main content, or None when trafilatura finds none; `page_words`
     is the number of words in the page's body."""
     root, words = _run(tree, _PRECISION)
-    if _RECOVERY_RATIO * words <= page_words:
+    if _RECOVERY_RATIO * words <= _unlinked_words(tree, page_words):
         other, other_words = _run(tree, _BALANCED)
         if other is not None and other_words >= _RECOVERY_RATIO * max(words, 1):
             root = other

@@ -11,6 +11,9 @@ per corpus and extractor: token F1, AEB F1, failures, empty outputs, structure r
 (headings, list items, links, tables; extraction-dev only: CleanEval's gold is plain text), pages per
 CPU-second and median ms per page, then one JSON line with everything. `--out DIR` keeps each run's
 per-page scores (`<corpus>-<extractor>.json`) for comparing two versions page by page.
+`--speed N` instead times the first N pages of each corpus three times and keeps each page's least
+process CPU time: on a busy shared machine that is the steadier speed figure (median ms per page and
+pages per CPU-second).
 Prints figures, never asserts them (DESIGN.md §6).
 """
 
@@ -21,7 +24,9 @@ import contextlib
 import importlib.util
 import io
 import json
+import statistics
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -82,6 +87,26 @@ def _score(data: Path, target: str, limit: int, out: Path | None) -> dict[str, A
     }
 
 
+def _speed(data: Path, extractors: dict[str, str], limit: int) -> None:
+    scorer = _load_scorer(data)
+    pages, _ = scorer.load_dataset(data)
+    htmls = [scorer.decode_html(scorer._read_text(page["path"])) for page in pages[:limit]]
+    for name, target in extractors.items():
+        function = globals()[target]
+        least: list[float] = []
+        for html in htmls:
+            times = []
+            for _ in range(3):
+                start = time.process_time()
+                function(html)
+                times.append(time.process_time() - start)
+            least.append(min(times))
+        print(
+            f"{data.name} {name}: {len(least)} pages, median {1000 * statistics.median(least):.1f} ms,"
+            f" {len(least) / sum(least):.1f} pages per CPU-second (least of 3 runs per page)"
+        )
+
+
 def _row(name: str, r: dict[str, Any]) -> str:
     s = r["structure_recall"]
     cells = " ".join(f"{s[k] if s.get(k) is not None else 'n/a':>6}" for k in STRUCTURE_KINDS)
@@ -99,11 +124,16 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="score only the first N pages of each corpus")
     parser.add_argument("--only", choices=sorted(EXTRACTORS), help="run one extractor instead of both")
     parser.add_argument("--out", type=Path, help="folder for per-page results (<corpus>-<extractor>.json)")
+    parser.add_argument("--speed", type=int, default=0, help="only time the first N pages of each corpus")
     args = parser.parse_args()
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
     corpora: list[Path] = args.data or list(DEFAULT_DATA)
     extractors = {args.only: EXTRACTORS[args.only]} if args.only else EXTRACTORS
+    if args.speed:
+        for data in corpora:
+            _speed(data, extractors, args.speed)
+        return
     results: dict[str, dict[str, Any]] = {}
     header = ("extractor", "tok F1", "AEB F1", "fail", "empty", "head", "list", "links", "tables", "p/CPU-s", "med ms")
     for data in corpora:
