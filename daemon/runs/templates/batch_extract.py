@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import anyio
-import lxml.html  # type: ignore[import-untyped]
 import msgspec
 
 from browserd.daemon.config import Config, RunsConfig
@@ -23,6 +22,7 @@ from browserd.daemon.errors import BrowserdError, ExecutionError
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.templates.base import Inputs, Template
+from browserd.daemon.scrape.document import parse
 from browserd.daemon.scrape.extract import extract_links
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.service import ScrapeRequest, load_page, render
@@ -95,7 +95,8 @@ _WHITESPACE = re.compile(r"[ \t\r\f\v]+")
 def plain_text(html: str) -> str:
     if not html.strip():
         return ""
-    text = lxml.html.fromstring(html).text_content()
+    # parse(): the scrape pipeline's reading of HTML, which control characters and lone surrogates cannot cut short.
+    text = parse(html).text_content()
     lines = (_WHITESPACE.sub(" ", line).strip() for line in text.splitlines())
     return "\n".join(line for line in lines if line)
 
