@@ -151,13 +151,15 @@ async def test_item14_kill_9_of_chromium_during_a_scrape_a_run_and_an_action(
 
         with gate(gates) as key:
             url = f"{site}/gate?key={key}&parties=2&wait_s=60"
-            answer = await kill_during(home, gates, key, lambda: client.call_tool("scrape", {"url": url}))
+            # render always: the fast path would fetch the page without the browser that is killed.
+            scrape = {"url": url, "render": "always"}
+            answer = await kill_during(home, gates, key, lambda: client.call_tool("scrape", scrape))
         assert answer.is_error, text_of(answer)
         scraped = ok(await client.call_tool("scrape", {"url": f"{site}/help.html"}))
         assert "Help page" in text_of(scraped)
 
         with gate(gates) as key:
-            inputs = {"urls": [f"{site}/gate?key={key}&parties=2&wait_s=60"]}
+            inputs = {"urls": [f"{site}/gate?key={key}&parties=2&wait_s=60"], "render": "always"}
             arguments = {"templateId": "batch_extract_pages", "inputs": inputs, "options": {"mode": "sync"}}
             answer = await kill_during(home, gates, key, lambda: client.call_tool("run_task_template", arguments))
         run = answer.structured_content or {}
