@@ -14,7 +14,7 @@ from playwright.async_api import CDPSession, ConsoleMessage, Dialog, Download, F
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Response as PageResponse
 
-from browserd.daemon.errors import BrowserdError, ExecutionError
+from browserd.daemon.errors import BrowserdError, ExecutionError, NavigationTimeout
 from browserd.daemon.sessions.network import NetworkLog
 from browserd.daemon.sessions.records import CONSOLE_BUFFER, ConsoleRecord, DialogRecord
 from browserd.daemon.sessions.snapshot import Clickable
@@ -214,6 +214,8 @@ class Tab:
         with anyio.CancelScope(deadline=anyio.current_time() + deadline_s) as scope:
             try:
                 yield
+            except NavigationTimeout:
+                raise  # a slow server, not a stuck script (and the page is busy navigating): it says what loaded
             except (BrowserdError, PlaywrightError) as exc:
                 if await self.answers():
                     raise

@@ -96,7 +96,7 @@ async def test_unreachable_page_is_a_clear_error(home: BrowserdHome) -> None:
 async def test_navigation_timeout_reports_what_was_loaded(home: BrowserdHome, site: str) -> None:
     async with mcp_client(home) as client:
         result = await client.call_tool("browser_open", {"url": f"{site}/slow?ms=5000", "timeout": 500})
-        assert result.structured_content["errorCode"] == "NAVIGATION_TIMEOUT"
+        assert result.structured_content["errorCode"] == "NAVIGATION_TIMEOUT", result.structured_content
         assert "loadedUrl" in result.structured_content["details"]
 
 

@@ -312,7 +312,7 @@ async def test_a_response_chromium_served_from_its_cache_is_marked(home: Browser
 
 async def test_item10_network_filter_and_route_read_a_glob_the_same_way(home: BrowserdHome, site: str) -> None:
     """Issue 11 item 10: one glob (Playwright's): `*` stops at `/`, `**` does not, `{a,b}` alternates."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         for glob in ("*/api/*", "**/api/{items,missing}"):
             ok(await client.call_tool("browser_route", {"action": "add", "url": glob, "block": True}))
         await open_network_page(client, site, expect="Items failed")

@@ -22,6 +22,8 @@ from tests.e2e.test_actions import fails, ok, status
 pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
 
 QUICK_MS = 2_000
+# browser_evaluate, the runaway tests' way in, is in the devtools group.
+DEVTOOLS = ("--tools", "pages,devtools")
 _REF = re.compile(r"\[ref=(\w+)\]")
 
 
@@ -182,7 +184,7 @@ async def test_a_fill_that_cannot_take_fails_naming_the_format_or_the_right_call
 
 
 async def test_a_runaway_script_is_stopped_and_every_later_call_answers(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         opened = await ok(client, "browser_open", {"url": f"{site}/runaway.html"})
         ping = yaml_ref(opened, "button", "Ping")
         error = await fails(
@@ -214,7 +216,7 @@ async def test_an_action_whose_handler_loops_fails_and_the_tab_answers_again(hom
 async def test_a_tab_stuck_for_good_is_replaced_by_a_fresh_page_at_its_url(home: BrowserdHome, site: str) -> None:
     """A script that loops again as soon as it is stopped: the tab gets a fresh page at the same URL, keeps
     its id, says so, and the session goes on."""
-    async with mcp_client(home) as client:
+    async with mcp_client(home, args=DEVTOOLS) as client:
         opened = await ok(client, "browser_open", {"url": f"{site}/runaway.html"})
         old_ping = yaml_ref(opened, "button", "Ping")
         error = await fails(

@@ -25,7 +25,7 @@ from tests.e2e.results import failed, ok, text_of
 from tests.e2e.test_crawl import artifact_text
 
 pytestmark = pytest.mark.anyio
-REMOTE = ("--trust", "remote", "--tools", "pages,scrape,runs")
+REMOTE = ("--trust", "remote", "--tools", "pages,devtools,scrape,runs")
 SECRET = "alice"
 PUBLISH_S = 30
 

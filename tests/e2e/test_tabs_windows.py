@@ -425,7 +425,7 @@ async def test_mobile_window_announces_a_mobile_browser(home: BrowserdHome, site
 
 async def test_item9_scrape_and_a_window_emulate_the_same_phone(home: BrowserdHome, site: str) -> None:
     """Issue 11 item 9: `mobile` is one device descriptor: scrape sends the same mobile user agent as a window."""
-    async with mcp_client(home, args=DEVTOOLS) as client:
+    async with mcp_client(home, args=("--tools", "pages,devtools,scrape")) as client:
         await call(client, "browser_windows", {"action": "new", "options": {"mobile": True}})
         window_agent = (await echoed_headers(client, site))["user-agent"]
         scraped = text_of(
