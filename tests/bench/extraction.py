@@ -33,7 +33,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 BENCH_DATA = REPO.parent / "shared" / "bench"
-DEFAULT_DATA = (BENCH_DATA / "extraction-dev", BENCH_DATA / "extraction-cleaneval")
+DEV_DATA = BENCH_DATA / "extraction-dev"
+DEFAULT_DATA = (DEV_DATA, BENCH_DATA / "extraction-cleaneval")
 BASE_URL = "https://example.com/"
 EXTRACTORS = {"browserd": "extract_for_score", "trafilatura": "trafilatura_markdown"}
 STRUCTURE_KINDS = ("headings", "list_items", "links", "tables")

@@ -333,7 +333,7 @@ def measure_split(shim: RawShim, site: str, page: str, runs: int, budget: Budget
 def measure_extraction(data: Path | None, limit: int, figures: Figures) -> None:
     from tests.bench import extraction
 
-    folder = data or extraction.DEFAULT_DATA
+    folder = data or extraction.DEV_DATA
     scorer = extraction._load_scorer(folder)
     for name, target in (("browserd", "extract_for_score"), ("trafilatura", "trafilatura_markdown")):
         print(f"  {name}", file=sys.stderr)
@@ -357,11 +357,11 @@ def serve_articles(count: int) -> tuple[_Server, str, list[str], Path]:
 
     folder = short_temp_dir("bd-articles-")
     names = []
-    for index, source in enumerate(sorted((extraction.DEFAULT_DATA / "html").glob("*.html.gz"))[:count]):
+    for index, source in enumerate(sorted((extraction.DEV_DATA / "html").glob("*.html.gz"))[:count]):
         (folder / f"a{index}.html").write_bytes(gzip.decompress(source.read_bytes()))
         names.append(f"a{index}.html")
     if not names:
-        raise BenchError(f"no pages in {extraction.DEFAULT_DATA / 'html'}")
+        raise BenchError(f"no pages in {extraction.DEV_DATA / 'html'}")
     server = _QuietServer(("127.0.0.1", 0), functools.partial(_QuietFiles, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}", names, folder
