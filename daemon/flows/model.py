@@ -104,6 +104,9 @@ class ToolMeta(_Struct):
     published: bool = False
     slug: str | None = None
     description: str | None = None
+    # Earlier versions still offered as flow_<slug>_v<N> (D-50): a published flow's steps or variables
+    # changed, and clients built on the version before may keep calling it. flow_<slug> is the latest.
+    versions: list[int] = msgspec.field(default_factory=list)
 
 
 class Binding(_Struct):

@@ -25,6 +25,9 @@ from browserd.daemon.flows.variables import check_variables
 from browserd.daemon.runs.records import now_ms
 from browserd.daemon.sessions.tab import Tab
 
+# Earlier versions of a published flow kept as tools: each costs every client a tools/list entry.
+PINNED_VERSIONS = 2
+
 
 class Redactable(Protocol):
     def redact(self, secret: str) -> None: ...
@@ -35,6 +38,7 @@ class FlowService:
         self.config = config
         self.store = FlowStore(Path(config.flows.root))
         self.recorders: dict[str, Recorder] = {}
+        # Tool name (flow_<slug>, flow_<slug>_v<N>) -> the flow version it runs.
         self.published: dict[str, Flow] = {}
         self.on_tools_changed: Callable[[], Awaitable[None]] | None = None
 
@@ -42,8 +46,8 @@ class FlowService:
         """Load the published flows, so the first client's tools/list already has them."""
         for row in await self.store.index(published_only=True):
             flow = await self.store.get(row.flow_id)
-            if flow is not None and flow.meta.tool.slug:
-                self.published[flow.meta.tool.slug] = flow
+            if flow is not None:
+                self.published.update(await self._tools_of(flow))
 
     # -- recording -------------------------------------------------------------------------------
 
@@ -93,14 +97,23 @@ class FlowService:
 
     # -- stored flows ----------------------------------------------------------------------------
 
-    async def get(self, ref: str) -> Flow:
-        """A flow by id or by its published slug."""
+    async def get(self, ref: str, version: int | None = None) -> Flow:
+        """A flow by id or by its published slug: its latest version, or `version`."""
         flow = await self.store.get(ref) if FLOW_ID.match(ref) else None
         if flow is None:
             flow_id = await self.store.by_slug(ref)
             flow = await self.store.get(flow_id) if flow_id else None
         if flow is None:
             raise FlowNotFound(f"no flow {ref}", flowId=ref)
+        if version is not None and version != flow.version:
+            older = await self.store.version(flow.id, version)
+            if older is None:
+                raise FlowNotFound(
+                    f"flow {flow.id} has no version {version}",
+                    hint=f"flow_get {flow.id} shows the latest version ({flow.version}).",
+                    flowId=flow.id,
+                )
+            return older
         return flow
 
     async def save(self, flow: Flow, *, new_version: bool = True) -> Flow:
@@ -109,6 +122,9 @@ class FlowService:
         previous = await self.store.get(flow.id)
         if previous is not None and new_version:
             flow.version = previous.version + 1
+            if previous.meta.tool.published and flow.meta.tool.published and _contract(previous) != _contract(flow):
+                kept = [v for v in previous.meta.tool.versions if v != previous.version] + [previous.version]
+                flow.meta.tool.versions = kept[-PINNED_VERSIONS:]
         flow.meta.updated_at = now_ms()
         flow.meta.created_at = flow.meta.created_at or flow.meta.updated_at
         try:
@@ -128,9 +144,11 @@ class FlowService:
         _check_id(flow.id)
         if any(v.sensitive and v.default is not None for v in flow.variables):
             raise InvalidParameter("an imported flow may not carry a sensitive value", field="flow")
-        if not overwrite and await self.store.get(flow.id) is not None:
+        stored = await self.store.get(flow.id)
+        if not overwrite and stored is not None:
             flow.id = new_flow_id()  # S4-76: a copy unless the caller asked to overwrite
-        flow.meta.tool = ToolMeta()  # publishing is a decision on this machine
+        # Publishing is a decision on this machine: a flow replacing a stored one keeps its publication.
+        flow.meta.tool = stored.meta.tool if overwrite and stored is not None else ToolMeta()
         return await self.save(flow, new_version=overwrite)
 
     async def delete(self, ref: str) -> Flow:
@@ -145,12 +163,17 @@ class FlowService:
         slug = slug or flow.meta.tool.slug or _slug(flow.name)
         if not SLUG.match(slug):
             raise InvalidParameter(f"slug `{slug}` must match {SLUG.pattern}", field="slug")
-        flow.meta.tool = ToolMeta(published=True, slug=slug, description=description or flow.meta.tool.description)
+        tool = flow.meta.tool
+        versions = tool.versions if tool.published and tool.slug == slug else []
+        flow.meta.tool = ToolMeta(
+            published=True, slug=slug, description=description or tool.description, versions=versions
+        )
         return await self.save(flow)
 
     async def unpublish(self, ref: str) -> Flow:
         flow = await self.get(ref)
         flow.meta.tool.published = False
+        flow.meta.tool.versions = []
         return await self.save(flow)
 
     async def update_targets(self, ref: str) -> tuple[Flow, int]:
@@ -176,14 +199,30 @@ class FlowService:
         flow.meta.suggested_order.update(suggestions)
         await self.store.save(flow)
 
+    async def _tools_of(self, flow: Flow) -> dict[str, Flow]:
+        """The tools a published flow offers: flow_<slug> (latest) and flow_<slug>_v<N> per kept version."""
+        tool = flow.meta.tool
+        if not tool.published or not tool.slug:
+            return {}
+        offered = {f"flow_{tool.slug}": flow}
+        for number in tool.versions:
+            older = await self.store.version(flow.id, number)
+            if older is not None:
+                offered[f"flow_{tool.slug}_v{number}"] = older
+        return offered
+
     async def _published_changed(self, flow: Flow) -> None:
-        before = {slug: f.version for slug, f in self.published.items()}
-        self.published = {slug: f for slug, f in self.published.items() if f.id != flow.id}
-        if flow.meta.tool.published and flow.meta.tool.slug:
-            self.published[flow.meta.tool.slug] = flow
-        after = {slug: f.version for slug, f in self.published.items()}
+        before = {name: (f.id, f.version) for name, f in self.published.items()}
+        kept = {name: f for name, f in self.published.items() if f.id != flow.id}
+        self.published = {**kept, **await self._tools_of(flow)}
+        after = {name: (f.id, f.version) for name, f in self.published.items()}
         if before != after and self.on_tools_changed is not None:
             await self.on_tools_changed()
+
+
+def _contract(flow: Flow) -> bytes:
+    """What a caller of the flow's tool depends on: its variables and what it does."""
+    return msgspec.json.encode((flow.variables, flow.steps))
 
 
 def _check_id(flow_id: str) -> None:

@@ -30,6 +30,8 @@ MAX_CELL_CHARS = 32_768
 
 class FlowRunInputs(Inputs, kw_only=True):
     flow_id: Annotated[str, msgspec.Meta(description="A flow id or a published flow's slug.")]
+    # A published flow_<slug>_v<N> runs the version it names; default: the latest.
+    flow_version: int | None = None
     args: dict[str, Any] = msgspec.field(default_factory=dict)
     # Values of sensitive variables: kept in memory only, never in the run record.
     secrets: dict[str, str] = msgspec.field(default_factory=dict)
@@ -83,7 +85,7 @@ class FlowRun(Template[FlowRunInputs]):
         return kept
 
     async def run(self, ctx: RunContext, inputs: FlowRunInputs) -> None:
-        flow = await ctx.services.flows.get(inputs.flow_id)
+        flow = await ctx.services.flows.get(inputs.flow_id, inputs.flow_version)
         tab = await self._tab(ctx, inputs)
         if inputs.rows is None:
             await self._start_page(tab, flow, inputs, again=False)

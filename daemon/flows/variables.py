@@ -64,6 +64,39 @@ def _field(variable: VariableDef) -> tuple[str, Any, Any]:
     return attribute, annotated | None, msgspec.field(default=None, name=variable.key)
 
 
+def tool_schema(flow: Flow) -> dict[str, Any]:
+    """The inputSchema of a published flow's tool, terse because every client lists every published flow
+    (issue 14: 50 of them within 6,000 characters). A required string variable is only named in `required`
+    (string is what a client sends by default); any other variable gets a property with its type, choices,
+    pattern or default. The call is still checked against args_struct, which refuses what this allows.
+    Which variables are sensitive flow_get says; the schema leaves it out for the same budget."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for variable in flow.variables:
+        needed = variable.required and variable.default is None
+        if needed:
+            required.append(variable.key)
+        entry: dict[str, Any] = {}
+        if variable.type == "enum":
+            entry["enum"] = list(variable.options or [])
+        elif variable.type == "array":
+            entry = {"type": "array", "items": {"type": "string"}}
+        elif variable.type != "string" or not needed:
+            entry["type"] = variable.type
+        if variable.pattern is not None and variable.type == "string":
+            entry["pattern"] = variable.pattern
+        if variable.default is not None:
+            entry["default"] = variable.default
+        if entry:
+            properties[variable.key] = entry
+    schema: dict[str, Any] = {"type": "object"}
+    if properties:
+        schema["properties"] = properties
+    if required:
+        schema["required"] = required
+    return schema
+
+
 def args_struct(flow: Flow, base: type[msgspec.Struct]) -> type[msgspec.Struct]:
     """`base`'s fields (the run options) plus one field per variable."""
     return msgspec.defstruct(

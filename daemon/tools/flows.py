@@ -1,8 +1,8 @@
 """Flow tools (issue 14, DESIGN §4): record, keep, replay, export/import, and publish flows as tools.
 
-A published flow is a tool `flow_<slug>` in every client's tools/list (published_tools): its
-inputSchema is the flow's variables plus the run options, built from one msgspec Struct that also
-checks each call, as for every other tool.
+A published flow is a tool `flow_<slug>` in every client's tools/list (published_tools), plus
+`flow_<slug>_v<N>` for earlier versions it keeps: their arguments are the flow's variables, checked
+by a msgspec Struct built from them; the schema clients see is a terser one (variables.tool_schema).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from browserd.daemon.errors import FlowNotFound, InvalidParameter
+from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.flows.export import playwright_script
 from browserd.daemon.flows.model import Flow, StepReport
 from browserd.daemon.flows.template import MAX_ROWS
-from browserd.daemon.flows.variables import args_struct, parse_args, values_of
+from browserd.daemon.flows.variables import args_struct, parse_args, tool_schema, values_of
 from browserd.daemon.runs.manager import StartRequest
 from browserd.daemon.runs.records import RunMode
 from browserd.daemon.tools.context import ToolContext
@@ -153,13 +153,7 @@ async def flow_list(ctx: ToolContext, params: NoParams, response: Response) -> N
 
 @tool("flow_get", "flows", "A flow: steps, targets, variables.", GetParams, read_only=True)
 async def flow_get(ctx: ToolContext, params: GetParams, response: Response) -> None:
-    flows = ctx.services.flows
-    flow = await flows.get(params.flow_id)
-    if params.version is not None and params.version != flow.version:
-        older = await flows.store.version(flow.id, params.version)
-        if older is None:
-            raise FlowNotFound(f"flow {flow.id} has no version {params.version}", flowId=flow.id)
-        flow = older
+    flow = await ctx.services.flows.get(params.flow_id, params.version)
     response.data(_flow_data(flow))
     response.text(_summary(flow))
 
@@ -352,29 +346,17 @@ TOOLS: list[Tool[Any]] = [
 # -- published flows as tools ----------------------------------------------------------------------
 
 
-class PublishedAnswer(msgspec.Struct, rename="camel"):
-    """The outputSchema of a flow_<slug> tool: kept to the two fields every answer has (tools/list budget)."""
-
-    run_id: str
-    status: str
-
-
-class PublishedOptions(Params, kw_only=True):
-    # The run options a flow_<slug> tool takes; kept short, since every published flow repeats them in
-    # tools/list (flow_run takes them all). None means the default, current.
-    tab_target: TabTarget | None = None
-
-
-def _published(flow: Flow) -> Tool[Any]:
-    params = args_struct(flow, PublishedOptions)
+def _published(name: str, flow: Flow) -> Tool[Any]:
+    """flow_<slug>[_v<N>]: the flow's variables only (run options are flow_run's), a terse schema and no
+    outputSchema, since every client lists every published flow (issue 14: 50 within 6,000 characters)."""
+    params = args_struct(flow, Params)
 
     async def handler(ctx: ToolContext, parsed: Any, response: Response) -> None:
-        options = RunOptions(tab_target=parsed.tab_target or "current")
-        await run_flow(ctx, flow, values_of(flow, parsed), options, response)
+        await run_flow(ctx, flow, values_of(flow, parsed), RunOptions(), response, flowVersion=flow.version)
 
     description = flow.meta.tool.description or flow.description or flow.name
-    return Tool(f"flow_{flow.meta.tool.slug}", "flows", description, params, handler, output=PublishedAnswer)
+    return Tool(name, "flows", description, params, handler, schema=tool_schema(flow))
 
 
-def published_tools(flows: dict[str, Flow]) -> list[Tool[Any]]:
-    return [_published(flow) for flow in flows.values()]
+def published_tools(published: dict[str, Flow]) -> list[Tool[Any]]:
+    return [_published(name, flow) for name, flow in published.items()]

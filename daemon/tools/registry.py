@@ -101,6 +101,9 @@ class Tool(Generic[P]):
     read_only: bool = False
     # The Struct its structuredContent follows; announced as outputSchema in tools/list.
     output: type[msgspec.Struct] | None = None
+    # An inputSchema looser than `params`' own (which still checks every call), for tools that many
+    # clients pay for in tools/list: published flows (issue 14, S4-110).
+    schema: dict[str, Any] | None = None
 
     def spec(self) -> ToolSpec:
         return self._spec
@@ -111,7 +114,7 @@ class Tool(Generic[P]):
         return ToolSpec(
             name=self.name,
             description=self.description,
-            input_schema=input_schema(self.params),
+            input_schema=self.schema if self.schema is not None else input_schema(self.params),
             group=self.group,
             output_schema=output_schema(self.output) if self.output is not None else None,
             annotations={"readOnlyHint": True} if self.read_only else None,

@@ -169,15 +169,63 @@ async def test_publish_reaches_two_clients_as_a_tool_that_runs_the_flow(home: Br
                 await event.wait()
         tools = {t.name: t for t in (await second.list_tools()).tools}
         tool = tools[f"flow_{slug}"]
-        assert set(tool.input_schema["properties"]) >= {"email", "password", "tabTarget"}
-        assert "Sensitive" in tool.input_schema["properties"]["password"]["description"]
-        assert tool.output_schema is not None
+        assert tool.input_schema == {"type": "object", "required": ["email", "password"]}
         await call(second, "browser_open", {"url": f"{site}/flow-form.html?v=wrappers", "snapshot": "none"})
+        # The terse schema is not the check: the call still is, with the field named.
+        option = failed(await second.call_tool(f"flow_{slug}", {**ARGS, "tabTarget": "new"}), "INVALID_PARAMETER")
+        assert option["details"]["field"] == "tabTarget"
+        assert failed(await second.call_tool(f"flow_{slug}", {"email": 3, "password": "x"}), "INVALID_PARAMETER")
         result = ok(await second.call_tool(f"flow_{slug}", ARGS))
         assert result.structured_content["status"] == "succeeded"
         assert await log_of(second) == ALL_DONE
         await call(first, "flow_unpublish", {"flowId": flow_id})
         assert f"flow_{slug}" not in {t.name for t in (await second.list_tools()).tools}
+
+
+def _tools_chars(tools: list[Any]) -> int:
+    """tools/list as the client received it: each tool's JSON, as the SDK holds it."""
+    return sum(len(t.model_dump_json(by_alias=True, exclude_none=True)) + 1 for t in tools)
+
+
+@pytest.mark.shared_daemon
+async def test_fifty_published_flows_cost_tools_list_at_most_6000_characters(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        flow = (await record_form_flow(client, site))["flow"]
+        before = _tools_chars((await client.list_tools()).tools)
+        tag = secrets.token_hex(2)
+        for n in range(50):
+            copy = (await call(client, "flow_import", {"flow": flow})).structured_content["flowId"]
+            await call(client, "flow_publish", {"flowId": copy, "slug": f"signin_{tag}_{n}", "description": "Sign in."})
+        tools = (await client.list_tools()).tools
+        added = _tools_chars(tools) - before
+        assert added <= 6000, added
+        names = {t.name for t in tools}
+        assert all(f"flow_signin_{tag}_{n}" in names for n in range(50))
+        for n in range(50):
+            await call(client, "flow_unpublish", {"flowId": f"signin_{tag}_{n}"})
+
+
+@pytest.mark.shared_daemon
+async def test_a_changed_published_flow_keeps_its_earlier_version_as_a_tool(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        stopped = await record_form_flow(client, site)
+        flow_id, slug = stopped["flowId"], f"signin_{secrets.token_hex(3)}"
+        published = (await call(client, "flow_publish", {"flowId": flow_id, "slug": slug})).structured_content
+        flow = (await call(client, "flow_get", {"flowId": flow_id})).structured_content
+        flow["steps"] = flow["steps"][:3]  # no longer deletes Bob
+        saved = (await call(client, "flow_save", {"flow": flow})).structured_content
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert {f"flow_{slug}", f"flow_{slug}_v{published['version']}"} <= names
+        await call(client, "browser_open", {"url": f"{site}/flow-form.html", "snapshot": "none"})
+        latest = ok(await client.call_tool(f"flow_{slug}", ARGS)).structured_content
+        assert len(latest["steps"]) == 3 and await log_of(client) == ALL_DONE[:3]
+        await call(client, "browser_open", {"url": f"{site}/flow-form.html", "snapshot": "none"})
+        pinned = ok(await client.call_tool(f"flow_{slug}_v{published['version']}", ARGS)).structured_content
+        assert len(pinned["steps"]) == 4 and await log_of(client) == ALL_DONE
+        assert saved["version"] > published["version"]
+        await call(client, "flow_unpublish", {"flowId": flow_id})
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert not any(name.startswith(f"flow_{slug}") for name in names)
 
 
 def _on_list_changed(event: anyio.Event) -> Any:
