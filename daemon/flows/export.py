@@ -63,6 +63,14 @@ def _line(step: Step) -> str:
         if what.startswith("attribute:"):
             return f"print({target}.get_attribute({what.removeprefix('attribute:')!r}))"
         return f"print({target}.{'input_value' if what == 'value' else 'inner_text'}())"
+    if step.type == "openTab":
+        return "page = page.context.new_page()" + (f"; page.goto({step.url!r})" if step.url else "")
+    if step.type in ("switchTab", "closeTab"):
+        base = (step.url or "").split("?")[0].split("#")[0]
+        found = f"next(p for p in reversed(page.context.pages) if p.url.startswith({base!r}))" if base else "page"
+        if step.type == "switchTab":
+            return f"page = {found}; page.bring_to_front()"
+        return f"{found}.close(); page = page.context.pages[-1]"
     if step.type == "wait":
         return f"page.get_by_text({step.wait_text or ''!r}).first.wait_for()"
     return f"{target}.{step.type}()"

@@ -3,25 +3,31 @@
 A flow holds no value a person typed: every fill is a variable (`{key}` in the step's value), and a
 sensitive variable (password, one-time code, card field) never has a default. `schema` is the
 stored format's version; `migrate()` lifts an older file to it when it is read or imported.
+
+A flow is either linear `steps` (run as a chain) or a V2 graph (§2): `nodes` (steps, plus the control
+and data kinds) and `edges` between them; graph.py checks a graph when it is saved and walks it.
 """
 
 from __future__ import annotations
 
 import re
 import secrets
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
 # Bump when the stored shape changes, and teach migrate() the step from the previous one.
-SCHEMA = 1
+SCHEMA = 2
 
 # `aria` is an accessible name alone (Chrome Recorder's aria/ selectors); recordings store role|name.
 SelectorType = Literal["testid", "role", "aria", "label", "placeholder", "text", "css", "anchor", "xpath"]
 StepType = Literal[
     "click", "dblclick", "fill", "select", "check", "uncheck", "key", "navigate", "drag", "scroll", "wait", "hover",
     "extract",
+    # V2 control and data nodes (graph.py): they live in `nodes`, tab switches in recorded `steps` too.
+    "if", "foreach", "while", "subflow", "delay", "http", "openTab", "switchTab", "closeTab", "datasetWrite",
 ]  # fmt: skip
+EdgeLabel = Literal["next", "true", "false", "body", "onError"]
 VariableType = Literal["string", "number", "boolean", "enum", "array"]
 SLUG = re.compile(r"^[a-z0-9_]{1,40}$")
 VARIABLE_KEY = re.compile(r"^[a-zA-Z][a-zA-Z0-9_]{0,39}$")
@@ -76,7 +82,8 @@ class Step(_Struct):
     type: StepType
     target: TargetLocator | None = None
     # fill: a template such as "{email}"; select: {"labels"|"values": [...]} as JSON;
-    # extract: what to read into outputs[<step id>]: text, value, or attribute:<name>.
+    # extract: what to read into outputs[<step id>]: text, value, or attribute:<name> of the target;
+    # without a target, the page's text or its snapshot.
     value: str | None = None
     keys: str | None = None
     url: str | None = None
@@ -87,6 +94,35 @@ class Step(_Struct):
     retry: Retry | None = None
     screenshot_on_fail: bool = True
     disabled: bool = False
+    # if, while: a condition (conditions.py); foreach: `items` names a list (`${outputs.n1.rows}`, `{var}`)
+    # and each item is the variable `as` (default `item`) in the body, `concurrency` lanes at once.
+    condition: str | None = None
+    items: str | None = None
+    as_: str | None = msgspec.field(default=None, name="as")
+    concurrency: Annotated[int, msgspec.Meta(ge=1, le=10)] | None = None
+    max_iterations: Annotated[int, msgspec.Meta(ge=1, le=10_000)] | None = None
+    # subflow: another flow, its variables from templates over this one's.
+    flow_id: str | None = None
+    args: dict[str, str] | None = None
+    # delay.
+    ms: Annotated[int, msgspec.Meta(ge=0, le=60_000)] | None = None
+    # http (url is the step's `url`), through the session's URL policy.
+    method: Literal["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"] | None = None
+    headers: dict[str, str] | None = None
+    body: str | None = None
+    # switchTab, closeTab: the tab on this page (origin and path), else the index-th of the session's tabs.
+    index: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    # datasetWrite: one row, column -> template.
+    fields: dict[str, str] | None = None
+
+
+class Edge(_Struct):
+    """From a node to the next: `next` (default), an if's `true`/`false`, a loop's `body`, or `onError`
+    (taken when the node fails, instead of failing the run)."""
+
+    from_: str = msgspec.field(name="from")
+    to: str
+    on: EdgeLabel = "next"
 
 
 class VariableDef(_Struct):
@@ -134,6 +170,8 @@ class Flow(_Struct, omit_defaults=False):
     meta: Meta = msgspec.field(default_factory=Meta)
     variables: list[VariableDef] = msgspec.field(default_factory=list)
     steps: list[Step] = msgspec.field(default_factory=list)
+    nodes: list[Step] = msgspec.field(default_factory=list)
+    edges: list[Edge] = msgspec.field(default_factory=list)
 
     def variable(self, key: str) -> VariableDef | None:
         return next((v for v in self.variables if v.key == key), None)
@@ -183,11 +221,23 @@ def new_flow_id() -> str:
     return f"flow_{secrets.token_hex(6)}"
 
 
+def _v1_to_v2(raw: dict[str, Any]) -> dict[str, Any]:
+    # V2 added nodes and edges; a V1 flow's steps stay a linear chain, as they ran.
+    return {"nodes": [], "edges": [], **raw}
+
+
+# Schema N -> N+1, applied in turn from the stored version up to SCHEMA.
+_MIGRATIONS = {1: _v1_to_v2}
+
+
 def migrate(raw: dict[str, Any]) -> dict[str, Any]:
     """A stored or imported flow of any known schema, lifted to SCHEMA; unknown newer ones are refused."""
     schema = raw.get("schema", 1)
-    if not isinstance(schema, int) or schema > SCHEMA:
-        raise ValueError(f"flow schema {schema!r} is newer than this browserd understands ({SCHEMA})")
+    if not isinstance(schema, int) or not 1 <= schema <= SCHEMA:
+        raise ValueError(f"flow schema {schema!r} is not one this browserd understands (1..{SCHEMA})")
+    while schema < SCHEMA:
+        raw = {**_MIGRATIONS[schema](raw), "schema": schema + 1}
+        schema += 1
     return raw
 
 

@@ -169,6 +169,11 @@ class Recorder:
         what = f"attribute:{params.name}" if params.what == "attribute" else params.what
         return Pending(Step(id=step_id, type="extract", target=captured.locator, value=what))
 
+    def tab_step(self, kind: StepType, url: str | None) -> None:
+        """A tab opened (with its URL), switched to or closed through browser_tabs: replay finds it by its page."""
+        if self.tab_id is None:  # recording one tab alone: switching away from it is not part of the flow
+            self.commit(Pending(Step(id=self._id(), type=kind, url=url or None)), "")
+
     def commit(self, pending: Pending, url_before: str) -> None:
         step = pending.step
         if not self.steps and step.type != "navigate" and url_before.startswith("http"):

@@ -120,12 +120,13 @@ class Runner:
     outputs: dict[str, Any] = field(default_factory=dict)
     _resolve_s: float = 0.0
 
-    def _timeout_s(self, step: Step) -> float:
-        return (step.timeout_ms or self.step_timeout_ms or self.config.flows.step_timeout_ms) / 1000
+    def timeout_s(self, step: Step | None) -> float:
+        own = step.timeout_ms if step is not None else None
+        return (own or self.step_timeout_ms or self.config.flows.step_timeout_ms) / 1000
 
     async def run_step(self, step: Step) -> StepOutcome:
         started = time.monotonic()
-        deadline = started + self._timeout_s(step)
+        deadline = started + self.timeout_s(step)
         retry = step.retry or Retry()
         attempts, failures = 0, 0
         self._resolve_s = 0.0
@@ -218,7 +219,7 @@ class Runner:
         timeout = max(1.0, (deadline - time.monotonic()) * 1000)
         target = resolved["target"].element if "target" in resolved else None
         if step.type == "navigate":
-            await self._navigate(step.url or "", timeout)
+            await self.navigate_in(self.tab, step.url or "", timeout)
         elif step.type == "wait":
             await page.get_by_text(step.wait_text or "").first.wait_for(state="visible", timeout=timeout)
         elif step.type == "scroll" and target is None:
@@ -227,6 +228,12 @@ class Runner:
         elif step.type == "key" and target is None:
             for key in (step.keys or "").split():
                 await page.keyboard.press(key)
+        elif step.type == "extract" and target is None:
+            # The whole page: its text, or its accessibility snapshot (YAML, as Playwright writes it).
+            body = page.locator("body")
+            what = step.value or "text"
+            read = await (body.aria_snapshot if what == "snapshot" else body.inner_text)(timeout=timeout)
+            self.outputs[step.id] = {"snapshot" if what == "snapshot" else "text": read}
         elif target is None:
             raise ExecutionError(f"step {step.id} ({step.type}) has no target", stepId=step.id)
         else:
@@ -279,8 +286,8 @@ class Runner:
         await page.mouse.move(stop["x"] + stop["width"] / 2, stop["y"] + stop["height"] / 2, steps=5)
         await page.mouse.up()
 
-    async def _navigate(self, url: str, timeout: float) -> None:
-        page = self.tab.page
+    async def navigate_in(self, tab: Tab, url: str, timeout: float) -> None:
+        page = tab.page
         try:
             if url.startswith("history:"):
                 move = url.removeprefix("history:")

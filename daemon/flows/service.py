@@ -18,7 +18,8 @@ import msgspec
 from browserd.daemon.config import Config
 from browserd.daemon.errors import FlowNotFound, InvalidParameter
 from browserd.daemon.flows.chrome_recorder import from_recorder
-from browserd.daemon.flows.model import FLOW_ID, SLUG, Flow, Meta, ToolMeta, decode, new_flow_id
+from browserd.daemon.flows.graph import GRAPH_HINT, check_graph
+from browserd.daemon.flows.model import FLOW_ID, SLUG, Flow, Meta, StepType, ToolMeta, decode, new_flow_id
 from browserd.daemon.flows.recorder import Recorder
 from browserd.daemon.flows.store import FlowStore
 from browserd.daemon.flows.variables import check_variables
@@ -74,6 +75,12 @@ class FlowService:
             await self.store.save(flow)
         return flow
 
+    def record_tab(self, session_id: str, kind: StepType, url: str | None) -> None:
+        """browser_tabs new/select/close while the session records: an openTab/switchTab/closeTab step."""
+        recorder = self.recorders.get(session_id)
+        if recorder is not None:
+            recorder.tab_step(kind, url)
+
     def stop_all(self, session_id: str) -> None:
         self.recorders.pop(session_id, None)
 
@@ -119,6 +126,7 @@ class FlowService:
     async def save(self, flow: Flow, *, new_version: bool = True) -> Flow:
         _check_id(flow.id)
         check_variables(flow)
+        check_graph(flow)
         previous = await self.store.get(flow.id)
         if previous is not None and new_version:
             flow.version = previous.version + 1
@@ -140,7 +148,10 @@ class FlowService:
         try:
             flow = decode(raw)
         except (ValueError, msgspec.ValidationError) as exc:
-            raise InvalidParameter(f"not a browserd flow: {exc}", field="flow") from exc
+            graph = "nodes" in str(exc) or "edges" in str(exc)
+            raise InvalidParameter(
+                f"not a browserd flow: {exc}", hint=GRAPH_HINT if graph else None, field="flow"
+            ) from exc
         _check_id(flow.id)
         if any(v.sensitive and v.default is not None for v in flow.variables):
             raise InvalidParameter("an imported flow may not carry a sensitive value", field="flow")
@@ -180,7 +191,7 @@ class FlowService:
         """Apply the candidate orders the last runs suggested, as a new version."""
         flow = await self.get(ref)
         changed = 0
-        for step in flow.steps:
+        for step in flow.steps + flow.nodes:
             order = flow.meta.suggested_order.get(step.id)
             if order is None or step.target is None or sorted(order) != list(range(len(step.target.candidates))):
                 continue
@@ -222,7 +233,7 @@ class FlowService:
 
 def _contract(flow: Flow) -> bytes:
     """What a caller of the flow's tool depends on: its variables and what it does."""
-    return msgspec.json.encode((flow.variables, flow.steps))
+    return msgspec.json.encode((flow.variables, flow.steps, flow.nodes, flow.edges))
 
 
 def _check_id(flow_id: str) -> None:

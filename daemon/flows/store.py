@@ -2,8 +2,9 @@
 
 `<root>/<flowId>.json` is the latest version and `<root>/versions/<flowId>/<n>.json` every earlier
 one; `<root>/flows.db` (WAL) indexes id, name, slug, version and publication so listing and the
-published tools need no file scan. Files are written to a temporary name and renamed, 0600 in 0700
-folders. Like daemon/runs/store.py, every call does its disk work in a worker thread behind a lock.
+published tools need no file scan, and holds each flow's dataset (the rows its datasetWrite nodes
+wrote). Files are written to a temporary name and renamed, 0600 in 0700 folders. Like
+daemon/runs/store.py, every call does its disk work in a worker thread behind a lock.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import anyio
+import msgspec
 
+from browserd.daemon.errors import LimitExceeded
 from browserd.daemon.flows.model import Flow, decode, encode
 
 T = TypeVar("T")
@@ -34,6 +37,14 @@ CREATE TABLE IF NOT EXISTS flows (
     updated_at INTEGER NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS flows_by_slug ON flows (slug) WHERE slug IS NOT NULL;
+-- Rows datasetWrite nodes wrote, per flow (reference/004 datasets): kept across runs, in order.
+CREATE TABLE IF NOT EXISTS dataset (
+    flow_id TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    run_id TEXT NOT NULL,
+    row TEXT NOT NULL,
+    PRIMARY KEY (flow_id, n)
+);
 """
 
 
@@ -147,7 +158,39 @@ class FlowStore:
             existed = path.exists()
             path.unlink(missing_ok=True)
             shutil.rmtree(self.root / "versions" / flow_id, ignore_errors=True)
+            db.execute("DELETE FROM dataset WHERE flow_id = ?", (flow_id,))
             db.execute("DELETE FROM flows WHERE flow_id = ?", (flow_id,))
             return existed
+
+        return await self._do(work)
+
+    async def add_row(self, flow_id: str, run_id: str, row: dict[str, Any], limit: int) -> int:
+        """Append a row to the flow's dataset; its number. LIMIT_EXCEEDED once it holds `limit` rows."""
+
+        def work(db: sqlite3.Connection) -> int:
+            count = db.execute("SELECT COUNT(*) FROM dataset WHERE flow_id = ?", (flow_id,)).fetchone()[0]
+            if count >= limit:
+                raise LimitExceeded(
+                    f"the dataset of flow {flow_id} holds {limit} rows, its limit",
+                    hint="Export it with dataset_export {flowId}, then clear it with dataset_export {clear: true}.",
+                    flowId=flow_id,
+                )
+            n = db.execute("SELECT COALESCE(MAX(n), -1) + 1 FROM dataset WHERE flow_id = ?", (flow_id,)).fetchone()[0]
+            db.execute(
+                "INSERT INTO dataset (flow_id, n, run_id, row) VALUES (?, ?, ?, ?)",
+                (flow_id, n, run_id, msgspec.json.encode(row).decode()),
+            )
+            return int(n)
+
+        return await self._do(work)
+
+    async def rows(self, flow_id: str, clear: bool = False) -> list[dict[str, Any]]:
+        """The flow's dataset in order, each row with its runId; `clear` empties it in the same step."""
+
+        def work(db: sqlite3.Connection) -> list[dict[str, Any]]:
+            found = db.execute("SELECT run_id, row FROM dataset WHERE flow_id = ? ORDER BY n", (flow_id,)).fetchall()
+            if clear:
+                db.execute("DELETE FROM dataset WHERE flow_id = ?", (flow_id,))
+            return [{"runId": run_id, **msgspec.json.decode(row)} for run_id, row in found]
 
         return await self._do(work)

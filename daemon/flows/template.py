@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import msgspec
-from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.config import Config, RunsConfig
 from browserd.daemon.errors import BrowserdError, LimitExceeded, SiteMismatch
+from browserd.daemon.flows.execute import Execution, Lane
+from browserd.daemon.flows.graph import graph_of
 from browserd.daemon.flows.model import Flow, RunRecord, StepReport
-from browserd.daemon.flows.page_js import SENSITIVE_CSS
-from browserd.daemon.flows.runner import Runner, same_page, scrub
+from browserd.daemon.flows.runner import Runner, same_page
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.records import now_ms
 from browserd.daemon.runs.templates.base import Inputs, Template
@@ -135,45 +135,25 @@ class FlowRun(Template[FlowRunInputs]):
         outputs: dict[str, Any],
         prefix: str,
     ) -> None:
-        """The flow's steps once, each a run step; `record` gets every step's report, even on failure."""
+        """The flow once, each node a run step; `record` gets every node's report, even on failure."""
         secret_values = [value for value in inputs.secrets.values() if value]
         runner = Runner(tab, ctx.services.config, {**args, **inputs.secrets}, secret_values, inputs.step_timeout_ms)
         runner.outputs = outputs
-        suggestions: dict[str, list[int]] = {}
-        steps = [step for step in flow.steps if not step.disabled]
+        execution = Execution(ctx, record, secret_values)
         try:
-            for step in steps:
-                index = await ctx.add_step(f"{prefix}{step.id} {step.type}")
-                try:
-                    async with tab.lock, ctx.step(index):
-                        outcome = await runner.run_step(step)
-                except BrowserdError as exc:
-                    exc.message = scrub(exc.message, secret_values)
-                    report = StepReport(
-                        step_id=step.id,
-                        type=step.type,
-                        status="failed",
-                        error_code=exc.code,
-                        message=exc.message,
-                        details=exc.details or None,
-                    )
-                    if step.screenshot_on_fail:
-                        report.screenshot_artifact_id = await _screenshot(ctx, tab, step.id)
-                    record.entries.append(report)
-                    raise
-                record.entries.append(outcome.report)
-                if outcome.suggested_order is not None:
-                    suggestions[step.id] = outcome.suggested_order
+            await execution.run(Lane(runner, flow, prefix=prefix))
             record.success = True
         finally:
-            ran = {entry.step_id for entry in record.entries}
+            items = flow.nodes or flow.steps
             record.entries.extend(
-                StepReport(step_id=s.id, type=s.type, status="skipped") for s in steps if s.id not in ran
+                StepReport(step_id=s.id, type=s.type, status="skipped")
+                for s in items
+                if s.id not in execution.ran and not s.disabled
             )
             record.finished_at = now_ms()
             record.success = bool(record.success)
-            record.url = tab.page.url
-            await ctx.services.flows.suggest(flow.id, suggestions)
+            record.url = runner.tab.page.url
+            await ctx.services.flows.suggest(flow.id, execution.suggestions)
 
     @staticmethod
     async def _tab(ctx: RunContext, inputs: FlowRunInputs) -> Tab:
@@ -185,7 +165,8 @@ class FlowRun(Template[FlowRunInputs]):
     async def _start_page(tab: Tab, flow: Flow, inputs: FlowRunInputs, again: bool) -> None:
         """A flow bound to a page starts there: opened when asked, in a fresh tab or for each row (`again`),
         else checked (S4-118)."""
-        opens_itself = bool(flow.steps) and flow.steps[0].type == "navigate"
+        first = graph_of(flow).entry
+        opens_itself = first is not None and graph_of(flow).nodes[first].type in ("navigate", "openTab")
         start = inputs.start_url or (None if opens_itself else flow.meta.start_url)
         if start is None:
             return
@@ -200,13 +181,3 @@ class FlowRun(Template[FlowRunInputs]):
         if inputs.start_url is not None or fresh:
             async with tab.lock:
                 await tab.page.goto(start)
-
-
-async def _screenshot(ctx: RunContext, tab: Tab, step_id: str) -> str | None:
-    """The page at the failure, with every password, one-time-code and card field masked (S4-56, S4-83)."""
-    try:
-        image = await tab.page.screenshot(mask=[tab.page.locator(SENSITIVE_CSS)], timeout=5_000)
-    except PlaywrightError:
-        return None  # best effort: the step's error is what matters (S4-61)
-    artifact = await ctx.add_artifact(image, "image/png", f"failure-{step_id}.png")
-    return artifact.artifact_id

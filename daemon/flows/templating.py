@@ -19,7 +19,11 @@ def variables_in(template: str) -> list[str]:
     return [m.group(2) for m in _PLACEHOLDER.finditer(template) if m.group(2)]
 
 
-def _lookup(path: str, scope: dict[str, Any]) -> Any:
+MISSING = object()
+
+
+def lookup(path: str, scope: dict[str, Any]) -> Any:
+    """The value at a dotted path (dict keys, list indexes), or MISSING."""
     node: Any = scope
     for part in path.split("."):
         if isinstance(node, dict) and part in node:
@@ -27,11 +31,7 @@ def _lookup(path: str, scope: dict[str, Any]) -> Any:
         elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
             node = node[int(part)]
         else:
-            raise InvalidParameter(
-                f"${{{path}}} names nothing: no `{part}` there",
-                hint="Use ${vars.<key>} or ${outputs.<stepId>.<field>} of a step that ran before.",
-                field="args",
-            )
+            return MISSING
     return node
 
 
@@ -41,7 +41,13 @@ def render(template: str, variables: dict[str, Any], outputs: dict[str, Any]) ->
     def substitute(match: re.Match[str]) -> str:
         path, key = match.group(1), match.group(2)
         if path is not None:
-            value = _lookup(path, scope)
+            value = lookup(path, scope)
+            if value is MISSING:
+                raise InvalidParameter(
+                    f"${{{path}}} names nothing",
+                    hint="Use ${vars.<key>} or ${outputs.<stepId>.<field>} of a step that ran before.",
+                    field="args",
+                )
         elif key in variables:
             value = variables[key]
         else:
@@ -49,3 +55,15 @@ def render(template: str, variables: dict[str, Any], outputs: dict[str, Any]) ->
         return value if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
 
     return _PLACEHOLDER.sub(substitute, template)
+
+
+def value(template: str, variables: dict[str, Any], outputs: dict[str, Any]) -> Any:
+    """What a template that is one placeholder names, as it is (a list stays a list); else its text."""
+    match = _PLACEHOLDER.fullmatch(template.strip())
+    if match is not None and match.group(1) is not None:
+        found = lookup(match.group(1), {"vars": variables, "outputs": outputs})
+        if found is not MISSING:
+            return found
+    elif match is not None and match.group(2) in variables:
+        return variables[match.group(2)]
+    return render(template, variables, outputs)

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.errors import InvalidParameter, NotSupported
 from browserd.daemon.flows.export import playwright_script
 from browserd.daemon.flows.model import Flow, StepReport
 from browserd.daemon.flows.template import MAX_ROWS
@@ -112,7 +112,8 @@ def _flow_data(flow: Flow) -> dict[str, Any]:
 
 
 def _summary(flow: Flow) -> str:
-    lines = [f"Flow {flow.id} v{flow.version} {flow.name!r}: {len(flow.steps)} steps"]
+    shape = f"{len(flow.nodes)} nodes, {len(flow.edges)} edges" if flow.nodes else f"{len(flow.steps)} steps"
+    lines = [f"Flow {flow.id} v{flow.version} {flow.name!r}: {shape}"]
     if flow.variables:
         variables = ", ".join(f"{v.key}{' (sensitive)' if v.sensitive else ''}" for v in flow.variables)
         lines.append(f"Variables: {variables}")
@@ -270,6 +271,12 @@ async def flow_update_targets(ctx: ToolContext, params: FlowParams, response: Re
 async def flow_export(ctx: ToolContext, params: ExportParams, response: Response) -> None:
     flow = await ctx.services.flows.get(params.flow_id)
     flow.meta.suggested_order = {}
+    if params.format == "playwright" and flow.nodes:
+        raise NotSupported(
+            f"flow {flow.id} is a graph (nodes and edges): a Playwright script holds only a chain of steps",
+            hint="Export it as json, or save its nodes as linear steps first.",
+            flowId=flow.id,
+        )
     if params.format == "playwright":
         script = playwright_script(flow)
         response.data({"flowId": flow.id, "format": "playwright", "script": script})
@@ -301,7 +308,9 @@ async def flow_unpublish(ctx: ToolContext, params: FlowParams, response: Respons
 
 
 class DatasetExportParams(Params, kw_only=True):
-    run_id: Annotated[str, msgspec.Meta(description="A flow_run over rows.")]
+    run_id: Annotated[str, msgspec.Meta(description="A flow_run over rows: its per-row results.")] | None = None
+    flow_id: Annotated[str, msgspec.Meta(description="A flow: the rows its datasetWrite nodes wrote.")] | None = None
+    clear: Annotated[bool, msgspec.Meta(description="With flowId: empty the dataset once exported.")] = False
     format: Literal["csv", "json"] = "csv"
 
 
@@ -316,14 +325,20 @@ def _flatten(item: dict[str, Any]) -> dict[str, Any]:
 @tool(
     "dataset_export",
     "flows",
-    "The per-row results of a flow run over rows, as CSV or JSON (one line per row, outputs as stepId.field).",
+    "As CSV or JSON: a flow run's per-row results (runId; outputs as stepId.field), or the dataset a flow's "
+    "datasetWrite nodes wrote (flowId).",
     DatasetExportParams,
-    read_only=True,
 )
 async def dataset_export(ctx: ToolContext, params: DatasetExportParams, response: Response) -> None:
-    runs = ctx.services.runs
-    await runs.get(params.run_id, ctx.session)  # RUN_NOT_FOUND for a run this caller may not see
-    rows = [_flatten(item) for item in await runs.store.items(params.run_id)]
+    if (params.run_id is None) == (params.flow_id is None):
+        raise InvalidParameter("give runId or flowId (one of them)", field="runId")
+    if params.flow_id is not None:
+        flow = await ctx.services.flows.get(params.flow_id)
+        rows = await ctx.services.flows.store.rows(flow.id, params.clear)
+    else:
+        runs = ctx.services.runs
+        await runs.get(params.run_id or "", ctx.session)  # RUN_NOT_FOUND for a run this caller may not see
+        rows = [_flatten(item) for item in await runs.store.items(params.run_id or "")]
     if params.format == "json":
         text = msgspec.json.encode(rows).decode()
     else:
@@ -333,7 +348,8 @@ async def dataset_export(ctx: ToolContext, params: DatasetExportParams, response
         writer.writeheader()
         writer.writerows(rows)
         text = out.getvalue()
-    response.data({"runId": params.run_id, "format": params.format, "rows": len(rows), "text": text})
+    source = {"flowId": params.flow_id} if params.flow_id is not None else {"runId": params.run_id}
+    response.data({**source, "format": params.format, "rows": len(rows), "text": text})
     response.text(text or "(no rows)")
 
 

@@ -79,16 +79,20 @@ async def browser_tabs(ctx: ToolContext, params: TabsParams, response: Response)
                 await goto(tab, params.url)
                 tab.take_events()
         response.text(f"Opened {tab.id}{' at ' + tab.page.url if params.url else ''}; it is now the active tab")
+        ctx.services.flows.record_tab(session.id, "openTab", tab.page.url if params.url else None)
     elif params.action == "select":
         tab = await _chosen(session, params)
         _activate(session, tab)
         await tab.page.bring_to_front()
+        ctx.services.flows.record_tab(session.id, "switchTab", tab.page.url)
         response.text(f"{tab.id} is now the active tab ({tab.page.url}); browser_snapshot reads it")
     elif params.action == "close":
         tab = await _chosen(session, params)
+        url = tab.page.url
         async with tab.lock:
             await tab.page.close()
         session.ensure_active_tab()
+        ctx.services.flows.record_tab(session.id, "closeTab", url)
         response.text(f"Closed {tab.id}")
     rows = await _tab_rows(session)
     response.data({"tabs": rows})

@@ -1,0 +1,201 @@
+"""V2 flows end to end (issue 14 item 5, reference/004 §2): nodes and edges with control flow, data and tabs.
+
+The graphs reuse targets recorded through the browser tools on tests/site pages, so every browser node
+acts through the same verified replay; which element was acted on is read from the page's own log.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.conftest import BrowserdHome, mcp_client
+from tests.e2e.results import failed, ok
+from tests.e2e.test_flows import ARGS, call, record_form_flow, record_one
+
+pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
+
+
+def node(node_id: str, kind: str, **fields: Any) -> dict[str, Any]:
+    return {"id": node_id, "type": kind, **fields}
+
+
+def edges(*links: str) -> list[dict[str, str]]:
+    """`a>b` (next) or `a>b:label`."""
+    found = []
+    for link in links:
+        ends, _, label = link.partition(":")
+        start, end = ends.split(">")
+        found.append({"from": start, "to": end, "on": label or "next"})
+    return found
+
+
+async def save(client: Any, name: str, nodes: list[Any], links: list[Any], **extra: Any) -> str:
+    flow = {"id": f"flow_{name}_{secrets.token_hex(3)}", "name": name, "nodes": nodes, "edges": links, **extra}
+    return str((await call(client, "flow_save", {"flow": flow})).structured_content["flowId"])
+
+
+async def rows_of(client: Any, flow_id: str) -> list[dict[str, Any]]:
+    answer = await call(client, "dataset_export", {"flowId": flow_id, "format": "json"})
+    return list(json.loads(answer.structured_content["text"]))
+
+
+def step_of(recorded: dict[str, Any], index: int, node_id: str, **extra: Any) -> dict[str, Any]:
+    return {**recorded["flow"]["steps"][index], "id": node_id, **extra}
+
+
+async def test_if_foreach_http_dataset_write_extract_and_an_on_error_edge(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        recorded = await record_form_flow(client, site)
+        nodes = [
+            node("api", "http", url=f"{site}/api/items"),
+            node("up", "if", condition='${outputs.api.status} == 200 && ${outputs.api.json.source} == "server"'),
+            step_of(recorded, 0, "email"),
+            step_of(recorded, 1, "pw"),
+            step_of(recorded, 2, "signin"),
+            node("each", "foreach", items="${outputs.api.json.items}"),
+            node("row", "datasetWrite", fields={"name": "${vars.item.name}", "n": "{itemIndex}"}),
+            step_of(recorded, 3, "bob", timeoutMs=800),
+            node("note", "datasetWrite", fields={"name": "error", "n": "${outputs.bob.error.errorCode}"}),
+            node("page", "extract", value="snapshot"),
+        ]
+        links = edges(
+            "api>up", "up>email:true", "email>pw", "pw>signin", "signin>each", "each>row:body", "each>bob",
+            "bob>note:onError", "bob>page", "note>page",
+        )  # fmt: skip
+        variables = recorded["flow"]["variables"]
+        flow_id = await save(client, "graph", nodes, links, variables=variables)
+        run = {"flowId": flow_id, "args": ARGS, "startUrl": f"{site}/flow-form.html?v=nobob"}
+        answer = ok(await client.call_tool("flow_run", run)).structured_content
+        assert answer["status"] == "succeeded", json.dumps(answer)[:4000]
+        outputs = answer["outputs"]
+        assert outputs["up"] == {"result": True} and outputs["api"]["status"] == 200
+        assert "Sign in" in outputs["page"]["snapshot"]
+        log = (await call(client, "browser_get", {"what": "text", "target": "#log"})).structured_content
+        assert "click:signin" in json.dumps(log) and "delete" not in json.dumps(log)
+        by_node = {s["stepId"]: s for s in answer["steps"]}
+        assert by_node["bob"]["status"] == "failed" and by_node["note"]["status"] == "success"
+        rows = [{k: v for k, v in row.items() if k != "runId"} for row in await rows_of(client, flow_id)]
+        code = outputs["bob"]["error"]["errorCode"]
+        assert rows == [{"name": "Teapot", "n": "0"}, {"name": "Mug", "n": "1"}, {"name": "error", "n": code}]
+        assert code in ("TARGET_NOT_VERIFIED", "ELEMENT_NOT_FOUND", "ELEMENT_AMBIGUOUS")
+        # The if's other way: nothing signs in, and the run still ends well.
+        await call(client, "browser_open", {"url": f"{site}/flow-form.html", "snapshot": "none"})
+        flow = (await call(client, "flow_get", {"flowId": flow_id})).structured_content
+        flow["nodes"][1]["condition"] = "${outputs.api.status} != 200"
+        await call(client, "flow_save", {"flow": flow})
+        again = ok(await client.call_tool("flow_run", {"flowId": flow_id, "args": ARGS})).structured_content
+        assert again["status"] == "succeeded" and again["outputs"]["up"] == {"result": False}
+        assert {s["stepId"] for s in again["steps"] if s["status"] == "skipped"} >= {"email", "signin", "each"}
+
+
+async def test_while_loops_until_its_condition_and_stops_at_max_iterations(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        recorded = await record_one(
+            client, f"{site}/flow-steps.html", "browser_click", {"target": ".b1", "snapshot": "none"}
+        )
+        tabs_before = (await call(client, "browser_tabs", {"action": "list"})).structured_content
+        nodes = [
+            node("w", "while", condition="${outputs.w.iteration} < 3"),
+            step_of(recorded, 0, "click"),
+            node("fan", "foreach", items='["a", "b", "c", "d", "e"]', concurrency=3),
+            node("get", "http", url=f"{site}/api/items?item={{item}}"),
+            node("keep", "datasetWrite", fields={"item": "{item}", "status": "${outputs.get.status}"}),
+            node("spin", "while", condition="true", maxIterations=2),
+            node("nap", "delay", ms=1),
+            node("done", "delay", ms=0),
+        ]
+        links = edges(
+            "w>click:body", "click>w", "w>fan", "fan>get:body", "get>keep", "fan>spin", "spin>nap:body", "nap>spin",
+            "spin>done:onError",
+        )  # fmt: skip
+        flow_id = await save(client, "loops", nodes, links)
+        run = {"flowId": flow_id, "startUrl": f"{site}/flow-steps.html"}  # a fresh page: no click logged yet
+        answer = ok(await client.call_tool("flow_run", run)).structured_content
+        assert answer["status"] == "succeeded", json.dumps(answer)[:4000]
+        log = (await call(client, "browser_get", {"what": "text", "target": "#log"})).structured_content
+        assert json.dumps(log).count("Step 1") == 3
+        assert answer["outputs"]["spin"]["error"]["errorCode"] == "LIMIT_EXCEEDED"
+        assert len(answer["outputs"]["fan"]["items"]) == 5
+        rows = await rows_of(client, flow_id)
+        assert sorted(r["item"] for r in rows) == ["a", "b", "c", "d", "e"] and {r["status"] for r in rows} == {"200"}
+        # The extra lanes' tabs are closed again.
+        tabs_after = (await call(client, "browser_tabs", {"action": "list"})).structured_content
+        assert len(tabs_after["tabs"]) == len(tabs_before["tabs"])
+
+
+async def tab_list(client: Any) -> list[dict[str, Any]]:
+    return list((await call(client, "browser_tabs", {"action": "list"})).structured_content["tabs"])
+
+
+async def help_tabs(client: Any) -> int:
+    return sum(tab["url"].endswith("/help.html") for tab in await tab_list(client))
+
+
+async def test_tab_nodes_and_a_subflow_with_a_sensitive_value(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        form = await record_form_flow(client, site)
+        popup = await record_one(client, f"{site}/newtab.html", "browser_click", {"target": "#popup"})
+        nodes = [
+            step_of(popup, 0, "pop"),
+            node("sw", "switchTab", url=f"{site}/help.html"),
+            node("read", "extract"),
+            node("cl", "closeTab"),
+            node("op", "openTab", url=f"{site}/flow-form.html"),
+            node("sub", "subflow", flowId=form["flowId"], args={"email": "{email}"}),
+            node("log", "extract"),
+        ]
+        links = edges("pop>sw", "sw>read", "read>cl", "cl>op", "op>sub", "sub>log")
+        help_before = await help_tabs(client)  # the recording's own click opened one
+        variables = [{"key": "email"}, {"key": "password", "sensitive": True}]
+        flow_id = await save(client, "tabs", nodes, links, variables=variables)
+        answer = ok(await client.call_tool("flow_run", {"flowId": flow_id, "args": ARGS})).structured_content
+        assert answer["status"] == "succeeded", json.dumps(answer)[:4000]
+        outputs = answer["outputs"]
+        assert "Help page" in outputs["read"]["text"]
+        assert "click:delete-bob" in outputs["log"]["text"] and answer["url"].endswith("/flow-form.html")
+        assert set(outputs["sub"]) == set()  # the form flow reads nothing
+        assert await help_tabs(client) == help_before  # the popup the run opened, it closed
+
+
+async def test_bad_graphs_are_refused_at_save_time_and_the_daemon_keeps_serving(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        cases = [
+            ([node("a", "delay", ms=0), node("b", "delay", ms=0), node("c", "delay", ms=0)],
+             edges("a>b", "b>c", "c>b"), "cycle"),
+            ([node("a", "teleport")], [], "teleport"),
+            ([node("a", "delay", ms=0)], edges("a>nowhere"), "nowhere"),
+            ([node("a", "if", condition="os.system('x')")], [], "condition"),
+        ]  # fmt: skip
+        for nodes, links, said in cases:
+            flow = {"id": f"flow_bad_{secrets.token_hex(3)}", "name": "bad", "nodes": nodes, "edges": links}
+            error = failed(await client.call_tool("flow_save", {"flow": flow}), "INVALID_PARAMETER")
+            assert said in error["error"] and error["recoverHint"], error
+            assert failed(await client.call_tool("flow_get", {"flowId": flow["id"]}), "FLOW_NOT_FOUND")
+        await call(client, "flow_list", {})
+
+
+async def test_a_tab_switch_while_recording_becomes_a_switch_tab_step_that_replays(
+    home: BrowserdHome, site: str
+) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        await call(client, "browser_open", {"url": f"{site}/newtab.html", "snapshot": "none"})
+        await call(client, "flow_record_start", {"name": "popup"})
+        await call(client, "browser_click", {"target": "#popup", "snapshot": "none"})
+        with anyio.fail_after(10):  # the popup's page may still be loading
+            while not (help_tab := [t for t in await tab_list(client) if t["url"].endswith("/help.html")]):
+                await anyio.sleep(0.05)
+        await call(client, "browser_tabs", {"action": "select", "tabId": help_tab[0]["tabId"]})
+        await call(client, "browser_get", {"what": "text", "target": "h1"})
+        await call(client, "browser_tabs", {"action": "close", "tabId": help_tab[0]["tabId"]})
+        flow = (await call(client, "flow_record_stop", {})).structured_content["flow"]
+        assert [s["type"] for s in flow["steps"]] == ["click", "switchTab", "extract", "closeTab"]
+        assert flow["steps"][1]["url"].endswith("/help.html")
+        answer = ok(await client.call_tool("flow_run", {"flowId": flow["id"]})).structured_content
+        assert answer["status"] == "succeeded", json.dumps(answer)[:4000]
+        assert answer["outputs"]["s3"] == {"text": "Help page"}
+        assert not any(t["url"].endswith("/help.html") for t in await tab_list(client))
