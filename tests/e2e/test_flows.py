@@ -284,6 +284,7 @@ async def test_a_sensitive_value_never_reaches_disk_logs_or_answers(site: str) -
                 await keep(client, "flow_run", {**run, "stepTimeoutMs": 800})
             for fmt in ("json", "playwright"):
                 await keep(client, "flow_export", {"flowId": flow_id, "format": fmt})
+            await _run_graph_with(client, keep, site, flow_id, canary)
             await keep(client, "list_task_runs", {"limit": 20})
         home.stop_daemon()
         files = [p for p in home.root.rglob("*") if p.is_file()]
@@ -293,6 +294,34 @@ async def test_a_sensitive_value_never_reaches_disk_logs_or_answers(site: str) -
         ]
         leaks += [("answer", form) for text in answers for form in _encodings(canary) if form.decode() in text]
         assert not leaks, f"the sensitive value leaked: {leaks}"
+
+
+async def _run_graph_with(client: Any, keep: Any, site: str, form_flow_id: str, canary: str) -> None:
+    """The V2 node kinds with the sensitive value: a subflow types it, a page and a server echo it back."""
+    form = (await call(client, "flow_get", {"flowId": form_flow_id})).structured_content
+    typed = {**form["steps"][1], "id": "read", "type": "extract", "value": "value"}  # the password field
+    nodes = [
+        {"id": "sub", "type": "subflow", "flowId": form_flow_id, "args": {"email": "{email}"}},
+        typed,
+        {"id": "post", "type": "http", "url": f"{site}/api/items", "method": "POST", "body": '{"p": "{password}"}'},
+        {"id": "ok", "type": "if", "condition": "${outputs.post.text} contains {password}"},
+        {"id": "row", "type": "datasetWrite", "fields": {"echo": "${outputs.post.text}", "typed": "{password}"}},
+    ]
+    edges = [
+        {"from": "sub", "to": "read"},
+        {"from": "read", "to": "post"},
+        {"from": "post", "to": "ok"},
+        {"from": "ok", "to": "row", "on": "true"},
+        {"from": "ok", "to": "row", "on": "false"},
+    ]
+    variables = [{"key": "email"}, {"key": "password", "sensitive": True}]
+    flow = {"id": f"flow_canary_{secrets.token_hex(3)}", "name": "canary graph", "nodes": nodes, "edges": edges}
+    graph_id = (await call(client, "flow_save", {"flow": {**flow, "variables": variables}})).structured_content
+    args = {"flowId": graph_id["flowId"], "args": {**ARGS, "password": canary}, "startUrl": f"{site}/flow-form.html"}
+    answer = (await keep(client, "flow_run", args)).structured_content
+    assert answer["status"] == "succeeded", (answer["steps"], answer.get("error"))
+    assert answer["outputs"]["read"] == {"value": "***"} and "***" in answer["outputs"]["post"]["text"]
+    await keep(client, "dataset_export", {"flowId": graph_id["flowId"], "format": "json"})
 
 
 def _read(path: Path) -> bytes:
