@@ -1,8 +1,8 @@
 """Replaying a flow's steps on one tab, acting only on an element that is verifiably the recorded one.
 
-Each step resolves every candidate of its target in one page evaluate (page_js.RESOLVE_JS), scores
-every element found against the recorded fingerprint, and acts only when one visible element scores
-at least the threshold and leads the next by the margin (issue 14 item 3). Until then it polls with
+Each step resolves every candidate of its target in one page evaluate (page_js.RESOLVE_JS; a second
+fetches its report), scores every element found against the recorded fingerprint, and acts only when
+one visible element scores at least the threshold and leads the next by the margin (issue 14 item 3). Until then it polls with
 backoff up to the step's timeout, then STOPs with the candidates, what each found and the scores.
 An action that fails (detached, covered) is retried with backoff (S4-58, D-53).
 """
@@ -31,7 +31,7 @@ from browserd.daemon.errors import (
     TargetNotVerified,
 )
 from browserd.daemon.flows.model import Retry, Step, StepReport, TargetLocator
-from browserd.daemon.flows.page_js import RESOLVE_JS
+from browserd.daemon.flows.page_js import RESOLVE_ELEMENT_JS, RESOLVED_JS
 from browserd.daemon.flows.templating import render
 from browserd.daemon.sessions.settle import settle
 from browserd.daemon.sessions.tab import Tab
@@ -99,15 +99,12 @@ async def resolve(tab: Tab, target: TargetLocator, threshold: float, margin: flo
     frame = await frame_of(tab, target.frame)
     candidates = [{"type": c.type, "value": c.value} for c in target.candidates]
     fingerprint = msgspec.to_builtins(target.fingerprint)
-    handle = await frame.evaluate_handle(RESOLVE_JS, [candidates, fingerprint, target.shadow, threshold, margin])
-    try:
-        parts = await handle.get_properties()
-        report = await parts["1"].json_value()
-        await parts["1"].dispose()
-        element = parts["0"].as_element()
-    finally:
-        await handle.dispose()
-    return Resolved(element, report)
+    handle = await frame.evaluate_handle(
+        RESOLVE_ELEMENT_JS, [candidates, fingerprint, target.shadow, threshold, margin]
+    )
+    # A null answer is a plain value with nothing to release in the page; an element is released after the step.
+    report = await frame.evaluate(RESOLVED_JS)
+    return Resolved(handle.as_element(), report)
 
 
 @dataclass
