@@ -13,9 +13,20 @@ from typing import Any
 
 import click
 
+from browserd.shim import flow_timers
 from browserd.shim.runs_cli import echo_json, run
 
 GROUPS = ("flows", "runs")
+
+
+def _pairs(args: tuple[str, ...]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for pair in args:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--arg")
+        values[key] = value
+    return values
 
 
 @click.group()
@@ -52,12 +63,7 @@ def get_flow(flow_id: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def run_flow(flow_id: str, args: tuple[str, ...], start_url: str | None, as_json: bool) -> None:
     """Replay a flow and wait for it; exit status 1 when it did not succeed."""
-    values: dict[str, Any] = {}
-    for pair in args:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--arg")
-        values[key] = value
+    values = _pairs(args)
 
     async def work(call: Any) -> dict[str, Any]:
         flow = await call("flow_get", {"flowId": flow_id})
@@ -109,3 +115,64 @@ def import_flow(path: str, overwrite: bool, fmt: str) -> None:
     flow = json.loads(Path(path).read_text())
     data = run(lambda call: call("flow_import", {"flow": flow, "overwrite": overwrite, "format": fmt}), GROUPS)
     click.echo(f"{data['flowId']}  v{data['version']}")
+
+
+@flows.group("schedule")
+def schedule() -> None:
+    """Cron triggers: the daemon runs a flow on a schedule (or a systemd user timer does, with --systemd)."""
+
+
+@schedule.command("add")
+@click.argument("flow_id")
+@click.option("--cron", required=True, help="Five fields, e.g. '*/15 * * * *'.")
+@click.option("--arg", "args", multiple=True, help="KEY=VALUE for a variable (a flow with sensitive ones is refused).")
+@click.option("--start-url", default=None, help="Start on this page instead of the recorded one.")
+@click.option("--systemd", "use_systemd", is_flag=True, help="Install a systemd user timer that fires it.")
+def add_schedule(flow_id: str, cron: str, args: tuple[str, ...], start_url: str | None, use_systemd: bool) -> None:
+    """Run FLOW_ID on a cron schedule."""
+    if use_systemd:
+        try:
+            flow_timers.on_calendar(cron)  # refused before the daemon keeps a schedule no timer can fire
+        except flow_timers.CronNotCalendar as exc:
+            raise click.BadParameter(str(exc), param_hint="--cron") from exc
+    arguments: dict[str, Any] = {"action": "add", "flowId": flow_id, "cron": cron, "args": _pairs(args)}
+    if start_url:
+        arguments["startUrl"] = start_url
+    arguments["systemd"] = use_systemd
+    data = run(lambda call: call("flow_schedule", arguments), GROUPS)
+    click.echo(f"{data['scheduleId']}  {data['flowId']}  {data['cron']}")
+    if use_systemd:
+        raise SystemExit(flow_timers.install(data["scheduleId"], data["flowId"], cron, click.echo))
+
+
+@schedule.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def list_schedules(as_json: bool) -> None:
+    """The schedules the daemon keeps."""
+    data = run(lambda call: call("flow_schedule", {"action": "list"}), GROUPS)
+    if as_json:
+        echo_json(data)
+        return
+    for item in data["schedules"]:
+        last = f"  last {item['lastRunId']}" if item.get("lastRunId") else ""
+        timer = "  (systemd)" if item.get("systemd") else ""
+        click.echo(f"{item['scheduleId']}  {item['flowId']}  {item['cron']}{timer}{last}")
+    if not data["schedules"]:
+        click.echo("no schedules")
+
+
+@schedule.command("remove")
+@click.argument("schedule_id")
+def remove_schedule(schedule_id: str) -> None:
+    """Remove a schedule (and its systemd timer, if it has one)."""
+    run(lambda call: call("flow_schedule", {"action": "remove", "scheduleId": schedule_id}), GROUPS)
+    flow_timers.uninstall(schedule_id, click.echo)
+    click.echo(f"removed {schedule_id}")
+
+
+@schedule.command("run")
+@click.argument("schedule_id")
+def run_schedule(schedule_id: str) -> None:
+    """Start a schedule's flow now (what its systemd timer does)."""
+    data = run(lambda call: call("flow_schedule", {"action": "run", "scheduleId": schedule_id}), GROUPS)
+    click.echo(data["runId"])

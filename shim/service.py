@@ -41,7 +41,7 @@ def daemon_command() -> list[str]:
     return [sys.executable, "-m", "browserd.shim"]
 
 
-def _exec_quote(arg: str) -> str:
+def exec_quote(arg: str) -> str:
     """One ExecStart word: systemd unquotes C escapes and expands % specifiers and $ variables in it."""
     escaped = arg.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%").replace("$", "$$")
     return f'"{escaped}"' if any(c.isspace() for c in arg) else escaped
@@ -50,11 +50,11 @@ def _exec_quote(arg: str) -> str:
 def render(name: str, command: list[str]) -> str:
     text = template(name)
     if name == "browserd.service":
-        text = text.replace(TEMPLATE_EXECUTABLE, " ".join(_exec_quote(arg) for arg in command), 1)
+        text = text.replace(TEMPLATE_EXECUTABLE, " ".join(exec_quote(arg) for arg in command), 1)
     return text
 
 
-def _user_manager() -> bool:
+def user_manager() -> bool:
     """Whether `systemctl --user` reaches a running user manager (no manager in containers and CI)."""
     if shutil.which("systemctl") is None:
         return False
@@ -65,7 +65,7 @@ def _user_manager() -> bool:
     return result.returncode == 0
 
 
-def _systemctl(args: list[str], echo: Echo) -> bool:
+def systemctl(args: list[str], echo: Echo) -> bool:
     echo(f"$ systemctl --user {' '.join(args)}")
     try:
         result = subprocess.run(["systemctl", "--user", *args], capture_output=True, text=True, timeout=60)
@@ -88,8 +88,8 @@ def install(enable: bool, echo: Echo) -> int:
     if not enable:
         echo(f"not enabled; to start it on demand: systemctl --user enable --now {SOCKET_UNIT}")
         commands = commands[:1]
-    if _user_manager():
-        return 0 if all(_systemctl(args, echo) for args in commands) else 1
+    if user_manager():
+        return 0 if all(systemctl(args, echo) for args in commands) else 1
     echo("no systemd user manager answers here; where one does, run:")
     for args in commands:
         echo(f"  systemctl --user {' '.join(args)}")
@@ -102,14 +102,14 @@ def uninstall(echo: Echo) -> int:
     if not present:
         echo(f"no browserd units in {target}")
         return 0
-    manager = _user_manager()
+    manager = user_manager()
     # Disable before removing: systemd can no longer read the [Install] section of a deleted unit.
-    ok = _systemctl(["disable", "--now", *UNITS], echo) if manager else True
+    ok = systemctl(["disable", "--now", *UNITS], echo) if manager else True
     # What an offline `systemctl --user enable` leaves behind; disable removes it when a manager runs.
     wants = target / WANTS_LINK
     for path in [*present, *([wants] if wants.is_symlink() else [])]:
         path.unlink()
         echo(f"removed {path}")
     if manager:
-        ok = _systemctl(["daemon-reload"], echo) and ok
+        ok = systemctl(["daemon-reload"], echo) and ok
     return 0 if ok else 1

@@ -2,8 +2,9 @@
 
 Each step resolves every candidate of its target in one page evaluate (page_js.RESOLVE_JS; a second
 fetches its report), scores every element found against the recorded fingerprint, and acts only when
-one visible element scores at least the threshold and leads the next by the margin (issue 14 item 3). Until then it polls with
-backoff up to the step's timeout, then STOPs with the candidates, what each found and the scores.
+one visible element scores at least the threshold and leads the next by the margin (issue 14 item 3).
+Until then it polls with backoff up to the step's timeout, then STOPs with the candidates, what each
+found and the scores.
 An action that fails (detached, covered) is retried with backoff (S4-58, D-53).
 """
 

@@ -21,8 +21,9 @@ from browserd.daemon.flows.chrome_recorder import from_recorder
 from browserd.daemon.flows.graph import GRAPH_HINT, check_graph
 from browserd.daemon.flows.model import FLOW_ID, SLUG, Flow, Meta, StepType, ToolMeta, decode, new_flow_id
 from browserd.daemon.flows.recorder import Recorder
+from browserd.daemon.flows.schedules import Schedule, Scheduler, check_cron, new_schedule_id
 from browserd.daemon.flows.store import FlowStore
-from browserd.daemon.flows.variables import check_variables
+from browserd.daemon.flows.variables import ArgsBase, check_variables, parse_args
 from browserd.daemon.runs.records import now_ms
 from browserd.daemon.sessions.tab import Tab
 
@@ -42,6 +43,8 @@ class FlowService:
         # Tool name (flow_<slug>, flow_<slug>_v<N>) -> the flow version it runs.
         self.published: dict[str, Flow] = {}
         self.on_tools_changed: Callable[[], Awaitable[None]] | None = None
+        # The daemon's cron loop (set by the daemon, which knows how to start a run).
+        self.scheduler: Scheduler | None = None
 
     async def open(self) -> None:
         """Load the published flows, so the first client's tools/list already has them."""
@@ -186,6 +189,58 @@ class FlowService:
         flow.meta.tool.published = False
         flow.meta.tool.versions = []
         return await self.save(flow)
+
+    # -- schedules (cron triggers) -------------------------------------------------------------------
+
+    async def add_schedule(
+        self, ref: str, cron: str, args: dict[str, Any], start_url: str | None, systemd: bool
+    ) -> Schedule:
+        flow = await self.get(ref)
+        check_cron(cron)
+        if flow.sensitive_keys:
+            raise InvalidParameter(
+                f"flow {flow.id} has sensitive variables ({', '.join(sorted(flow.sensitive_keys))}): a schedule "
+                "would have to store their values, and browserd never stores one",
+                hint="Run it with flow_run, giving the sensitive values in the call.",
+                field="flowId",
+            )
+        parse_args(flow, args, ArgsBase)  # every run must be a complete call: refused now, not at 3 a.m.
+        schedule = Schedule(
+            schedule_id=new_schedule_id(),
+            flow_id=flow.id,
+            cron=cron,
+            args=args,
+            start_url=start_url,
+            systemd=systemd,
+            created_at=now_ms(),
+        )
+        await self.store.put_schedule(schedule)
+        self._schedules_changed()
+        return schedule
+
+    async def schedule(self, schedule_id: str) -> Schedule:
+        found = next((s for s in await self.store.schedules() if s.schedule_id == schedule_id), None)
+        if found is None:
+            raise InvalidParameter(
+                f"no schedule {schedule_id}", hint="flow_schedule {action: list} lists them.", field="scheduleId"
+            )
+        return found
+
+    async def remove_schedule(self, schedule_id: str) -> Schedule:
+        schedule = await self.schedule(schedule_id)
+        await self.store.remove_schedule(schedule_id)
+        self._schedules_changed()
+        return schedule
+
+    async def schedule_ran(self, schedule_id: str, run_id: str, at: int) -> None:
+        schedule = next((s for s in await self.store.schedules() if s.schedule_id == schedule_id), None)
+        if schedule is not None:
+            schedule.last_run_id, schedule.last_at = run_id, at
+            await self.store.put_schedule(schedule)
+
+    def _schedules_changed(self) -> None:
+        if self.scheduler is not None:
+            self.scheduler.changed()
 
     async def update_targets(self, ref: str) -> tuple[Flow, int]:
         """Apply the candidate orders the last runs suggested, as a new version."""

@@ -23,6 +23,7 @@ import msgspec
 
 from browserd.daemon.errors import LimitExceeded
 from browserd.daemon.flows.model import Flow, decode, encode
+from browserd.daemon.flows.schedules import Schedule
 
 T = TypeVar("T")
 SCHEMA_VERSION = 1
@@ -44,6 +45,12 @@ CREATE TABLE IF NOT EXISTS dataset (
     run_id TEXT NOT NULL,
     row TEXT NOT NULL,
     PRIMARY KEY (flow_id, n)
+);
+-- Cron triggers (schedules.py): each a Schedule as JSON; never a sensitive value.
+CREATE TABLE IF NOT EXISTS schedules (
+    schedule_id TEXT PRIMARY KEY,
+    flow_id TEXT NOT NULL,
+    data TEXT NOT NULL
 );
 """
 
@@ -159,6 +166,7 @@ class FlowStore:
             path.unlink(missing_ok=True)
             shutil.rmtree(self.root / "versions" / flow_id, ignore_errors=True)
             db.execute("DELETE FROM dataset WHERE flow_id = ?", (flow_id,))
+            db.execute("DELETE FROM schedules WHERE flow_id = ?", (flow_id,))
             db.execute("DELETE FROM flows WHERE flow_id = ?", (flow_id,))
             return existed
 
@@ -192,5 +200,27 @@ class FlowStore:
             if clear:
                 db.execute("DELETE FROM dataset WHERE flow_id = ?", (flow_id,))
             return [{"runId": run_id, **msgspec.json.decode(row)} for run_id, row in found]
+
+        return await self._do(work)
+
+    async def put_schedule(self, schedule: Schedule) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            db.execute(
+                "INSERT OR REPLACE INTO schedules (schedule_id, flow_id, data) VALUES (?, ?, ?)",
+                (schedule.schedule_id, schedule.flow_id, msgspec.json.encode(schedule).decode()),
+            )
+
+        await self._do(work)
+
+    async def schedules(self) -> list[Schedule]:
+        def work(db: sqlite3.Connection) -> list[Schedule]:
+            rows = db.execute("SELECT data FROM schedules ORDER BY rowid").fetchall()
+            return [msgspec.json.decode(data, type=Schedule) for (data,) in rows]
+
+        return await self._do(work)
+
+    async def remove_schedule(self, schedule_id: str) -> bool:
+        def work(db: sqlite3.Connection) -> bool:
+            return db.execute("DELETE FROM schedules WHERE schedule_id = ?", (schedule_id,)).rowcount > 0
 
         return await self._do(work)

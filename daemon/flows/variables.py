@@ -21,6 +21,10 @@ RESERVED = frozenset(
 _BASE_TYPES: dict[str, Any] = {"string": str, "number": float, "boolean": bool, "array": list[str]}
 
 
+class ArgsBase(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """No run options: the base of args checked outside a tool call (a schedule's, a subflow's)."""
+
+
 def check_variables(flow: Flow) -> None:
     seen: set[str] = set()
     for variable in flow.variables:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import signal
@@ -19,6 +20,8 @@ from browserd.daemon.bridge.control import ACTIONS as BRIDGE_ACTIONS
 from browserd.daemon.bridge.control import bridge_control
 from browserd.daemon.config import Config
 from browserd.daemon.errors import BrowserdError, NotAllowed
+from browserd.daemon.flows.schedules import Scheduler
+from browserd.daemon.flows.triggers import start_scheduled
 from browserd.daemon.runtime.procinfo import rss_kib, tree_pss_kib
 from browserd.daemon.runtime.tasks import window_task_counts
 from browserd.daemon.server.connection import Connection, connection_refused
@@ -52,6 +55,9 @@ class Daemon:
         flows = self.services.flows
         self.catalog.dynamic = lambda: published_tools(flows.published)
         flows.on_tools_changed = self.broadcast_tools_changed
+        flows.scheduler = Scheduler(
+            flows.store.schedules, functools.partial(start_scheduled, self.services), flows.schedule_ran
+        )
         self.connections: set[Connection] = set()
         self._stop = anyio.Event()
         self.socket_path = paths.socket_path()
@@ -170,6 +176,8 @@ class Daemon:
                 tg.start_soon(self._watch_signals, tg.cancel_scope)
                 tg.start_soon(services.sessions.expire_kept)
                 tg.start_soon(services.sessions.keep_spare)
+                if services.flows.scheduler is not None:
+                    tg.start_soon(services.flows.scheduler.serve)
                 tg.start_soon(listener.serve, self._handle, tg)
                 if self.config.bridge.enabled:  # the daemon owns the bridge's port only while it is enabled
                     await tg.start(services.bridge.serve)

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from browserd.daemon.errors import InvalidParameter, NotSupported
+from browserd.daemon.errors import ExecutionError, InvalidParameter, NotSupported
 from browserd.daemon.flows.export import playwright_script
 from browserd.daemon.flows.model import Flow, StepReport
 from browserd.daemon.flows.template import MAX_ROWS
@@ -353,9 +353,65 @@ async def dataset_export(ctx: ToolContext, params: DatasetExportParams, response
     response.text(text or "(no rows)")
 
 
+class ScheduleParams(Params, kw_only=True):
+    action: Literal["add", "list", "remove", "run"] = "list"
+    flow_id: Annotated[str, msgspec.Meta(description="For add: the flow (id or slug).")] | None = None
+    cron: Annotated[str, msgspec.Meta(description="For add: 5 fields, e.g. '*/15 * * * *'.")] | None = None
+    args: Annotated[dict[str, Any], msgspec.Meta(description="For add: variable values (none sensitive).")] = (
+        msgspec.field(default_factory=dict)
+    )
+    start_url: str | None = None
+    systemd: Annotated[bool, msgspec.Meta(description="For add: a systemd user timer fires it, not the daemon.")] = (
+        False
+    )
+    schedule_id: Annotated[str, msgspec.Meta(description="For remove and run.")] | None = None
+
+
+@tool(
+    "flow_schedule",
+    "flows",
+    "Cron triggers: add {flowId, cron, args?}, list, remove {scheduleId}, run {scheduleId} (now). Each run is an "
+    "async task run in a session of its own.",
+    ScheduleParams,
+)
+async def flow_schedule(ctx: ToolContext, params: ScheduleParams, response: Response) -> None:
+    flows = ctx.services.flows
+    if params.action == "add":
+        if params.flow_id is None or params.cron is None:
+            raise InvalidParameter("add needs flowId and cron", field="flowId" if params.flow_id is None else "cron")
+        schedule = await flows.add_schedule(params.flow_id, params.cron, params.args, params.start_url, params.systemd)
+        response.data(msgspec.to_builtins(schedule))
+        response.text(f"Schedule {schedule.schedule_id}: {schedule.flow_id} at '{schedule.cron}'")
+        return
+    if params.action == "list":
+        schedules = await flows.store.schedules()
+        response.data({"schedules": msgspec.to_builtins(schedules)})
+        lines = [f"- {s.schedule_id} {s.flow_id} '{s.cron}'{' (systemd)' if s.systemd else ''}" for s in schedules]
+        response.text("\n".join(lines) or "(no schedules)")
+        return
+    if params.schedule_id is None:
+        raise InvalidParameter(f"{params.action} needs scheduleId", field="scheduleId")
+    if params.action == "remove":
+        schedule = await flows.remove_schedule(params.schedule_id)
+        response.data(msgspec.to_builtins(schedule))
+        response.text(f"Removed {schedule.schedule_id}")
+        return
+    schedule = await flows.schedule(params.schedule_id)
+    if flows.scheduler is None:
+        raise NotSupported("this daemon keeps no schedules", hint="Run the flow with flow_run.")
+    run_id = await flows.scheduler.fire(schedule)
+    if run_id is None:
+        raise ExecutionError(
+            f"schedule {schedule.schedule_id} did not start (the daemon's log says why)",
+            hint=f"flow_get {schedule.flow_id}: check that the flow still exists and its args still fit.",
+        )
+    response.data({"scheduleId": schedule.schedule_id, "runId": run_id})
+    response.text(f"Started {run_id}; get_task_run follows it.")
+
+
 TOOLS: list[Tool[Any]] = [
     flow_record_start, flow_record_stop, flow_list, flow_get, flow_save, flow_delete, flow_run,
-    flow_update_targets, flow_export, flow_import, flow_publish, flow_unpublish, dataset_export,
+    flow_update_targets, flow_export, flow_import, flow_publish, flow_unpublish, dataset_export, flow_schedule,
 ]  # fmt: skip
 
 
