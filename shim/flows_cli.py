@@ -124,24 +124,30 @@ def schedule() -> None:
 
 @schedule.command("add")
 @click.argument("flow_id")
-@click.option("--cron", required=True, help="Five fields, e.g. '*/15 * * * *'.")
+@click.option("--cron", default=None, help="Five fields, e.g. '*/15 * * * *'.")
+@click.option(
+    "--on-page", default=None, help="Instead of --cron: run in any daemon tab that loads a matching URL (glob)."
+)
 @click.option("--arg", "args", multiple=True, help="KEY=VALUE for a variable (a flow with sensitive ones is refused).")
 @click.option("--start-url", default=None, help="Start on this page instead of the recorded one.")
 @click.option("--systemd", "use_systemd", is_flag=True, help="Install a systemd user timer that fires it.")
-def add_schedule(flow_id: str, cron: str, args: tuple[str, ...], start_url: str | None, use_systemd: bool) -> None:
-    """Run FLOW_ID on a cron schedule."""
-    if use_systemd:
+def add_schedule(
+    flow_id: str, cron: str | None, on_page: str | None, args: tuple[str, ...], start_url: str | None, use_systemd: bool
+) -> None:
+    """Run FLOW_ID on a cron schedule, or whenever a daemon tab loads a matching page."""
+    if use_systemd and cron is not None:
         try:
             flow_timers.on_calendar(cron)  # refused before the daemon keeps a schedule no timer can fire
         except flow_timers.CronNotCalendar as exc:
             raise click.BadParameter(str(exc), param_hint="--cron") from exc
-    arguments: dict[str, Any] = {"action": "add", "flowId": flow_id, "cron": cron, "args": _pairs(args)}
+    arguments: dict[str, Any] = {"action": "add", "flowId": flow_id, "args": _pairs(args)}
+    arguments.update({k: v for k, v in (("cron", cron), ("onPage", on_page)) if v is not None})
     if start_url:
         arguments["startUrl"] = start_url
     arguments["systemd"] = use_systemd
     data = run(lambda call: call("flow_schedule", arguments), GROUPS)
-    click.echo(f"{data['scheduleId']}  {data['flowId']}  {data['cron']}")
-    if use_systemd:
+    click.echo(f"{data['scheduleId']}  {data['flowId']}  {data.get('cron') or data.get('onPage')}")
+    if use_systemd and cron is not None:
         raise SystemExit(flow_timers.install(data["scheduleId"], data["flowId"], cron, click.echo))
 
 
@@ -156,7 +162,8 @@ def list_schedules(as_json: bool) -> None:
     for item in data["schedules"]:
         last = f"  last {item['lastRunId']}" if item.get("lastRunId") else ""
         timer = "  (systemd)" if item.get("systemd") else ""
-        click.echo(f"{item['scheduleId']}  {item['flowId']}  {item['cron']}{timer}{last}")
+        when = item.get("cron") or f"onPage {item.get('onPage')}"
+        click.echo(f"{item['scheduleId']}  {item['flowId']}  {when}{timer}{last}")
     if not data["schedules"]:
         click.echo("no schedules")
 

@@ -21,7 +21,7 @@ from browserd.daemon.flows.chrome_recorder import from_recorder
 from browserd.daemon.flows.graph import GRAPH_HINT, check_graph
 from browserd.daemon.flows.model import FLOW_ID, SLUG, Flow, Meta, StepType, ToolMeta, decode, new_flow_id
 from browserd.daemon.flows.recorder import Recorder
-from browserd.daemon.flows.schedules import Schedule, Scheduler, check_cron, new_schedule_id
+from browserd.daemon.flows.schedules import CRON_HINT, Schedule, Scheduler, check_cron, new_schedule_id
 from browserd.daemon.flows.store import FlowStore
 from browserd.daemon.flows.variables import ArgsBase, check_variables, parse_args
 from browserd.daemon.runs.records import now_ms
@@ -193,10 +193,22 @@ class FlowService:
     # -- schedules (cron triggers) -------------------------------------------------------------------
 
     async def add_schedule(
-        self, ref: str, cron: str, args: dict[str, Any], start_url: str | None, systemd: bool
+        self,
+        ref: str,
+        trigger: tuple[str | None, str | None],
+        args: dict[str, Any],
+        start_url: str | None,
+        systemd: bool,
     ) -> Schedule:
+        """A trigger, (cron, None) or (None, onPage URL glob), for the flow `ref` with `args`."""
+        cron, on_page = trigger
+        if (cron is None) == (on_page is None):
+            raise InvalidParameter("give cron or onPage (one of them)", hint=CRON_HINT, field="cron")
+        if systemd and cron is None:
+            raise InvalidParameter("only a cron schedule can be a systemd timer", field="systemd")
         flow = await self.get(ref)
-        check_cron(cron)
+        if cron is not None:
+            check_cron(cron)
         if flow.sensitive_keys:
             raise InvalidParameter(
                 f"flow {flow.id} has sensitive variables ({', '.join(sorted(flow.sensitive_keys))}): a schedule "
@@ -209,6 +221,7 @@ class FlowService:
             schedule_id=new_schedule_id(),
             flow_id=flow.id,
             cron=cron,
+            on_page=on_page,
             args=args,
             start_url=start_url,
             systemd=systemd,

@@ -1,14 +1,18 @@
-"""Starting a schedule's run (schedules.py): the one part of the cron loop that needs the daemon's services."""
+"""Starting a trigger's run (schedules.py): the one part of the triggers that needs the daemon's services."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+import anyio
 
 from browserd.daemon.flows.schedules import Schedule
 from browserd.daemon.runs.manager import StartRequest
 
 if TYPE_CHECKING:
     from browserd.daemon.services import Services
+    from browserd.daemon.sessions.session import Session
+    from browserd.daemon.sessions.tab import Tab
 
 
 async def start_scheduled(services: Services, schedule: Schedule) -> str:
@@ -21,3 +25,10 @@ async def start_scheduled(services: Services, schedule: Schedule) -> str:
     finally:
         await services.sessions.close(caller.id)
     return run.record.run_id
+
+
+async def start_on_page(services: Services, schedule: Schedule, session: Session, tab: Tab) -> tuple[str, anyio.Event]:
+    """An onPage trigger's flow as an async run in the session and tab whose page matched."""
+    inputs = {"flowId": schedule.flow_id, "args": schedule.args, "tabTarget": "current", "tabId": tab.id}
+    run = await services.runs.start(StartRequest("flow", None, inputs, session.id, None, "async"), session)
+    return run.record.run_id, run.done

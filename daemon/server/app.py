@@ -21,7 +21,7 @@ from browserd.daemon.bridge.control import bridge_control
 from browserd.daemon.config import Config
 from browserd.daemon.errors import BrowserdError, NotAllowed
 from browserd.daemon.flows.schedules import Scheduler
-from browserd.daemon.flows.triggers import start_scheduled
+from browserd.daemon.flows.triggers import start_on_page, start_scheduled
 from browserd.daemon.runtime.procinfo import rss_kib, tree_pss_kib
 from browserd.daemon.runtime.tasks import window_task_counts
 from browserd.daemon.server.connection import Connection, connection_refused
@@ -56,8 +56,12 @@ class Daemon:
         self.catalog.dynamic = lambda: published_tools(flows.published)
         flows.on_tools_changed = self.broadcast_tools_changed
         flows.scheduler = Scheduler(
-            flows.store.schedules, functools.partial(start_scheduled, self.services), flows.schedule_ran
+            flows.store.schedules,
+            functools.partial(start_scheduled, self.services),
+            functools.partial(start_on_page, self.services),
+            flows.schedule_ran,
         )
+        self.services.sessions.on_page_load = flows.scheduler.page_loaded
         self.connections: set[Connection] = set()
         self._stop = anyio.Event()
         self.socket_path = paths.socket_path()

@@ -20,6 +20,7 @@ import math
 import secrets
 import time
 from collections import Counter
+from collections.abc import Callable
 
 import anyio
 from playwright.async_api import Browser
@@ -30,6 +31,7 @@ from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.idle_hold import IdleHold, NoIdleHold
 from browserd.daemon.sessions.session import WINDOW_SCRIPT, Session, SpareWindow
+from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import Viewport, WindowOptions
 from browserd.protocol.messages import TrustLevel
 
@@ -66,6 +68,8 @@ class SessionManager:
         self._changed = anyio.Event()
         self._spare: SpareWindow | None = None
         self._spare_wanted = anyio.Event()
+        # Every page load in every session (set by the daemon: flows' onPage triggers).
+        self.on_page_load: Callable[[Session, Tab], None] = lambda session, tab: None
         runtime.on_browser_gone(self._browser_gone)
 
     def _browser_gone(self, browser: Browser) -> None:
@@ -81,6 +85,7 @@ class SessionManager:
             session_id, client_name, trust_level, self._runtime, self._config, self._profiles, self._guards
         )
         session.take_spare = self.take_spare
+        session.on_page_load = lambda loaded, tab: self.on_page_load(loaded, tab)
         self.sessions[session_id] = session
         self._spare_changed()
         if connected:

@@ -73,6 +73,8 @@ class Session:
     _lock: anyio.Lock = field(default_factory=anyio.Lock)
     # Hands over a warm window, if one is ready, for the session's first window (SessionManager.take_spare).
     take_spare: Callable[[], SpareWindow | None] = lambda: None
+    # Told of every page load in the session's tabs (SessionManager.on_page_load: flows' onPage triggers).
+    on_page_load: Callable[[Session, Tab], None] = lambda session, tab: None
 
     def __post_init__(self) -> None:
         self.downloads = Downloads(self.output_dir / "downloads")
@@ -167,6 +169,7 @@ class Session:
         window.network_log_size = self.config.network_log_size
         window.routes = Routes(context, self._next_route_id)
         window.check_room = self.check_tab_room
+        window.on_load = lambda tab: self.on_page_load(self, tab)
         return window
 
     def _add(self, window: Window) -> None:

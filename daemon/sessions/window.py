@@ -144,6 +144,8 @@ class Window:
     own_tabs: set[str] = field(default_factory=set)
     # Raises LIMIT_EXCEEDED when the session or the browser has no room for one more tab (Session.check_tab_room).
     check_room: Callable[[], None] = lambda: None
+    # Told of every finished load of a main frame (a flow's onPage trigger listens through the session).
+    on_load: Callable[[Tab], None] = lambda tab: None
     # Work the window's page events start (answering a dialog): stopped when the window closes.
     tasks: TaskOwner = field(init=False)
 
@@ -183,6 +185,7 @@ class Window:
         tab = Tab(id=self.next_tab_id(), page=page, window=self)
         tab.watch()
         page.on("close", lambda _page: self._closed(tab))
+        page.on("load", lambda _page: self.on_load(tab))
         self.tabs[tab.id] = tab
         return tab
 

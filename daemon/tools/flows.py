@@ -357,6 +357,9 @@ class ScheduleParams(Params, kw_only=True):
     action: Literal["add", "list", "remove", "run"] = "list"
     flow_id: Annotated[str, msgspec.Meta(description="For add: the flow (id or slug).")] | None = None
     cron: Annotated[str, msgspec.Meta(description="For add: 5 fields, e.g. '*/15 * * * *'.")] | None = None
+    on_page: (
+        Annotated[str, msgspec.Meta(description="For add, instead of cron: a URL glob; runs in the tab.")] | None
+    ) = None
     args: Annotated[dict[str, Any], msgspec.Meta(description="For add: variable values (none sensitive).")] = (
         msgspec.field(default_factory=dict)
     )
@@ -370,23 +373,29 @@ class ScheduleParams(Params, kw_only=True):
 @tool(
     "flow_schedule",
     "flows",
-    "Cron triggers: add {flowId, cron, args?}, list, remove {scheduleId}, run {scheduleId} (now). Each run is an "
-    "async task run in a session of its own.",
+    "Triggers: add {flowId, cron | onPage, args?}, list, remove {scheduleId}, run {scheduleId} (now). A cron run "
+    "is an async task run in a session of its own; an onPage run, in the session and tab whose page loaded.",
     ScheduleParams,
 )
 async def flow_schedule(ctx: ToolContext, params: ScheduleParams, response: Response) -> None:
     flows = ctx.services.flows
     if params.action == "add":
-        if params.flow_id is None or params.cron is None:
-            raise InvalidParameter("add needs flowId and cron", field="flowId" if params.flow_id is None else "cron")
-        schedule = await flows.add_schedule(params.flow_id, params.cron, params.args, params.start_url, params.systemd)
+        if params.flow_id is None:
+            raise InvalidParameter("add needs flowId", field="flowId")
+        trigger = (params.cron, params.on_page)
+        schedule = await flows.add_schedule(params.flow_id, trigger, params.args, params.start_url, params.systemd)
         response.data(msgspec.to_builtins(schedule))
-        response.text(f"Schedule {schedule.schedule_id}: {schedule.flow_id} at '{schedule.cron}'")
+        when = f"at '{schedule.cron}'" if schedule.cron else f"on pages {schedule.on_page}"
+        response.text(f"Schedule {schedule.schedule_id}: {schedule.flow_id} {when}")
         return
     if params.action == "list":
         schedules = await flows.store.schedules()
         response.data({"schedules": msgspec.to_builtins(schedules)})
-        lines = [f"- {s.schedule_id} {s.flow_id} '{s.cron}'{' (systemd)' if s.systemd else ''}" for s in schedules]
+        lines = [
+            f"- {s.schedule_id} {s.flow_id} {repr(s.cron) if s.cron else 'onPage ' + str(s.on_page)}"
+            f"{' (systemd)' if s.systemd else ''}"
+            for s in schedules
+        ]
         response.text("\n".join(lines) or "(no schedules)")
         return
     if params.schedule_id is None:

@@ -99,3 +99,26 @@ async def test_the_command_line_hands_a_schedule_to_a_systemd_user_timer(home: B
     removed = cli("flows", "schedule", "remove", schedule_id)
     assert removed.returncode == 0, removed.stderr
     assert not list(units.glob(f"browserd-flow-{schedule_id}.*"))
+
+
+async def test_an_on_page_trigger_runs_its_flow_in_the_tab_that_loaded_a_matching_page(
+    home: BrowserdHome, site: str
+) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        flow = await record_one(client, f"{site}/flow-steps.html", "browser_click", {"target": ".b4"})
+        trigger = {"action": "add", "flowId": flow["flowId"], "onPage": "**/flow-steps.html*trigger=*"}
+        schedule = (await call(client, "flow_schedule", trigger)).structured_content
+        both = {**trigger, "cron": "* * * * *"}
+        assert failed(await client.call_tool("flow_schedule", both), "INVALID_PARAMETER")
+        await call(client, "browser_open", {"url": f"{site}/flow-steps.html?other=1", "snapshot": "none"})
+        await call(client, "browser_open", {"url": f"{site}/flow-steps.html?trigger=1", "snapshot": "none"})
+        with anyio.fail_after(30):  # the run starts once the page has loaded, in this very tab
+            while "Step 4" not in await log_text(client):
+                await anyio.sleep(0.1)
+        ran = (await listed(client, schedule["scheduleId"]))["lastRunId"]
+        assert (await finished(client, ran))["status"] == "succeeded"
+        await call(client, "flow_schedule", {"action": "remove", "scheduleId": schedule["scheduleId"]})
+
+
+async def log_text(client: Any) -> str:
+    return json.dumps((await call(client, "browser_get", {"what": "text", "target": "#log"})).structured_content)
