@@ -63,7 +63,6 @@ class Execution:
     record: RunRecord
     secrets: list[str]
     suggestions: dict[str, list[int]] = field(default_factory=dict)
-    dataset_rows: int = 0
     ran: set[str] = field(default_factory=set)
 
     async def run(self, lane: Lane) -> None:
@@ -268,7 +267,7 @@ class Execution:
         for variable in flow.variables:
             if variable.key not in values:
                 # A sensitive value travels to a subflow under the same key, never through a template's text.
-                if variable.key in runner.values and (variable.sensitive or variable.key in flow.sensitive_keys):
+                if variable.sensitive and variable.key in runner.values:
                     values[variable.key] = runner.values[variable.key]
                 elif variable.default is not None:
                     values[variable.key] = variable.default
@@ -295,7 +294,6 @@ class Execution:
                 )
             row[column] = cell
         n = await self.ctx.services.flows.store.add_row(self.record.flow_id, self.ctx.run_id, row, DATASET_ROWS)
-        self.dataset_rows += 1
         lane.runner.outputs[node.id] = {"row": n}
         return f"row {n}"
 
