@@ -1,6 +1,6 @@
 """browserd against @playwright/mcp on the same tests/site pages, in one run (issue 10, items 7 and 8).
 
-    .venv/bin/python tests/bench/peers.py [--runs 20] [--only browserd|peer] [--peer-dir /tmp/peers]
+    .venv/bin/python tests/bench/peers.py [--runs 20] [--only browserd|peer] [--peer-dir /tmp/peers] [--answers]
 
 Not part of `make test`. Installs the pinned @playwright/mcp with npm into --peer-dir when it is not
 there yet, starts it on /usr/bin/chromium (headless, isolated, no sandbox) and drives both servers with
@@ -134,6 +134,7 @@ class Agent:
         self.chars = 0
         self.calls = 0
         self.snapshots_read = 0  # browser_snapshot calls made to find an element not seen in any answer
+        self.answers: list[str] = []  # every call and its answer, for --answers
 
     async def call(self, tool: tuple[str, dict[str, Any]]) -> str:
         name, arguments = tool
@@ -144,6 +145,7 @@ class Agent:
             raise RuntimeError(f"{self.flavor.name} {name} {arguments} failed: {text[:400]}")
         self.chars += len(text)
         self.seen += "\n" + text
+        self.answers.append(f"> {name} {json.dumps(arguments)}  ({len(text)} chars)\n{text}")
         return text
 
     async def ref(self, role: str, name: str) -> str:
@@ -190,7 +192,7 @@ async def timed(step: Callable[[], Awaitable[Any]]) -> float:
 # -- the measurements -----------------------------------------------------------------------------
 
 
-async def measure(flavor: Flavor, site: str, runs: int) -> dict[str, Any]:
+async def measure(flavor: Flavor, site: str, runs: int, show: bool = False) -> dict[str, Any]:
     figures: dict[str, Any] = {}
     async with connect(flavor) as agent:
         listed = await agent.client.list_tools()
@@ -198,6 +200,10 @@ async def measure(flavor: Flavor, site: str, runs: int) -> dict[str, Any]:
         figures["tools_list_chars"] = len(
             json.dumps([tool.model_dump(by_alias=True, exclude_none=True) for tool in listed.tools])
         )
+        if show:  # characters only: no timings
+            figures["scripted"] = await scripted_agent(flavor, site, show)
+            figures["answer_chars"] = figures["scripted"]["chars"]
+            return figures
         await agent.open(f"{site}/article.html")  # warm: the browser, the page, the server's cache
         figures["navigate"] = summary([await timed(lambda: agent.open(f"{site}/article.html")) for _ in range(runs)])
 
@@ -216,7 +222,7 @@ async def measure(flavor: Flavor, site: str, runs: int) -> dict[str, Any]:
         figures["first_call"] = summary([await first_call() for _ in range(max(3, runs // 2))])
 
         figures["pages_per_s"] = await parallel_cycles(flavor, site)
-    figures["scripted"] = await scripted_agent(flavor, site)
+    figures["scripted"] = await scripted_agent(flavor, site, show)
     figures["answer_chars"] = figures["scripted"]["chars"]
     return figures
 
@@ -238,7 +244,7 @@ async def parallel_cycles(flavor: Flavor, site: str) -> float:
         return round(CLIENTS * CYCLES / (time.perf_counter() - started), 2)
 
 
-async def scripted_agent(flavor: Flavor, site: str) -> dict[str, int]:
+async def scripted_agent(flavor: Flavor, site: str, show: bool = False) -> dict[str, int]:
     """The same calls on both servers over the fixture pages; answers the characters of every answer."""
     async with connect(flavor) as agent:
         await agent.open(f"{site}/article.html")
@@ -261,6 +267,9 @@ async def scripted_agent(flavor: Flavor, site: str) -> dict[str, int]:
         await agent.open(f"{site}/states.html")
         await agent.click("tab", "Details")
         await agent.click("button", "Bold")
+        if show:  # side by side with the peer's: where ours are longer
+            print(f"\n==== {flavor.name}: every answer of the scripted agent ====", file=sys.stderr)
+            print("\n\n".join(agent.answers), file=sys.stderr)
         return {"chars": agent.chars, "calls": agent.calls, "snapshotsRead": agent.snapshots_read}
 
 
@@ -301,6 +310,9 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--only", choices=["browserd", "peer"], default=None)
     parser.add_argument("--peer-dir", type=Path, default=Path("/tmp/peers"))
+    parser.add_argument(
+        "--answers", action="store_true", help="only the characters: print every answer of the scripted agent (stderr), no timings"
+    )
     args = parser.parse_args()
     server, site = serve_site()
     home = make_home(idle_exit_s=30)
@@ -315,7 +327,7 @@ async def main() -> None:
         for flavor in flavors:
             flavor.errlog = errlog
             print(f"measuring {flavor.name} ({args.runs} runs)...", file=sys.stderr)
-            results[flavor.name] = await measure(flavor, site, args.runs)
+            results[flavor.name] = await measure(flavor, site, args.runs, args.answers)
     finally:
         home.stop_daemon()
         errlog.close()
