@@ -30,6 +30,13 @@ LANDMARK_ROLES = frozenset({
 })  # fmt: skip
 WRAPPER_ROLES = frozenset({"generic", "none", "presentation", "group"})
 ACTIONABLE_CONTAINERS = frozenset({"region", "dialog", "alertdialog"})
+# Lines of prose: no tool needs their ref (what can be acted on inside a paragraph has its own). A list
+# item with lines under it keeps its ref (a scope); headings keep theirs (an element to screenshot or
+# read), and so do generic lines (a draggable, a click handler on an ancestor...).
+PROSE_ROLES = frozenset({
+    "paragraph", "listitem", "status", "log", "note", "term", "definition", "blockquote", "caption", "code",
+    "emphasis", "strong", "time", "subscript", "superscript", "insertion", "deletion", "mark", "text",
+})  # fmt: skip
 # Containers whose label tells apart the same control repeated in each of them.
 ITEM_ROLES = frozenset({"listitem", "row", "article"})
 ITEM_LABEL_CHARS = 40
@@ -335,6 +342,56 @@ def _label(node: Node) -> str:
         if child.role == "" and child.key == "text" and child.value:
             return child.value.strip()[:ITEM_LABEL_CHARS]
     return ""
+
+
+def lean(nodes: list[Node], origin: str = "") -> list[Node]:
+    """The snapshot as a model reads it: Playwright's, less what costs tokens and tells nothing.
+
+    - `[cursor=pointer]` on a role that is clickable anyway (link, button...): the role says it;
+    - refs on lines of prose (a paragraph, a list item, a status text): no tool acts on them,
+      while anything interactive, any container (a scope, a screenshot), heading or generic keeps its ref;
+    - a text line repeating the name of its parent or of a sibling (a label next to its field);
+    - an unnamed wrapper around a single line: the line takes its place;
+    - the page's own origin at the start of a link's /url.
+    Refs stay those of Playwright's snapshot, so every ref shown resolves as before.
+    """
+    kept: list[Node] = []
+    names = {node.name for node in nodes if node.name}
+    for node in nodes:
+        children = lean(node.children, origin)
+        if node.name:
+            children = [child for child in children if not _repeats(child, {node.name})]
+        if _repeats(node, names):
+            continue
+        if len(children) == 1 and _wrapper(node):
+            kept.append(children[0])
+            continue
+        kept.append(_leaner(node, children, origin))
+    return kept
+
+
+def _repeats(node: Node, names: set[str]) -> bool:
+    return node.role == "" and node.key == "text" and node.value is not None and node.value.strip() in names
+
+
+def _wrapper(node: Node) -> bool:
+    return node.role in WRAPPER_ROLES and not node.name and not node.value and not node.interactive
+
+
+def _leaner(node: Node, children: list[Node], origin: str) -> Node:
+    if "\n" in node.text:  # a multi-line text value: kept as Playwright wrote it
+        return replace(node, children=children)
+    key, value, ref = node.key, node.value, node.ref
+    if node.role in INTERACTIVE_ROLES:
+        key = key.replace(" [cursor=pointer]", "")
+    elif ref is not None and node.role in PROSE_ROLES and (not children or node.role != "listitem"):
+        key, ref = _REF_ATTR.sub("", key), None
+    elif node.key == "/url" and origin and value is not None and value.startswith(origin + "/"):
+        value = value[len(origin) :]
+    if (key, value, ref, bool(children)) == (node.key, node.value, node.ref, bool(node.children)):
+        return replace(node, children=children)
+    text = _parent(render_line(key, value), children)
+    return replace(node, text=text, key=key, value=value, ref=ref, children=children)
 
 
 def prune(nodes: list[Node], depth: int) -> list[Node]:

@@ -90,7 +90,9 @@ async def _navigated(tab: Tab, what: str, response: Response, reply: Any, code: 
     if status is not None and status >= 400:
         note = f" — the server answered HTTP {status} {reply.status_text}"
     response.data({"url": tab.page.url, "status": status, "title": await tab.page.title(), "tabId": tab.id})
-    response.text(f"{what} {tab.page.url} (HTTP {status if status is not None else '-'}){note}")
+    # The page header that follows names the URL whenever it is news to this client; a status that went
+    # well is in the structured result only.
+    response.text(f"{what}{note}")
     if refused:
         response.text("While loading, " + "; ".join(refused))
     response.code(code)
@@ -151,7 +153,7 @@ async def browser_navigate(ctx: ToolContext, tab: Tab, params: NavigateParams, r
         response.text(f"No page to go {params.action} to; still on {page.url}")
         response.data({"url": page.url, "moved": False, "tabId": tab.id})
         return
-    verb = {"back": "Went back to", "forward": "Went forward to", "reload": "Reloaded"}[params.action]
+    verb = {"back": "Went back", "forward": "Went forward", "reload": "Reloaded"}[params.action]
     await _navigated(tab, verb, response, reply, f"await page.{move.__name__}()")
 
 
@@ -207,7 +209,7 @@ async def browser_snapshot(ctx: ToolContext, tab: Tab, params: SnapshotParams, r
 @tab_tool(
     "browser_find",
     "pages",
-    "Find elements by text, regex, role or name; answers their refs only.",
+    "Find elements by text, regex, role or name; answers the matching lines only.",
     FindParams,
     read_only=True,
 )
@@ -246,7 +248,8 @@ def _matches(
 ) -> list[tuple[aria.Node, str]]:
     found: list[tuple[aria.Node, str]] = []
     for node in nodes:
-        if node.ref is not None and _match(node, params, pattern):
+        # A line that only shows text has no ref in the lean snapshot, yet finding where a text is matters.
+        if (node.ref is not None or node.role) and _match(node, params, pattern):
             found.append((node, " > ".join(path[-2:])))
         label = f'{node.role} "{node.name}"' if node.name else ""
         inner = [*path, label] if label and (node.role in aria.LANDMARK_ROLES or node.role == "heading") else path

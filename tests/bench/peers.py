@@ -62,6 +62,7 @@ TARGETS = {  # issue 10: (figure, target, True when higher is better)
 PAGES_PER_S_TARGET = 14.0
 ANSWER_RATIO_TARGET = 0.6
 TOOLS_LIST_TARGET = 15_000
+SNAPSHOT_PAGES = ("article.html", "widgets.html", "form.html", "index.html", "inputs.html", "states.html", "tree.html")
 CYCLE_PAGES = ("article.html", "form.html", "states.html", "tree.html", "index.html")
 
 
@@ -203,6 +204,7 @@ async def measure(flavor: Flavor, site: str, runs: int, show: bool = False) -> d
         if show:  # characters only: no timings
             figures["scripted"] = await scripted_agent(flavor, site, show)
             figures["answer_chars"] = figures["scripted"]["chars"]
+            figures["snapshot_chars"] = await page_snapshots(flavor, site)
             return figures
         await agent.open(f"{site}/article.html")  # warm: the browser, the page, the server's cache
         figures["navigate"] = summary([await timed(lambda: agent.open(f"{site}/article.html")) for _ in range(runs)])
@@ -242,6 +244,16 @@ async def parallel_cycles(flavor: Flavor, site: str) -> float:
             for number, agent in enumerate(agents):
                 group.create_task(cycles(agent, number))
         return round(CLIENTS * CYCLES / (time.perf_counter() - started), 2)
+
+
+async def page_snapshots(flavor: Flavor, site: str) -> dict[str, int]:
+    """The characters of a browser_snapshot of each realistic fixture page, read right after opening it."""
+    sizes: dict[str, int] = {}
+    async with connect(flavor) as agent:
+        for page in SNAPSHOT_PAGES:
+            await agent.open(f"{site}/{page}")
+            sizes[page] = len(await agent.call(("browser_snapshot", {})))
+    return sizes
 
 
 async def scripted_agent(flavor: Flavor, site: str, show: bool = False) -> dict[str, int]:
@@ -300,6 +312,9 @@ def report(results: dict[str, dict[str, Any]]) -> None:
     a, b = ours.get("tools_list_chars"), peer.get("tools_list_chars")
     met = "" if a is None else ("met" if a <= TOOLS_LIST_TARGET else "MISSED")
     print(f"{'default tools/list chars':<28}{a or '-':>14}{b or '-':>18}{ratio(a, b):>9}   <= 15000 {met}")
+    for page, size in (ours.get("snapshot_chars") or {}).items():
+        theirs = (peer.get("snapshot_chars") or {}).get(page)
+        print(f"{'snapshot ' + page:<28}{size:>14}{theirs or '-':>18}{ratio(size, theirs):>9}")
     print(f"{'default tools':<28}{ours.get('tools', '-'):>14}{peer.get('tools', '-'):>18}")
     a, b = (ours.get("scripted") or {}).get("calls", "-"), (peer.get("scripted") or {}).get("calls", "-")
     print(f"{'scripted agent calls':<28}{a:>14}{b:>18}")
@@ -311,7 +326,9 @@ async def main() -> None:
     parser.add_argument("--only", choices=["browserd", "peer"], default=None)
     parser.add_argument("--peer-dir", type=Path, default=Path("/tmp/peers"))
     parser.add_argument(
-        "--answers", action="store_true", help="only the characters: print every answer of the scripted agent (stderr), no timings"
+        "--answers",
+        action="store_true",
+        help="only the characters: print every answer of the scripted agent (stderr), no timings",
     )
     args = parser.parse_args()
     server, site = serve_site()
