@@ -353,45 +353,57 @@ def lean(nodes: list[Node], origin: str = "") -> list[Node]:
     - a text line repeating the name of its parent or of a sibling (a label next to its field);
     - an unnamed wrapper around a single line: the line takes its place;
     - the page's own origin at the start of a link's /url.
-    Refs stay those of Playwright's snapshot, so every ref shown resolves as before.
+    Refs stay those of Playwright's snapshot, so every ref shown resolves as before. The nodes are
+    rewritten in place (they come fresh from `parse`): on a page of 25,000 lines, copies cost as much
+    as the parse.
     """
     kept: list[Node] = []
     names = {node.name for node in nodes if node.name}
     for node in nodes:
         children = lean(node.children, origin)
         if node.name:
-            children = [child for child in children if not _repeats(child, {node.name})]
-        if _repeats(node, names):
+            children = [child for child in children if not _repeats(child, node.name)]
+        if node.role == "" and node.key == "text" and node.value is not None and node.value.strip() in names:
             continue
         if len(children) == 1 and _wrapper(node):
             kept.append(children[0])
             continue
-        kept.append(_leaner(node, children, origin))
+        _make_lean(node, children, origin)
+        kept.append(node)
     return kept
 
 
-def _repeats(node: Node, names: set[str]) -> bool:
-    return node.role == "" and node.key == "text" and node.value is not None and node.value.strip() in names
+def _repeats(node: Node, name: str) -> bool:
+    return node.role == "" and node.key == "text" and node.value is not None and node.value.strip() == name
 
 
 def _wrapper(node: Node) -> bool:
     return node.role in WRAPPER_ROLES and not node.name and not node.value and not node.interactive
 
 
-def _leaner(node: Node, children: list[Node], origin: str) -> Node:
-    if "\n" in node.text:  # a multi-line text value: kept as Playwright wrote it
-        return replace(node, children=children)
-    key, value, ref = node.key, node.value, node.ref
+def _make_lean(node: Node, children: list[Node], origin: str) -> None:
+    had_children, node.children = bool(node.children), children
+    drop = ""
     if node.role in INTERACTIVE_ROLES:
-        key = key.replace(" [cursor=pointer]", "")
-    elif ref is not None and node.role in PROSE_ROLES and (not children or node.role != "listitem"):
-        key, ref = _REF_ATTR.sub("", key), None
-    elif node.key == "/url" and origin and value is not None and value.startswith(origin + "/"):
-        value = value[len(origin) :]
-    if (key, value, ref, bool(children)) == (node.key, node.value, node.ref, bool(node.children)):
-        return replace(node, children=children)
-    text = _parent(render_line(key, value), children)
-    return replace(node, text=text, key=key, value=value, ref=ref, children=children)
+        drop = " [cursor=pointer]" if "[cursor=pointer]" in node.key else ""
+    elif node.ref is not None and node.role in PROSE_ROLES and (not children or node.role != "listitem"):
+        drop, node.ref = f" [ref={node.ref}]", None
+    elif node.key == "/url" and origin and node.value is not None and node.value.startswith(origin + "/"):
+        node.value = node.value[len(origin) :]
+        node.text = render_line(node.key, node.value)
+        return
+    if drop or (had_children and not children):
+        # Taking an attribute out of the key leaves its quoting valid: edit the line, do not re-quote it.
+        key_scalar = _split(node.text)[0]
+        rest = node.text[len(key_scalar) :]
+        node.key = _without_last(node.key, drop)
+        node.text = _without_last(key_scalar, drop) + ("" if rest == ":" and not children else rest)
+
+
+def _without_last(text: str, part: str) -> str:
+    # Attributes follow the name, which may hold the same characters: the last occurrence is the attribute.
+    at = text.rfind(part) if part else -1
+    return text if at < 0 else text[:at] + text[at + len(part) :]
 
 
 def prune(nodes: list[Node], depth: int) -> list[Node]:

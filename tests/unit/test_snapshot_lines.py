@@ -198,3 +198,8 @@ def test_a_delta_shows_a_changed_line_once_and_a_gone_line_with_a_minus() -> Non
         "+   - paragraph: Details panel",
     ], delta
     assert _delta(before, before.replace("[ref=e5]", "[active] [ref=e5]")) == "", "focus alone is no change"
+
+
+def test_a_name_that_looks_like_an_attribute_keeps_it() -> None:
+    shown = lean('- button "Sort [cursor=pointer]" [ref=e5] [cursor=pointer]\n- paragraph [ref=e6]: " [ref=e6]"')
+    assert shown == '- button "Sort [cursor=pointer]" [ref=e5]\n- paragraph: " [ref=e6]"', shown
