@@ -18,6 +18,9 @@ the official MCP SDK client over stdio. Prints, for each server, the median and 
    answer has shown yet reads the page with browser_snapshot first, on either server).
 
 Then the ratio browserd/peer of each figure, the targets of issue 10, and one line of JSON.
+
+`--answers` measures characters only (no timings): it prints every answer of the scripted agent on both
+servers to stderr, to read side by side, and the characters of a snapshot of each realistic fixture page.
 """
 
 from __future__ import annotations
