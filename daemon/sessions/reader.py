@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -50,6 +50,8 @@ class Reading:
     truncated: bool
     delta: bool
     next_offset: int | None = None
+    # The whole page's lines (scope and depth applied) before interactive/compact: what browser_find searches.
+    nodes: list[aria.Node] = field(default_factory=list)
 
 
 async def header(tab: Tab, errors: list[str] | None = None) -> str:
@@ -87,7 +89,8 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
             nodes = aria.prune(nodes, options.max_depth)
     nodes = aria.lean(nodes, _origin(tab.page.url))
     whole = "\n".join(aria.render(nodes))
-    shown_refs = sum(1 for node in aria.walk(nodes) if node.ref is not None)
+    page_nodes = nodes
+    shown_refs = sum(1 for node in aria.walk(nodes) if node.ref is not None and f"[ref={node.ref}]" in node.text)
     if options.interactive:
         nodes = aria.interactive_only(nodes)
     if options.compact:
@@ -139,6 +142,7 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
         truncated,
         is_delta,
         next_offset,
+        page_nodes,
     )
 
 

@@ -353,7 +353,8 @@ def lean(nodes: list[Node], origin: str = "") -> list[Node]:
     - a text line repeating the name of its parent or of a sibling (a label next to its field);
     - an unnamed wrapper around a single line: the line takes its place;
     - the page's own origin at the start of a link's /url.
-    Refs stay those of Playwright's snapshot, so every ref shown resolves as before. The nodes are
+    Refs stay those of Playwright's snapshot, so every ref shown resolves as before; a prose line keeps
+    its ref on the node (not in its text) for browser_find. The nodes are
     rewritten in place (they come fresh from `parse`): on a page of 25,000 lines, copies cost as much
     as the parse.
     """
@@ -387,7 +388,8 @@ def _make_lean(node: Node, children: list[Node], origin: str) -> None:
     if node.role in INTERACTIVE_ROLES:
         drop = " [cursor=pointer]" if "[cursor=pointer]" in node.key else ""
     elif node.ref is not None and node.role in PROSE_ROLES and (not children or node.role != "listitem"):
-        drop, node.ref = f" [ref={node.ref}]", None
+        # The ref still works (browser_find names it): the line just does not spend characters on it.
+        drop = f" [ref={node.ref}]"
     elif node.key == "/url" and origin and node.value is not None and node.value.startswith(origin + "/"):
         node.value = node.value[len(origin) :]
         node.text = render_line(node.key, node.value)

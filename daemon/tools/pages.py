@@ -221,11 +221,10 @@ async def browser_find(ctx: ToolContext, tab: Tab, params: FindParams, response:
     except re.error as exc:
         raise InvalidParameter(f"bad regex: {exc}", field="regex") from exc
     with page_errors("find"):
-        await read(tab, SnapshotOptions(max_chars=1))
-        nodes = aria.parse(tab.last_snapshot or "")
-    found = _matches(nodes, params, pattern, [])
+        reading = await read(tab, SnapshotOptions(max_chars=1))
+    found = _matches(reading.nodes, params, pattern, [])
     shown = found[: params.limit]
-    lines = [f"- {node.text.rstrip(':')}{f'  (in {where})' if where else ''}" for node, where in shown]
+    lines = [f"- {_line(node)}{f'  (in {where})' if where else ''}" for node, where in shown]
     more = (
         f"\n… and {len(found) - len(shown)} more; raise limit or narrow the search" if len(found) > len(shown) else ""
     )
@@ -243,13 +242,18 @@ async def browser_find(ctx: ToolContext, tab: Tab, params: FindParams, response:
     )
 
 
+def _line(node: aria.Node) -> str:
+    """A match as the snapshot shows it, with its ref where the lean line leaves it out (prose)."""
+    line = node.text.rstrip(":")
+    return line if node.ref is None or f"[ref={node.ref}]" in line else f"{line}  [ref={node.ref}]"
+
+
 def _matches(
     nodes: list[aria.Node], params: FindParams, pattern: re.Pattern[str] | None, path: list[str]
 ) -> list[tuple[aria.Node, str]]:
     found: list[tuple[aria.Node, str]] = []
     for node in nodes:
-        # A line that only shows text has no ref in the lean snapshot, yet finding where a text is matters.
-        if (node.ref is not None or node.role) and _match(node, params, pattern):
+        if node.ref is not None and _match(node, params, pattern):
             found.append((node, " > ".join(path[-2:])))
         label = f'{node.role} "{node.name}"' if node.name else ""
         inner = [*path, label] if label and (node.role in aria.LANDMARK_ROLES or node.role == "heading") else path

@@ -179,4 +179,7 @@ async def test_every_ref_a_lean_snapshot_shows_resolves_and_find_still_reads_pro
         found = ok(await client.call_tool("browser_find", {"text": "watch what an action started"}))
         matches = found.structured_content["matches"]
         assert [m["role"] for m in matches] == ["paragraph"], text_of(found)
-        assert "The answer is to watch" in text_of(found)
+        # A prose line shows no ref in the snapshot, but it has one, and find names it.
+        assert "The answer is to watch" in text_of(found) and f"[ref={matches[0]['ref']}]" in text_of(found)
+        read = ok(await client.call_tool("browser_get", {"what": "text", "target": matches[0]["ref"]}))
+        assert read.structured_content["value"].startswith("The answer is to watch"), text_of(read)

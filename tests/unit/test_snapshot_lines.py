@@ -133,6 +133,8 @@ def test_lean_lines_leave_out_what_the_role_implies_and_refs_no_tool_needs() -> 
     assert "[cursor=pointer]" not in shown.replace("generic [ref=e12] [cursor=pointer]", ""), shown
     assert "generic [ref=e12] [cursor=pointer]: Open menu" in shown, "a pointer is all that says a div is clickable"
     assert "- paragraph: Some text." in shown, shown
+    paragraph = next(node for node in aria.walk(aria.lean(aria.parse(ARTICLE))) if node.role == "paragraph")
+    assert paragraph.ref == "e10", "the node keeps its ref for browser_find; only the line leaves it out"
     for kept in ("e1", "e3", "e4", "e7", "e9", "e11", "e12", "e14", "e16", "e17", "e19"):
         assert f"[ref={kept}]" in shown, f"{kept} is actionable, a container or a heading: it keeps its ref\n{shown}"
 
