@@ -250,9 +250,12 @@ def _delta(before: str, after: str, ticking: tuple[str, ...] = ()) -> str:
 
 
 def _identity(line: str) -> tuple[int, str, str]:
-    """Where a line is and what it names: a line with the same identity in the new snapshot is changed, not gone."""
+    """What a line is: its element (ref) or else where it is and what it names. A line whose identity is
+    still in the new snapshot changed; it is not gone."""
     body = line.lstrip(" ")
     node = aria.parse_line(body[2:])
+    if node.ref is not None:
+        return len(line) - len(body), "ref", node.ref
     return len(line) - len(body), node.role or node.key, node.name
 
 

@@ -200,6 +200,9 @@ def test_a_delta_shows_a_changed_line_once_and_a_gone_line_with_a_minus() -> Non
         "+   - paragraph: Details panel",
     ], delta
     assert _delta(before, before.replace("[ref=e5]", "[active] [ref=e5]")) == "", "focus alone is no change"
+    # Another element in the same place, under the same role and name, is not the old one changed.
+    replaced = _delta(before, before.replace('tab "Details" [ref=e5]', 'tab "Details" [ref=e9]'))
+    assert replaced.splitlines() == ['- - tab "Details" [ref=e5]', '+ - tab "Details" [ref=e9]'], replaced
 
 
 def test_a_name_that_looks_like_an_attribute_keeps_it() -> None:
