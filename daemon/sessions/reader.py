@@ -9,8 +9,9 @@ from __future__ import annotations
 import difflib
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from browserd.daemon.errors import ElementAmbiguous, ElementNotFound, ExecutionError, InvalidParameter
 from browserd.daemon.sessions import snapshot as aria
@@ -20,6 +21,7 @@ from browserd.daemon.sessions.tab import RefInfo, Tab
 from browserd.daemon.sessions.targets import is_ref, locate
 
 ERRORS_SHOWN = 3
+PAGE_LINE = "- Page:"  # the first line of a page header
 TOO_BIG_HINT = "The page may be very large: narrow the snapshot with scope=<ref>, maxDepth or interactive=true."
 
 
@@ -44,20 +46,21 @@ class Reading:
     snapshot: str  # the (possibly cut) snapshot under its title, without the header
     full: str  # the whole snapshot, for saveTo
     lines: int
-    refs: int
+    refs: int  # refs the whole (lean) snapshot shows
     truncated: bool
     delta: bool
     next_offset: int | None = None
+    # The whole page's lines (scope and depth applied) before interactive/compact: what browser_find searches.
+    nodes: list[aria.Node] = field(default_factory=list)
 
 
 async def header(tab: Tab, errors: list[str] | None = None) -> str:
     page = tab.page
     open_tabs = tab.window.open_tabs()
-    lines = [f"- Page: {page.url}", f"- Title: {await page.title()}"]
-    where = f"- Tab: {tab.id}"
-    if len(open_tabs) > 1:
-        where += f" (one of {len(open_tabs)} in {tab.window.id}: {', '.join(t.id for t in open_tabs)})"
-    lines.append(where)
+    lines = [f"{PAGE_LINE} {page.url}", f"- Title: {await page.title()}"]
+    if len(open_tabs) > 1:  # with one tab, every call is on it: its id is no news
+        others = ", ".join(t.id for t in open_tabs)
+        lines.append(f"- Tab: {tab.id} (one of {len(open_tabs)} in {tab.window.id}: {others})")
     if errors:
         shown = "; ".join(error.splitlines()[0][:200] for error in errors[-ERRORS_SHOWN:])
         lines.append(f"- Console: {len(errors)} new error(s): {shown}")
@@ -84,7 +87,10 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
             raise ElementNotFound(f"scope {options.scope} is not in the page's snapshot", scope=options.scope)
         if options.max_depth is not None:
             nodes = aria.prune(nodes, options.max_depth)
+    nodes = aria.lean(nodes, _origin(tab.page.url))
     whole = "\n".join(aria.render(nodes))
+    page_nodes = nodes
+    shown_refs = sum(1 for node in aria.walk(nodes) if node.ref is not None and f"[ref={node.ref}]" in node.text)
     if options.interactive:
         nodes = aria.interactive_only(nodes)
     if options.compact:
@@ -116,26 +122,34 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
         )
     elif start:
         cut += f"\n… end of the snapshot ({len(body)} characters)."
-    title = f"Snapshot from character {start}" if start else "Snapshot"
-    if is_delta:
-        earlier = (
-            f", including {tab.unseen_actions} earlier action(s) answered without one" if tab.unseen_actions else ""
-        )
-        title = f"Changes since the previous snapshot{earlier}"
+    unseen = tab.unseen_actions
+    earlier = f" (with {unseen} earlier action(s) answered without a snapshot)" if unseen else ""
+    if is_delta and not body:
+        shown = f"The page did not change{earlier}."
+    elif is_delta:
+        shown = (f"Changes{earlier}:\n" if earlier else "") + f"```diff\n{cut}\n```"
+    else:
+        shown = (f"Snapshot from character {start}:\n" if start else "") + f"```yaml\n{cut}\n```"
     if complete:
         tab.unseen_actions = 0
     where = await header(tab, tab.take_console_errors())
-    shown = f"{title}:\n```yaml\n{cut}\n```"
     return Reading(
         where,
         shown,
         whole if is_delta else body,
         body.count("\n") + 1,
-        len(tab.refs),
+        shown_refs,
         truncated,
         is_delta,
         next_offset,
+        page_nodes,
     )
+
+
+def _origin(url: str) -> str:
+    """scheme://host[:port] of an http(s) page: the part of its own links' /url a reader can do without."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") and parts.netloc else ""
 
 
 def _line_start(body: str, offset: int) -> int:
@@ -208,17 +222,41 @@ async def _scope_ref(tab: Tab, scope: str) -> str:
 
 
 def _delta(before: str, after: str, ticking: tuple[str, ...] = ()) -> str:
-    """The lines removed (-) and added (+); focus moving ([active]) and ticking texts alone are no change."""
+    """The lines gone (-) and the lines new or changed (+), without context, dedented together.
+
+    A changed line shows only as it is now (the previous snapshot has the old one); focus moving
+    ([active]) and ticking texts alone are no change. Empty when nothing changed.
+    """
     old, new = before.splitlines(), after.splitlines()
     matcher = difflib.SequenceMatcher(
         a=[_unfocused(line) for line in old], b=[_unfocused(line) for line in new], autojunk=False
     )
-    changes: list[str] = []
+    changes: list[tuple[str, str]] = []
     for op, a1, a2, b1, b2 in matcher.get_opcodes():
-        if op != "equal":
-            changes.extend(f"- {line}" for line in old[a1:a2] if not ticks(line, ticking))
-            changes.extend(f"+ {line}" for line in new[b1:b2] if not ticks(line, ticking))
-    return "\n".join(changes) if changes else "(no changes)"
+        if op == "equal":
+            continue
+        added = [line for line in new[b1:b2] if not ticks(line, ticking)]
+        still_there = Counter(_identity(line) for line in added)
+        for line in old[a1:a2]:
+            if ticks(line, ticking):
+                continue
+            if still_there[_identity(line)] > 0:
+                still_there[_identity(line)] -= 1
+            else:
+                changes.append(("-", line))
+        changes.extend(("+", _unfocused(line)) for line in added)
+    cut = min((len(line) - len(line.lstrip(" ")) for _, line in changes), default=0)
+    return "\n".join(f"{sign} {line[cut:]}" for sign, line in changes)
+
+
+def _identity(line: str) -> tuple[int, str, str]:
+    """What a line is: its element (ref) or else where it is and what it names. A line whose identity is
+    still in the new snapshot changed; it is not gone."""
+    body = line.lstrip(" ")
+    node = aria.parse_line(body[2:])
+    if node.ref is not None:
+        return len(line) - len(body), "ref", node.ref
+    return len(line) - len(body), node.role or node.key, node.name
 
 
 def _unfocused(line: str) -> str:

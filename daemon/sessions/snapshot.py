@@ -30,6 +30,13 @@ LANDMARK_ROLES = frozenset({
 })  # fmt: skip
 WRAPPER_ROLES = frozenset({"generic", "none", "presentation", "group"})
 ACTIONABLE_CONTAINERS = frozenset({"region", "dialog", "alertdialog"})
+# Lines of prose: no tool needs their ref (what can be acted on inside a paragraph has its own). A list
+# item with lines under it keeps its ref (a scope); headings keep theirs (an element to screenshot or
+# read), and so do generic lines (a draggable, a click handler on an ancestor...).
+PROSE_ROLES = frozenset({
+    "paragraph", "listitem", "status", "log", "note", "term", "definition", "blockquote", "caption", "code",
+    "emphasis", "strong", "time", "subscript", "superscript", "insertion", "deletion", "mark", "text",
+})  # fmt: skip
 # Containers whose label tells apart the same control repeated in each of them.
 ITEM_ROLES = frozenset({"listitem", "row", "article"})
 ITEM_LABEL_CHARS = 40
@@ -335,6 +342,70 @@ def _label(node: Node) -> str:
         if child.role == "" and child.key == "text" and child.value:
             return child.value.strip()[:ITEM_LABEL_CHARS]
     return ""
+
+
+def lean(nodes: list[Node], origin: str = "") -> list[Node]:
+    """The snapshot as a model reads it: Playwright's, less what costs tokens and tells nothing.
+
+    - `[cursor=pointer]` on a role that is clickable anyway (link, button...): the role says it;
+    - refs on lines of prose (a paragraph, a list item, a status text): no tool acts on them,
+      while anything interactive, any container (a scope, a screenshot), heading or generic keeps its ref;
+    - a text line repeating the name of its parent or of a sibling (a label next to its field);
+    - an unnamed wrapper around a single line: the line takes its place;
+    - the page's own origin at the start of a link's /url.
+    Refs stay those of Playwright's snapshot, so every ref shown resolves as before; a prose line keeps
+    its ref on the node (not in its text) for browser_find. The nodes are
+    rewritten in place (they come fresh from `parse`): on a page of 25,000 lines, copies cost as much
+    as the parse.
+    """
+    kept: list[Node] = []
+    names = {node.name for node in nodes if node.name}
+    for node in nodes:
+        children = lean(node.children, origin)
+        if node.name:
+            children = [child for child in children if not _repeats(child, node.name)]
+        if node.role == "" and node.key == "text" and node.value is not None and node.value.strip() in names:
+            continue
+        if len(children) == 1 and _wrapper(node):
+            kept.append(children[0])
+            continue
+        _make_lean(node, children, origin)
+        kept.append(node)
+    return kept
+
+
+def _repeats(node: Node, name: str) -> bool:
+    return node.role == "" and node.key == "text" and node.value is not None and node.value.strip() == name
+
+
+def _wrapper(node: Node) -> bool:
+    return node.role in WRAPPER_ROLES and not node.name and not node.value and not node.interactive
+
+
+def _make_lean(node: Node, children: list[Node], origin: str) -> None:
+    had_children, node.children = bool(node.children), children
+    drop = ""
+    if node.role in INTERACTIVE_ROLES:
+        drop = " [cursor=pointer]" if "[cursor=pointer]" in node.key else ""
+    elif node.ref is not None and node.role in PROSE_ROLES and (not children or node.role != "listitem"):
+        # The ref still works (browser_find names it): the line just does not spend characters on it.
+        drop = f" [ref={node.ref}]"
+    elif node.key == "/url" and origin and node.value is not None and node.value.startswith(origin + "/"):
+        node.value = node.value[len(origin) :]
+        node.text = render_line(node.key, node.value)
+        return
+    if drop or (had_children and not children):
+        # Taking an attribute out of the key leaves its quoting valid: edit the line, do not re-quote it.
+        key_scalar = _split(node.text)[0]
+        rest = node.text[len(key_scalar) :]
+        node.key = _without_last(node.key, drop)
+        node.text = _without_last(key_scalar, drop) + ("" if rest == ":" and not children else rest)
+
+
+def _without_last(text: str, part: str) -> str:
+    # Attributes follow the name, which may hold the same characters: the last occurrence is the attribute.
+    at = text.rfind(part) if part else -1
+    return text if at < 0 else text[:at] + text[at + len(part) :]
 
 
 def prune(nodes: list[Node], depth: int) -> list[Node]:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from browserd.daemon.config import BrowserConfig
     from browserd.daemon.sessions.window import Window
 
+NAVIGATED = "navigated to"  # the event of a main-frame navigation, before its URL
 PDF_TYPES = {"application/pdf", "application/x-pdf"}
 # Answering a dialog is one message to the browser; one that gets no reply in this time never will.
 DIALOG_ANSWER_TIMEOUT_S = 10
@@ -131,7 +132,7 @@ class Tab:
 
     def _navigated(self, frame: Frame) -> None:
         if frame == self.page.main_frame:
-            self.events.append(f"navigated to {frame.url}")
+            self.events.append(f"{NAVIGATED} {frame.url}")
 
     def _request(self, request: Request) -> None:
         if request.is_navigation_request() and request.frame == self.page.main_frame:

@@ -31,6 +31,12 @@ class Target:
     exists: bool = False
     # True when the snapshot showed a plain one-line text input: fill needs no closer look at it.
     plain_text: bool = False
+    # How an answer names it after acting: `button "Save"` (the ref was the caller's own words); else `described`.
+    short: str = ""
+
+    @property
+    def named(self) -> str:
+        return self.short or self.described
 
 
 def is_ref(target: str) -> bool:
@@ -60,6 +66,7 @@ async def locate(tab: Tab, target: str) -> Target:
         raise RefNotFound(
             f"ref {ref} is not in the latest snapshot of {tab.id} (an earlier one showed it)", ref=ref, tabId=tab.id
         )
+    short = f"{info.role} {json.dumps(info.name, ensure_ascii=False) if info.name else ref}"
     described = f"ref {ref} ({info.role}{' ' + json.dumps(info.name, ensure_ascii=False) if info.name else ''})"
     selector = info.clickable.selector if info.clickable else f"aria-ref={ref}"
     locator = tab.page.locator(selector)
@@ -85,7 +92,7 @@ async def locate(tab: Tab, target: str) -> Target:
     if info.clickable is not None:
         await _same_clickable(locator, info.clickable, described, ref)
     plain_text = info.role in ("textbox", "searchbox") and info.kind is None and info.clickable is None
-    return Target(locator, described, _code_for(info, selector), exists=True, plain_text=plain_text)
+    return Target(locator, described, _code_for(info, selector), exists=True, plain_text=plain_text, short=short)
 
 
 async def _same_clickable(locator: Locator, clickable: Clickable, described: str, ref: str) -> None:

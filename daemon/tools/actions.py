@@ -113,7 +113,7 @@ def _not_usable(target: Target, action: str, state: str) -> ElementNotInteractab
 
 
 def _done(response: Response, what: str, target: Target, code: str) -> None:
-    response.text(f"{what} {target.described}")
+    response.text(f"{what} {target.named}")
     response.code(f"await {target.code}.{code}")
 
 

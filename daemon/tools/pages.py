@@ -90,7 +90,9 @@ async def _navigated(tab: Tab, what: str, response: Response, reply: Any, code: 
     if status is not None and status >= 400:
         note = f" — the server answered HTTP {status} {reply.status_text}"
     response.data({"url": tab.page.url, "status": status, "title": await tab.page.title(), "tabId": tab.id})
-    response.text(f"{what} {tab.page.url} (HTTP {status if status is not None else '-'}){note}")
+    # The page header that follows names the URL whenever it is news to this client; a status that went
+    # well is in the structured result only.
+    response.text(f"{what}{note}")
     if refused:
         response.text("While loading, " + "; ".join(refused))
     response.code(code)
@@ -151,7 +153,7 @@ async def browser_navigate(ctx: ToolContext, tab: Tab, params: NavigateParams, r
         response.text(f"No page to go {params.action} to; still on {page.url}")
         response.data({"url": page.url, "moved": False, "tabId": tab.id})
         return
-    verb = {"back": "Went back to", "forward": "Went forward to", "reload": "Reloaded"}[params.action]
+    verb = {"back": "Went back", "forward": "Went forward", "reload": "Reloaded"}[params.action]
     await _navigated(tab, verb, response, reply, f"await page.{move.__name__}()")
 
 
@@ -207,7 +209,7 @@ async def browser_snapshot(ctx: ToolContext, tab: Tab, params: SnapshotParams, r
 @tab_tool(
     "browser_find",
     "pages",
-    "Find elements by text, regex, role or name; answers their refs only.",
+    "Find elements by text, regex, role or name; answers the matching lines only.",
     FindParams,
     read_only=True,
 )
@@ -219,11 +221,10 @@ async def browser_find(ctx: ToolContext, tab: Tab, params: FindParams, response:
     except re.error as exc:
         raise InvalidParameter(f"bad regex: {exc}", field="regex") from exc
     with page_errors("find"):
-        await read(tab, SnapshotOptions(max_chars=1))
-        nodes = aria.parse(tab.last_snapshot or "")
-    found = _matches(nodes, params, pattern, [])
+        reading = await read(tab, SnapshotOptions(max_chars=1))
+    found = _matches(reading.nodes, params, pattern, [])
     shown = found[: params.limit]
-    lines = [f"- {node.text.rstrip(':')}{f'  (in {where})' if where else ''}" for node, where in shown]
+    lines = [f"- {_line(node)}{f'  (in {where})' if where else ''}" for node, where in shown]
     more = (
         f"\n… and {len(found) - len(shown)} more; raise limit or narrow the search" if len(found) > len(shown) else ""
     )
@@ -239,6 +240,12 @@ async def browser_find(ctx: ToolContext, tab: Tab, params: FindParams, response:
             "tabId": tab.id,
         }
     )
+
+
+def _line(node: aria.Node) -> str:
+    """A match as the snapshot shows it, with its ref where the lean line leaves it out (prose)."""
+    line = node.text.rstrip(":")
+    return line if node.ref is None or f"[ref={node.ref}]" in line else f"{line}  [ref={node.ref}]"
 
 
 def _matches(

@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from browserd.daemon.errors import BrowserdError
+from browserd.daemon.sessions.reader import PAGE_LINE
 from browserd.protocol.messages import Content, ImageContent, Payload, TextContent
 
 CONSOLE_LINE = "- Console:"
@@ -48,6 +49,10 @@ class Response:
     def page(self, header: str) -> None:
         """The page header (url, title, tab, new console errors); shown where it was added, when it is news."""
         self._sections.append(_Header(header.splitlines()))
+
+    def url_is_news(self, url: str) -> bool:
+        """Whether a page header for `url` would be shown: this client was last told of another page."""
+        return self._seen.header is None or not self._seen.header.startswith(f"{PAGE_LINE} {url}\n")
 
     def image(self, data: bytes, mime_type: str) -> None:
         self._images.append(ImageContent(data=data, mime_type=mime_type))

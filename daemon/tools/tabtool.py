@@ -14,7 +14,7 @@ import msgspec
 
 from browserd.daemon.sessions.reader import SnapshotOptions, read
 from browserd.daemon.sessions.settle import Settled, settle_action
-from browserd.daemon.sessions.tab import Tab, call_deadline_s
+from browserd.daemon.sessions.tab import NAVIGATED, Tab, call_deadline_s
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool
 from browserd.daemon.tools.response import Response
@@ -118,8 +118,12 @@ async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Respon
     if downloads:
         data["downloads"] = [record.info() for record in downloads]
     if changes:
-        response.text("Changes:\n" + "\n".join(f"- {change}" for change in changes))
         data["changes"] = changes
+    # The page header after the snapshot names a new URL: "navigated to" it would say it twice.
+    told = f"{NAVIGATED} {tab.page.url}" if mode != "none" and response.url_is_news(tab.page.url) else None
+    changes = [change for change in changes if change != told]
+    if changes:
+        response.text("Changes:\n" + "\n".join(f"- {change}" for change in changes))
     response.merge_data(data)
     if mode == "none":
         tab.unseen_actions += 1

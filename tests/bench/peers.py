@@ -1,6 +1,6 @@
 """browserd against @playwright/mcp on the same tests/site pages, in one run (issue 10, items 7 and 8).
 
-    .venv/bin/python tests/bench/peers.py [--runs 20] [--only browserd|peer] [--peer-dir /tmp/peers]
+    .venv/bin/python tests/bench/peers.py [--runs 20] [--only browserd|peer] [--peer-dir /tmp/peers] [--answers]
 
 Not part of `make test`. Installs the pinned @playwright/mcp with npm into --peer-dir when it is not
 there yet, starts it on /usr/bin/chromium (headless, isolated, no sandbox) and drives both servers with
@@ -18,6 +18,9 @@ the official MCP SDK client over stdio. Prints, for each server, the median and 
    answer has shown yet reads the page with browser_snapshot first, on either server).
 
 Then the ratio browserd/peer of each figure, the targets of issue 10, and one line of JSON.
+
+`--answers` measures characters only (no timings): it prints every answer of the scripted agent on both
+servers to stderr, to read side by side, and the characters of a snapshot of each realistic fixture page.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ TARGETS = {  # issue 10: (figure, target, True when higher is better)
 PAGES_PER_S_TARGET = 14.0
 ANSWER_RATIO_TARGET = 0.6
 TOOLS_LIST_TARGET = 15_000
+SNAPSHOT_PAGES = ("article.html", "widgets.html", "form.html", "index.html", "inputs.html", "states.html", "tree.html")
 CYCLE_PAGES = ("article.html", "form.html", "states.html", "tree.html", "index.html")
 
 
@@ -134,6 +138,7 @@ class Agent:
         self.chars = 0
         self.calls = 0
         self.snapshots_read = 0  # browser_snapshot calls made to find an element not seen in any answer
+        self.answers: list[str] = []  # every call and its answer, for --answers
 
     async def call(self, tool: tuple[str, dict[str, Any]]) -> str:
         name, arguments = tool
@@ -144,6 +149,7 @@ class Agent:
             raise RuntimeError(f"{self.flavor.name} {name} {arguments} failed: {text[:400]}")
         self.chars += len(text)
         self.seen += "\n" + text
+        self.answers.append(f"> {name} {json.dumps(arguments)}  ({len(text)} chars)\n{text}")
         return text
 
     async def ref(self, role: str, name: str) -> str:
@@ -190,7 +196,7 @@ async def timed(step: Callable[[], Awaitable[Any]]) -> float:
 # -- the measurements -----------------------------------------------------------------------------
 
 
-async def measure(flavor: Flavor, site: str, runs: int) -> dict[str, Any]:
+async def measure(flavor: Flavor, site: str, runs: int, show: bool = False) -> dict[str, Any]:
     figures: dict[str, Any] = {}
     async with connect(flavor) as agent:
         listed = await agent.client.list_tools()
@@ -198,6 +204,11 @@ async def measure(flavor: Flavor, site: str, runs: int) -> dict[str, Any]:
         figures["tools_list_chars"] = len(
             json.dumps([tool.model_dump(by_alias=True, exclude_none=True) for tool in listed.tools])
         )
+        if show:  # characters only: no timings
+            figures["scripted"] = await scripted_agent(flavor, site, show)
+            figures["answer_chars"] = figures["scripted"]["chars"]
+            figures["snapshot_chars"] = await page_snapshots(flavor, site)
+            return figures
         await agent.open(f"{site}/article.html")  # warm: the browser, the page, the server's cache
         figures["navigate"] = summary([await timed(lambda: agent.open(f"{site}/article.html")) for _ in range(runs)])
 
@@ -216,7 +227,7 @@ async def measure(flavor: Flavor, site: str, runs: int) -> dict[str, Any]:
         figures["first_call"] = summary([await first_call() for _ in range(max(3, runs // 2))])
 
         figures["pages_per_s"] = await parallel_cycles(flavor, site)
-    figures["scripted"] = await scripted_agent(flavor, site)
+    figures["scripted"] = await scripted_agent(flavor, site, show)
     figures["answer_chars"] = figures["scripted"]["chars"]
     return figures
 
@@ -238,7 +249,17 @@ async def parallel_cycles(flavor: Flavor, site: str) -> float:
         return round(CLIENTS * CYCLES / (time.perf_counter() - started), 2)
 
 
-async def scripted_agent(flavor: Flavor, site: str) -> dict[str, int]:
+async def page_snapshots(flavor: Flavor, site: str) -> dict[str, int]:
+    """The characters of a browser_snapshot of each realistic fixture page, read right after opening it."""
+    sizes: dict[str, int] = {}
+    async with connect(flavor) as agent:
+        for page in SNAPSHOT_PAGES:
+            await agent.open(f"{site}/{page}")
+            sizes[page] = len(await agent.call(("browser_snapshot", {})))
+    return sizes
+
+
+async def scripted_agent(flavor: Flavor, site: str, show: bool = False) -> dict[str, int]:
     """The same calls on both servers over the fixture pages; answers the characters of every answer."""
     async with connect(flavor) as agent:
         await agent.open(f"{site}/article.html")
@@ -261,6 +282,9 @@ async def scripted_agent(flavor: Flavor, site: str) -> dict[str, int]:
         await agent.open(f"{site}/states.html")
         await agent.click("tab", "Details")
         await agent.click("button", "Bold")
+        if show:  # side by side with the peer's: where ours are longer
+            print(f"\n==== {flavor.name}: every answer of the scripted agent ====", file=sys.stderr)
+            print("\n\n".join(agent.answers), file=sys.stderr)
         return {"chars": agent.chars, "calls": agent.calls, "snapshotsRead": agent.snapshots_read}
 
 
@@ -291,6 +315,9 @@ def report(results: dict[str, dict[str, Any]]) -> None:
     a, b = ours.get("tools_list_chars"), peer.get("tools_list_chars")
     met = "" if a is None else ("met" if a <= TOOLS_LIST_TARGET else "MISSED")
     print(f"{'default tools/list chars':<28}{a or '-':>14}{b or '-':>18}{ratio(a, b):>9}   <= 15000 {met}")
+    for page, size in (ours.get("snapshot_chars") or {}).items():
+        theirs = (peer.get("snapshot_chars") or {}).get(page)
+        print(f"{'snapshot ' + page:<28}{size:>14}{theirs or '-':>18}{ratio(size, theirs):>9}")
     print(f"{'default tools':<28}{ours.get('tools', '-'):>14}{peer.get('tools', '-'):>18}")
     a, b = (ours.get("scripted") or {}).get("calls", "-"), (peer.get("scripted") or {}).get("calls", "-")
     print(f"{'scripted agent calls':<28}{a:>14}{b:>18}")
@@ -301,6 +328,11 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--only", choices=["browserd", "peer"], default=None)
     parser.add_argument("--peer-dir", type=Path, default=Path("/tmp/peers"))
+    parser.add_argument(
+        "--answers",
+        action="store_true",
+        help="only the characters: print every answer of the scripted agent (stderr), no timings",
+    )
     args = parser.parse_args()
     server, site = serve_site()
     home = make_home(idle_exit_s=30)
@@ -315,7 +347,7 @@ async def main() -> None:
         for flavor in flavors:
             flavor.errlog = errlog
             print(f"measuring {flavor.name} ({args.runs} runs)...", file=sys.stderr)
-            results[flavor.name] = await measure(flavor, site, args.runs)
+            results[flavor.name] = await measure(flavor, site, args.runs, args.answers)
     finally:
         home.stop_daemon()
         errlog.close()

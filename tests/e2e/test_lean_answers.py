@@ -128,3 +128,58 @@ async def test_click_answers_with_what_its_fetch_brought(home: BrowserdHome, sit
         opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/network.html"})))
         posted = text_of(ok(await client.call_tool("browser_click", {"target": ref(opened, "button", "Post item")})))
         assert "posted: 201 Kettle" in posted, posted
+
+
+# -- the lean snapshot format: what is left out costs tokens and tells nothing ---------------------
+
+NOTHING_CHANGED_CHARS = 60
+
+
+async def test_a_click_that_changes_nothing_answers_in_a_few_dozen_characters(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home) as client:
+        opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/states.html"})))
+        bold = ref(opened, "button", "Bold")
+        # The right button fires no click handler: the page stays as it was.
+        right = text_of(ok(await client.call_tool("browser_click", {"target": bold, "button": "right"})))
+        assert right == 'Clicked button "Bold"\n\nThe page did not change.', right
+        assert len(right) <= NOTHING_CHANGED_CHARS
+        pressed = text_of(ok(await client.call_tool("browser_click", {"target": bold})))
+        lines = pressed.splitlines()
+        assert lines[0] == 'Clicked button "Bold"' and "```diff" in lines, pressed
+        changed = [line for line in lines if line.startswith(("+ ", "- "))]
+        assert changed == [f'+   - button "Bold" [pressed] [ref={bold}]', "+ - status: bold on"], pressed
+
+
+async def test_no_line_repeats_what_its_role_or_its_neighbour_says(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home) as client:
+        article = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/article.html"})))
+        links = [line for line in article.splitlines() if re.match(r"^ *- link ", line)]
+        assert links and not [line for line in links if "[cursor=pointer]" in line], article
+        # Prose lines carry no ref; headings, landmarks and what can be acted on keep theirs.
+        assert re.search(r"^ *- paragraph: The answer is to watch", article, re.M), article
+        assert re.search(r'^ *- heading "Why browsers settle" \[level=2\] \[ref=\w+\]$', article, re.M), article
+        assert "- /url: /help.html" not in article and "- /url: help.html" in article, "hrefs as the page wrote them"
+        form = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/form.html"})))
+        # The label beside a field is its name already: `- textbox "Full name"`, no `- text: Full name` too.
+        assert re.search(r'^ *- textbox "Full name" \[ref=\w+\] \[required\]$', form, re.M), form
+        assert "- text: Full name" not in form and "- text: Subscribe" not in form, form
+
+
+async def test_every_ref_a_lean_snapshot_shows_resolves_and_find_still_reads_prose(
+    home: BrowserdHome, site: str
+) -> None:
+    async with mcp_client(home) as client:
+        opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/widgets.html"})))
+        refs = re.findall(r"\[ref=(\w+)\]", opened)
+        assert len(refs) > 5, opened
+        for shown in refs:
+            counted = ok(await client.call_tool("browser_get", {"what": "count", "target": shown}))
+            assert counted.structured_content["value"] == 1, f"{shown}: {text_of(counted)}"
+        await client.call_tool("browser_open", {"url": f"{site}/article.html"})
+        found = ok(await client.call_tool("browser_find", {"text": "watch what an action started"}))
+        matches = found.structured_content["matches"]
+        assert [m["role"] for m in matches] == ["paragraph"], text_of(found)
+        # A prose line shows no ref in the snapshot, but it has one, and find names it.
+        assert "The answer is to watch" in text_of(found) and f"[ref={matches[0]['ref']}]" in text_of(found)
+        read = ok(await client.call_tool("browser_get", {"what": "text", "target": matches[0]["ref"]}))
+        assert read.structured_content["value"].startswith("The answer is to watch"), text_of(read)

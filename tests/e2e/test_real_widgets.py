@@ -80,8 +80,8 @@ async def test_a_ref_on_a_quoted_snapshot_line_clicks_its_element(home: Browserd
         for role, name, says in QUOTED:
             target = yaml_ref(opened, role, name)
             clicked = await ok(client, "browser_click", {"target": target, "snapshot": "none"})
-            named = f"({role} {json.dumps(name, ensure_ascii=False)})"
-            assert text_of(clicked).startswith(f"Clicked ref {target} {named}"), text_of(clicked)
+            named = f"{role} {json.dumps(name, ensure_ascii=False)}"
+            assert text_of(clicked).startswith(f"Clicked {named}"), text_of(clicked)
             assert await status(client) == says, f"{role} {name!r}"
 
 
@@ -97,7 +97,7 @@ async def test_find_and_deltas_read_quoted_lines(home: BrowserdHome, site: str) 
         assert [m["name"] for m in quoted.structured_content["matches"]] == ["Tab #3 it's a 'quote' \\ back"]
 
         clicked = await ok(client, "browser_click", {"target": matches[0]["ref"]})
-        delta = re.search(r"```yaml\n(.*?)\n```", text_of(clicked), re.S)
+        delta = re.search(r"```diff\n(.*?)\n```", text_of(clicked), re.S)
         assert delta, text_of(clicked)
         added = [line[2:] for line in delta.group(1).splitlines() if line.startswith("+ ")]
         assert any("Section forty text" in line for line in added), delta.group(1)

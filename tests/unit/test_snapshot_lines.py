@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from browserd.daemon.sessions import snapshot as aria
+from browserd.daemon.sessions.reader import _delta
 
 WIDGETS = """\
 - main [ref=e2]:
@@ -96,3 +97,114 @@ def test_quoting_means_to_a_yaml_reader_what_the_parser_reads(key: str, value: s
     assert loaded == expected, written
     node = aria.parse_line(written)
     assert (node.key, node.value) == (key, value)
+
+
+# -- the lean form a model reads (snapshot.lean) and deltas without context (reader._delta) ----------
+
+ARTICLE = """\
+- generic [active] [ref=e1]:
+  - navigation "Site" [ref=e3]:
+    - link "Home" [ref=e4] [cursor=pointer]:
+      - /url: http://127.0.0.1:8000/index.html
+    - link "Elsewhere" [ref=e5] [cursor=pointer]:
+      - /url: https://example.org/page
+  - main [ref=e7]:
+    - heading "An article" [level=1] [ref=e9]
+    - paragraph [ref=e10]: Some text.
+    - img "A chart" [ref=e11]
+    - generic [ref=e12] [cursor=pointer]: Open menu
+    - generic [ref=e13]:
+      - text: Full name
+      - textbox "Full name" [ref=e14] [required]
+    - generic [ref=e15]:
+      - checkbox "Subscribe" [ref=e16]
+      - text: Subscribe
+    - generic [ref=e17]:
+      - heading "Teapot" [level=3] [ref=e18]
+      - button "Buy" [ref=e19] [cursor=pointer]"""
+
+
+def lean(text: str) -> str:
+    return "\n".join(aria.render(aria.lean(aria.parse(text), "http://127.0.0.1:8000")))
+
+
+def test_lean_lines_leave_out_what_the_role_implies_and_refs_no_tool_needs() -> None:
+    shown = lean(ARTICLE)
+    assert "[cursor=pointer]" not in shown.replace("generic [ref=e12] [cursor=pointer]", ""), shown
+    assert "generic [ref=e12] [cursor=pointer]: Open menu" in shown, "a pointer is all that says a div is clickable"
+    assert "- paragraph: Some text." in shown, shown
+    paragraph = next(node for node in aria.walk(aria.lean(aria.parse(ARTICLE))) if node.role == "paragraph")
+    assert paragraph.ref == "e10", "the node keeps its ref for browser_find; only the line leaves it out"
+    for kept in ("e1", "e3", "e4", "e7", "e9", "e11", "e12", "e14", "e16", "e17", "e19"):
+        assert f"[ref={kept}]" in shown, f"{kept} is actionable, a container or a heading: it keeps its ref\n{shown}"
+
+
+def test_a_label_repeating_its_field_goes_and_its_wrapper_with_it() -> None:
+    shown = lean(ARTICLE)
+    assert '    - textbox "Full name" [ref=e14] [required]\n' in shown, shown
+    assert '    - checkbox "Subscribe" [ref=e16]\n' in shown, shown
+    assert "text: Full name" not in shown and "text: Subscribe" not in shown and "e13" not in shown
+    # A wrapper around more than one line groups them (which button is whose): it stays.
+    assert (
+        '    - generic [ref=e17]:\n      - heading "Teapot" [level=3] [ref=e18]\n      - button "Buy" [ref=e19]'
+        in shown
+    )
+
+
+def test_a_link_on_the_same_origin_shows_its_path_only() -> None:
+    shown = lean(ARTICLE)
+    assert "- /url: /index.html" in shown and "- /url: https://example.org/page" in shown, shown
+
+
+def test_every_ref_a_lean_line_shows_reads_back_from_it() -> None:
+    shown = lean(WIDGETS)
+    nodes = {node.ref: node for node in aria.walk(aria.parse(shown)) if node.ref}
+    for ref in ("e7", "e9", "e11", "f1e5", "e19", "e21"):
+        assert ref in nodes, f"{ref} lost:\n{shown}"
+    assert nodes["e19"].name == "Note: read me" and "[cursor=pointer]" not in shown
+    assert nodes["e6"].children[0].ref == "e7", "the link keeps its place under its tab"
+
+
+@given(name=KEY)
+def test_a_quoted_line_stays_quoted_once_its_pointer_is_gone(name: str) -> None:
+    line = aria.render_line(f"link {json.dumps(name, ensure_ascii=False)} [ref=e5] [cursor=pointer]")
+    shown = lean(f"- {line}")
+    node = aria.parse(shown)[0]
+    assert (node.role, node.name, node.ref) == ("link", name, "e5"), shown
+    assert yaml.load(shown, Loader=yaml.CSafeLoader) is not None
+
+
+def test_a_delta_shows_a_changed_line_once_and_a_gone_line_with_a_minus() -> None:
+    before = """\
+- main [ref=e2]:
+  - tablist [ref=e3]:
+    - tab "Overview" [selected] [ref=e4]
+    - tab "Details" [ref=e5]
+  - tabpanel "Overview" [ref=e6]:
+    - paragraph: Overview panel
+  - status: 12:00:01"""
+    after = """\
+- main [ref=e2]:
+  - tablist [ref=e3]:
+    - tab "Overview" [ref=e4]
+    - tab "Details" [active] [selected] [ref=e5]
+  - tabpanel "Details" [ref=e7]:
+    - paragraph: Details panel
+  - status: 12:00:02"""
+    delta = _delta(before, after, ("12:00:01", "12:00:02"))
+    assert delta.splitlines() == [
+        '- - tabpanel "Overview" [ref=e6]:',
+        '+   - tab "Overview" [ref=e4]',
+        '+   - tab "Details" [selected] [ref=e5]',
+        '+ - tabpanel "Details" [ref=e7]:',
+        "+   - paragraph: Details panel",
+    ], delta
+    assert _delta(before, before.replace("[ref=e5]", "[active] [ref=e5]")) == "", "focus alone is no change"
+    # Another element in the same place, under the same role and name, is not the old one changed.
+    replaced = _delta(before, before.replace('tab "Details" [ref=e5]', 'tab "Details" [ref=e9]'))
+    assert replaced.splitlines() == ['- - tab "Details" [ref=e5]', '+ - tab "Details" [ref=e9]'], replaced
+
+
+def test_a_name_that_looks_like_an_attribute_keeps_it() -> None:
+    shown = lean('- button "Sort [cursor=pointer]" [ref=e5] [cursor=pointer]\n- paragraph [ref=e6]: " [ref=e6]"')
+    assert shown == '- button "Sort [cursor=pointer]" [ref=e5]\n- paragraph: " [ref=e6]"', shown
