@@ -50,10 +50,11 @@ class Reading:
     next_offset: int | None = None
 
 
-async def header(tab: Tab, errors: list[str] | None = None) -> str:
+async def header(tab: Tab, errors: list[str] | None = None, title: str | None = None) -> str:
+    """`title`: the page's title when it was just read (saves asking the page again)."""
     page = tab.page
     open_tabs = tab.window.open_tabs()
-    lines = [f"- Page: {page.url}", f"- Title: {await page.title()}"]
+    lines = [f"- Page: {page.url}", f"- Title: {title if title is not None else await page.title()}"]
     where = f"- Tab: {tab.id}"
     if len(open_tabs) > 1:
         where += f" (one of {len(open_tabs)} in {tab.window.id}: {', '.join(t.id for t in open_tabs)})"
@@ -64,14 +65,15 @@ async def header(tab: Tab, errors: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
-async def read(tab: Tab, options: SnapshotOptions) -> Reading:
+async def read(tab: Tab, options: SnapshotOptions, facts: aria.PageFacts | None = None) -> Reading:
+    """`facts`: the page's annotations and title, when the caller has just read them (after settling)."""
     root_ref = await _scope_ref(tab, options.scope) if options.scope else None
     # A scope is cut out of a whole-page snapshot: Playwright resolves aria-ref against its latest
     # snapshot only, so a snapshot of part of the page would stale the refs of the rest.
     depth = options.max_depth if root_ref is None else None
     try:
         with action_errors("snapshot", "the page"):
-            captured = await aria.capture(tab.page, None, depth, options.timeout_ms)
+            captured = await aria.capture(tab.page, None, depth, options.timeout_ms, facts)
     except ExecutionError as exc:
         raise ExecutionError(exc.message, hint=TOO_BIG_HINT, **exc.details) from exc
     nodes = aria.parse(captured.text)
@@ -124,7 +126,7 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
         title = f"Changes since the previous snapshot{earlier}"
     if complete:
         tab.unseen_actions = 0
-    where = await header(tab, tab.take_console_errors())
+    where = await header(tab, tab.take_console_errors(), captured.title)
     shown = f"{title}:\n```yaml\n{cut}\n```"
     return Reading(
         where,

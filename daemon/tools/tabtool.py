@@ -14,6 +14,7 @@ import msgspec
 
 from browserd.daemon.sessions.reader import SnapshotOptions, read
 from browserd.daemon.sessions.settle import Settled, settle_action
+from browserd.daemon.sessions.snapshot import PAGE_FACTS_JS, PageFacts
 from browserd.daemon.sessions.tab import Tab, call_deadline_s
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool
@@ -81,13 +82,14 @@ def tab_tool(
 
 async def _settle(tab: Tab, quiet_ms: int, max_ms: int) -> Settled:
     """Settle after an action; a tab or a download it started is waited for too, since each arrives as an event
-    of its own after the page has answered (so the answer can report it)."""
+    of its own after the page has answered (so the answer can report it). The settled page's annotations
+    and title come back in the same round trip, for the snapshot that follows."""
     downloads = tab.window.downloads
 
     def download_started() -> bool:
         return any(record.tab_id == tab.id and not record.reported for record in downloads.records)
 
-    settled = await settle_action(tab.page, quiet_ms, max_ms, download_started)
+    settled = await settle_action(tab.page, quiet_ms, max_ms, download_started, PAGE_FACTS_JS)
     if settled.downloading:
         await downloads.started(tab.id, max_ms / 1000)
     if settled.opening:
@@ -124,6 +126,8 @@ async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Respon
     if mode == "none":
         tab.unseen_actions += 1
         return
+    # Facts read before a wait for a new tab or a download may be out of date: the snapshot reads its own.
+    fresh = not (settled.opening or settled.downloading or downloads)
     options = SnapshotOptions(
         interactive=mode == "interactive",
         delta=mode == "delta",
@@ -131,6 +135,6 @@ async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Respon
         timeout_ms=config.snapshot_timeout_ms,
         ticking=tuple(settled.ticking),
     )
-    reading = await read(tab, options)
+    reading = await read(tab, options, PageFacts.of(settled.after) if fresh else None)
     response.page(reading.header)
     response.text(reading.snapshot)
