@@ -30,12 +30,15 @@ from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.idle_hold import IdleHold, NoIdleHold
 from browserd.daemon.sessions.session import WINDOW_SCRIPT, Session, SpareWindow
+from browserd.daemon.sessions.tab import attach_stopper
 from browserd.daemon.sessions.window import Viewport, WindowOptions
 from browserd.protocol.messages import TrustLevel
 
 log = logging.getLogger(__name__)
 
 KEPT = "keptSession"
+# How long after a spare window is handed out the next one is built (see keep_spare).
+SPARE_REFILL_DELAY_S = 0.3
 
 
 def new_session_id() -> str:
@@ -163,7 +166,12 @@ class SessionManager:
         spare, self._spare = self._spare, None
         self._runtime.spare_context = None
         self._spare_changed()
-        if spare is None or spare[1].is_closed() or spare[0].browser is None or not spare[0].browser.is_connected():
+        if (
+            spare is None
+            or spare.page.is_closed()
+            or not (browser := spare.context.browser)
+            or not browser.is_connected()
+        ):
             return None  # the browser it lived in was relaunched
         return spare
 
@@ -173,9 +181,12 @@ class SessionManager:
             while True:
                 changed = self._spare_wanted
                 if self._spare is None and self.sessions and self._runtime.is_running():
+                    # The client that took the last one is in its first call: building the next at the same
+                    # time takes the CPU that call needs (Chromium starts a renderer), on a small machine.
+                    await anyio.sleep(SPARE_REFILL_DELAY_S)
                     try:
                         self._spare = await self._new_spare()
-                        self._runtime.spare_context = self._spare[0]
+                        self._runtime.spare_context = self._spare.context
                     except Exception:  # the next session just opens its own window
                         log.debug("could not prepare a spare window", exc_info=True)
                 elif self._spare is not None and not self.sessions:
@@ -195,7 +206,8 @@ class SessionManager:
         context = await browser.new_context(**WindowOptions().context_options(default, None))
         try:
             await context.add_init_script(WINDOW_SCRIPT)
-            return context, await context.new_page()
+            page = await context.new_page()
+            return SpareWindow(context, page, await attach_stopper(page))
         except BaseException:
             with anyio.CancelScope(shield=True):
                 await context.close()
@@ -207,7 +219,7 @@ class SessionManager:
         if spare is not None:
             with anyio.CancelScope(shield=True):
                 try:
-                    await spare[0].close()
+                    await spare.context.close()
                 except Exception:  # the browser may already be gone, and the context with it
                     log.debug("closing the spare window failed", exc_info=True)
 
