@@ -37,8 +37,11 @@ from browserd.protocol.messages import TrustLevel
 log = logging.getLogger(__name__)
 
 KEPT = "keptSession"
-# How long after a spare window is handed out the next one is built (see keep_spare).
-SPARE_REFILL_DELAY_S = 0.3
+# The next spare is built once the call that took the last one is over (see keep_spare): that call
+# holds its tab's lock within this long of the hand-over, and it is not waited for longer than the cap.
+SPARE_CALL_STARTS_S = 0.05
+SPARE_CALL_WAIT_MAX_S = 5.0
+_SPARE_CALL_POLL_S = 0.02
 
 
 def new_session_id() -> str:
@@ -68,6 +71,7 @@ class SessionManager:
         self._kept: dict[str, float] = {}
         self._changed = anyio.Event()
         self._spare: SpareWindow | None = None
+        self._spare_taker: Session | None = None  # the session that took the last spare
         self._spare_wanted = anyio.Event()
         runtime.on_browser_gone(self._browser_gone)
 
@@ -83,7 +87,7 @@ class SessionManager:
         session = Session(
             session_id, client_name, trust_level, self._runtime, self._config, self._profiles, self._guards
         )
-        session.take_spare = self.take_spare
+        session.take_spare = lambda: self.take_spare(session)
         self.sessions[session_id] = session
         self._spare_changed()
         if connected:
@@ -161,9 +165,11 @@ class SessionManager:
 
     # -- the spare window --------------------------------------------------------------------------
 
-    def take_spare(self) -> SpareWindow | None:
+    def take_spare(self, taker: Session) -> SpareWindow | None:
         """The warm window, for one session only; the keeper prepares the next."""
         spare, self._spare = self._spare, None
+        if spare is not None:
+            self._spare_taker = taker
         self._runtime.spare_context = None
         self._spare_changed()
         if (
@@ -181,9 +187,7 @@ class SessionManager:
             while True:
                 changed = self._spare_wanted
                 if self._spare is None and self.sessions and self._runtime.is_running():
-                    # The client that took the last one is in its first call: building the next at the same
-                    # time takes the CPU that call needs (Chromium starts a renderer), on a small machine.
-                    await anyio.sleep(SPARE_REFILL_DELAY_S)
+                    await self._taker_call_done()
                     try:
                         self._spare = await self._new_spare()
                         self._runtime.spare_context = self._spare.context
@@ -199,6 +203,17 @@ class SessionManager:
         """A session came or went, or took the spare: the keeper looks again."""
         self._spare_wanted.set()
         self._spare_wanted = anyio.Event()
+
+    async def _taker_call_done(self) -> None:
+        """Until the call that took the last spare is over: building the next one meanwhile would take the
+        CPU that call needs (Chromium starts a renderer for the new context), which is what the spare saves."""
+        taker, self._spare_taker = self._spare_taker, None
+        if taker is None:
+            return
+        with anyio.move_on_after(SPARE_CALL_WAIT_MAX_S):
+            await anyio.sleep(SPARE_CALL_STARTS_S)
+            while taker.busy:
+                await anyio.sleep(_SPARE_CALL_POLL_S)
 
     async def _new_spare(self) -> SpareWindow:
         browser = await self._runtime.browser()

@@ -119,6 +119,11 @@ class Session:
         if self.active_window_id not in self.windows:
             self.active_window_id = None
 
+    @property
+    def busy(self) -> bool:
+        """Whether a call is working on one of the session's tabs now."""
+        return any(tab.lock.locked() for window in self.windows.values() for tab in window.tabs.values())
+
     async def live_windows(self) -> list[Window]:
         """The windows still open: one whose browser went away (a crash, the user's Chrome closed) is dropped."""
         async with self._lock:
