@@ -48,6 +48,7 @@ class Reading:
     truncated: bool
     delta: bool
     next_offset: int | None = None
+    title: str = ""  # the page's title, as the header shows it
 
 
 async def header(tab: Tab, errors: list[str] | None = None, title: str | None = None) -> str:
@@ -126,7 +127,8 @@ async def read(tab: Tab, options: SnapshotOptions, facts: aria.PageFacts | None 
         title = f"Changes since the previous snapshot{earlier}"
     if complete:
         tab.unseen_actions = 0
-    where = await header(tab, tab.take_console_errors(), captured.title)
+    page_title = captured.title if captured.title is not None else await tab.page.title()
+    where = await header(tab, tab.take_console_errors(), page_title)
     shown = f"{title}:\n```yaml\n{cut}\n```"
     return Reading(
         where,
@@ -137,6 +139,7 @@ async def read(tab: Tab, options: SnapshotOptions, facts: aria.PageFacts | None 
         truncated,
         is_delta,
         next_offset,
+        page_title,
     )
 
 

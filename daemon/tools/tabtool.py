@@ -51,8 +51,10 @@ def tab_tool(
     *,
     read_only: bool = False,
     resolve: TabResolver[P] | None = None,
+    titled: bool = False,
 ) -> Callable[[TabHandler[P]], Tool[P]]:
-    """A tool on one tab: by default the one named by tabId, else the active tab."""
+    """A tool on one tab: by default the one named by tabId, else the active tab. `titled`: its structured
+    answer holds the page's title, read once the page has settled (with the snapshot, when there is one)."""
 
     def register(handler: TabHandler[P]) -> Tool[P]:
         async def run(ctx: ToolContext, args: P, response: Response) -> None:
@@ -64,7 +66,7 @@ def tab_tool(
                 async with ctx.services.flows.recording(ctx.session.id, name, tab, args, response):
                     await handler(ctx, tab, args, response)
                     if isinstance(args, ActionParams):
-                        await report_changes(ctx, tab, args.snapshot, response)
+                        await report_changes(ctx, tab, args.snapshot, response, titled)
             profile = tab.window.profile
             if profile is not None:
                 profile.request_publish()  # debounced: a burst of calls publishes once (D-16)
@@ -99,7 +101,7 @@ async def _settle(tab: Tab, quiet_ms: int, max_ms: int) -> Settled:
     return settled
 
 
-async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Response) -> None:
+async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Response, titled: bool = False) -> None:
     config = ctx.services.config.browser
     settled = await _settle(tab, config.settle_quiet_ms, config.settle_max_ms) if mode != "none" else Settled()
     changes = tab.take_events()
@@ -125,6 +127,8 @@ async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Respon
     response.merge_data(data)
     if mode == "none":
         tab.unseen_actions += 1
+        if titled:
+            response.merge_data({"title": await tab.page.title()})
         return
     # Facts read before a wait for a new tab or a download may be out of date: the snapshot reads its own.
     fresh = not (settled.opening or settled.downloading or downloads)
@@ -136,5 +140,7 @@ async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Respon
         ticking=tuple(settled.ticking),
     )
     reading = await read(tab, options, PageFacts.of(settled.after) if fresh else None)
+    if titled:
+        response.merge_data({"title": reading.title})
     response.page(reading.header)
     response.text(reading.snapshot)
