@@ -5,8 +5,9 @@ own (TRACKER_JS) marks the work a user input starts: timers set by an input even
 suggestion list), timers and animation frames those timers set in turn, fetches and XHRs. After the action
 one evaluate waits until that work is done and the DOM has been quiet for `quiet_ms` since the last
 change it caused; when the action started nothing, it answers once the page has drawn its next frame
-(at most a short grace period), by when what the input queued (a message, a render) has run. A load
-pays no grace (no input was given) and no quiet window for the parser's own insertions. A navigation
+(at most a short grace period), by when what the input queued (a message, a render) has run. After a
+load the same grace catches a render its scripts queued at the load event; the parser's own insertions
+are over by then and hold no quiet window, a document still being parsed is waited for. A navigation
 the action started (Navigation API `navigate`) is waited for. Timer callbacks that no input started and
 that change the same element again and again (clocks, counters) are "ticking": their changes never hold
 the wait, and the texts of those elements come back so a delta can leave them out.
@@ -38,7 +39,7 @@ _DIGITS = re.compile(r"\d+")
 TRACKER_JS = f"""(() => {{
   if (window.__browserdSettle) return;
   const s = {{ timers: new Set(), pending: 0, lastActivity: 0, navigating: false, opening: false,
-    downloading: false, ticking: new Set(), inputs: 0, settledInputs: 0 }};
+    downloading: false, ticking: new Set() }};
   Object.defineProperty(window, '__browserdSettle', {{ value: s }});
   const INPUT = new Set(['click', 'dblclick', 'auxclick', 'contextmenu', 'mousedown', 'mouseup', 'mousemove',
     'mouseover', 'mouseenter', 'mouseout', 'mouseleave', 'pointerdown', 'pointerup', 'pointermove', 'pointerover',
@@ -57,8 +58,6 @@ TRACKER_JS = f"""(() => {{
       if (n >= 2 && s.ticking.size < 50) s.ticking.add(e);
     }}
   }};
-  // Counts inputs, so a settle knows whether one came since the last (a load brings none).
-  for (const type of INPUT) window.addEventListener(type, () => {{ s.inputs++; }}, {{ capture: true, passive: true }});
   // The parser's own insertions are the load, which is over when a load is settled: only later changes count.
   const observer = new MutationObserver(() => {{
     if (document.readyState !== 'loading') s.lastActivity = performance.now();
@@ -141,19 +140,16 @@ TRACKER_JS = f"""(() => {{
 _ACTION_JS = """([graceMs, quietMs, maxMs, textChars]) => new Promise((resolve) => {
   const s = window.__browserdSettle;
   const start = performance.now();
-  let graceOver = !s || s.inputs === s.settledInputs;
-  if (!graceOver) {
-    const over = () => { graceOver = true; };
-    requestAnimationFrame(() => setTimeout(over, 0));
-    setTimeout(over, graceMs);
-  }
+  let graceOver = false;
+  const over = () => { graceOver = true; };
+  requestAnimationFrame(() => setTimeout(over, 0));
+  setTimeout(over, graceMs);
   const done = () => {
     if (!s) return resolve([[], false, false]);
     const ticking = [...s.ticking].filter((e) => e.isConnected)
       .map((e) => (e.textContent || '').trim().slice(0, textChars));
     resolve([ticking, s.opening, s.downloading]);
     s.opening = s.downloading = false;
-    s.settledInputs = s.inputs;
   };
   const check = () => {
     const now = performance.now();
