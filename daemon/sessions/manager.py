@@ -31,13 +31,18 @@ from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.idle_hold import IdleHold, NoIdleHold
 from browserd.daemon.sessions.session import WINDOW_SCRIPT, Session, SpareWindow
-from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.sessions.tab import Tab, attach_stopper
 from browserd.daemon.sessions.window import Viewport, WindowOptions
 from browserd.protocol.messages import TrustLevel
 
 log = logging.getLogger(__name__)
 
 KEPT = "keptSession"
+# The next spare is built once the call that took the last one is over (see keep_spare): that call
+# holds its tab's lock within this long of the hand-over, and it is not waited for longer than the cap.
+SPARE_CALL_STARTS_S = 0.05
+SPARE_CALL_WAIT_MAX_S = 5.0
+_SPARE_CALL_POLL_S = 0.02
 
 
 def new_session_id() -> str:
@@ -67,6 +72,7 @@ class SessionManager:
         self._kept: dict[str, float] = {}
         self._changed = anyio.Event()
         self._spare: SpareWindow | None = None
+        self._spare_taker: Session | None = None  # the session that took the last spare
         self._spare_wanted = anyio.Event()
         # Every page load in every session (set by the daemon: flows' onPage triggers).
         self.on_page_load: Callable[[Session, Tab], None] = lambda session, tab: None
@@ -84,7 +90,7 @@ class SessionManager:
         session = Session(
             session_id, client_name, trust_level, self._runtime, self._config, self._profiles, self._guards
         )
-        session.take_spare = self.take_spare
+        session.take_spare = lambda: self.take_spare(session)
         session.on_page_load = lambda loaded, tab: self.on_page_load(loaded, tab)
         self.sessions[session_id] = session
         self._spare_changed()
@@ -163,12 +169,19 @@ class SessionManager:
 
     # -- the spare window --------------------------------------------------------------------------
 
-    def take_spare(self) -> SpareWindow | None:
+    def take_spare(self, taker: Session) -> SpareWindow | None:
         """The warm window, for one session only; the keeper prepares the next."""
         spare, self._spare = self._spare, None
+        if spare is not None:
+            self._spare_taker = taker
         self._runtime.spare_context = None
         self._spare_changed()
-        if spare is None or spare[1].is_closed() or spare[0].browser is None or not spare[0].browser.is_connected():
+        if (
+            spare is None
+            or spare.page.is_closed()
+            or not (browser := spare.context.browser)
+            or not browser.is_connected()
+        ):
             return None  # the browser it lived in was relaunched
         return spare
 
@@ -178,9 +191,10 @@ class SessionManager:
             while True:
                 changed = self._spare_wanted
                 if self._spare is None and self.sessions and self._runtime.is_running():
+                    await self._taker_call_done()
                     try:
                         self._spare = await self._new_spare()
-                        self._runtime.spare_context = self._spare[0]
+                        self._runtime.spare_context = self._spare.context
                     except Exception:  # the next session just opens its own window
                         log.debug("could not prepare a spare window", exc_info=True)
                 elif self._spare is not None and not self.sessions:
@@ -194,13 +208,25 @@ class SessionManager:
         self._spare_wanted.set()
         self._spare_wanted = anyio.Event()
 
+    async def _taker_call_done(self) -> None:
+        """Until the call that took the last spare is over: building the next one meanwhile would take the
+        CPU that call needs (Chromium starts a renderer for the new context), which is what the spare saves."""
+        taker, self._spare_taker = self._spare_taker, None
+        if taker is None:
+            return
+        with anyio.move_on_after(SPARE_CALL_WAIT_MAX_S):
+            await anyio.sleep(SPARE_CALL_STARTS_S)
+            while taker.busy:
+                await anyio.sleep(_SPARE_CALL_POLL_S)
+
     async def _new_spare(self) -> SpareWindow:
         browser = await self._runtime.browser()
         default = Viewport(self._config.viewport_width, self._config.viewport_height)
         context = await browser.new_context(**WindowOptions().context_options(default, None))
         try:
             await context.add_init_script(WINDOW_SCRIPT)
-            return context, await context.new_page()
+            page = await context.new_page()
+            return SpareWindow(context, page, await attach_stopper(page))
         except BaseException:
             with anyio.CancelScope(shield=True):
                 await context.close()
@@ -212,7 +238,7 @@ class SessionManager:
         if spare is not None:
             with anyio.CancelScope(shield=True):
                 try:
-                    await spare[0].close()
+                    await spare.context.close()
                 except Exception:  # the browser may already be gone, and the context with it
                     log.debug("closing the spare window failed", exc_info=True)
 

@@ -52,12 +52,14 @@ class Reading:
     next_offset: int | None = None
     # The whole page's lines (scope and depth applied) before interactive/compact: what browser_find searches.
     nodes: list[aria.Node] = field(default_factory=list)
+    title: str = ""  # the page's title, as the header shows it
 
 
-async def header(tab: Tab, errors: list[str] | None = None) -> str:
+async def header(tab: Tab, errors: list[str] | None = None, title: str | None = None) -> str:
+    """`title`: the page's title when it was just read (saves asking the page again)."""
     page = tab.page
     open_tabs = tab.window.open_tabs()
-    lines = [f"{PAGE_LINE} {page.url}", f"- Title: {await page.title()}"]
+    lines = [f"{PAGE_LINE} {page.url}", f"- Title: {title if title is not None else await page.title()}"]
     if len(open_tabs) > 1:  # with one tab, every call is on it: its id is no news
         others = ", ".join(t.id for t in open_tabs)
         lines.append(f"- Tab: {tab.id} (one of {len(open_tabs)} in {tab.window.id}: {others})")
@@ -67,14 +69,15 @@ async def header(tab: Tab, errors: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
-async def read(tab: Tab, options: SnapshotOptions) -> Reading:
+async def read(tab: Tab, options: SnapshotOptions, facts: aria.PageFacts | None = None) -> Reading:
+    """`facts`: the page's annotations and title, when the caller has just read them (after settling)."""
     root_ref = await _scope_ref(tab, options.scope) if options.scope else None
     # A scope is cut out of a whole-page snapshot: Playwright resolves aria-ref against its latest
     # snapshot only, so a snapshot of part of the page would stale the refs of the rest.
     depth = options.max_depth if root_ref is None else None
     try:
         with action_errors("snapshot", "the page"):
-            captured = await aria.capture(tab.page, None, depth, options.timeout_ms)
+            captured = await aria.capture(tab.page, None, depth, options.timeout_ms, facts)
     except ExecutionError as exc:
         raise ExecutionError(exc.message, hint=TOO_BIG_HINT, **exc.details) from exc
     nodes = aria.parse(captured.text)
@@ -132,7 +135,8 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
         shown = (f"Snapshot from character {start}:\n" if start else "") + f"```yaml\n{cut}\n```"
     if complete:
         tab.unseen_actions = 0
-    where = await header(tab, tab.take_console_errors())
+    page_title = captured.title if captured.title is not None else await tab.page.title()
+    where = await header(tab, tab.take_console_errors(), page_title)
     return Reading(
         where,
         shown,
@@ -143,6 +147,7 @@ async def read(tab: Tab, options: SnapshotOptions) -> Reading:
         is_delta,
         next_offset,
         page_nodes,
+        page_title,
     )
 
 

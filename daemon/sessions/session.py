@@ -7,10 +7,10 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
-from playwright.async_api import Browser, BrowserContext, Page
+from playwright.async_api import Browser, BrowserContext, CDPSession, Page
 
 from browserd.daemon.config import BrowserConfig
 from browserd.daemon.errors import BrowserdError, LimitExceeded, PageCrashed, SessionNotFound
@@ -36,8 +36,15 @@ log = logging.getLogger(__name__)
 
 # Added to every window's context: clickables for snapshots, and what an action starts for settling.
 WINDOW_SCRIPT = f"{CLICK_TRACKER_JS}\n{TRACKER_JS}"
-# A warm context of default options with its blank page and WINDOW_SCRIPT (SessionManager.keep_spare).
-SpareWindow = tuple[BrowserContext, Page]
+
+
+class SpareWindow(NamedTuple):
+    """A warm context of default options with its blank page and WINDOW_SCRIPT (SessionManager.keep_spare)."""
+
+    context: BrowserContext
+    page: Page
+    # The page's script stopper (Tab.arm), attached ahead too: the first call then makes no round trip for it.
+    stopper: CDPSession | None
 
 
 class TabNotFound(BrowserdError):
@@ -114,6 +121,11 @@ class Session:
         if self.active_window_id not in self.windows:
             self.active_window_id = None
 
+    @property
+    def busy(self) -> bool:
+        """Whether a call is working on one of the session's tabs now."""
+        return any(tab.lock.locked() for window in self.windows.values() for tab in window.tabs.values())
+
     async def live_windows(self) -> list[Window]:
         """The windows still open: one whose browser went away (a crash, the user's Chrome closed) is dropped."""
         async with self._lock:
@@ -137,7 +149,7 @@ class Session:
         guard = await self.guards.open(self.trust_level)
         spare = self.take_spare() if warm and guard is None and options == WindowOptions() else None
         backend = (
-            OwnChromium(spare[0], None)
+            OwnChromium(spare.context, None)
             if spare is not None
             else await OwnChromium.open(browser, guard, context_options)
         )
@@ -145,7 +157,8 @@ class Session:
         if snapshot is not None:
             window.profile = self._link(snapshot.meta.profile_id, snapshot.version, backend.context, options.publish)
         if spare is not None:
-            tab = window.adopt(spare[1])
+            tab = window.adopt(spare.page)
+            tab.stopper, tab.armed = spare.stopper, spare.stopper is not None
             window.own_tabs.add(tab.id)
             window.active_tab_id = tab.id
         self._add(window)

@@ -4,7 +4,10 @@ An action pays only for what it started (issue 10). A script that runs in every 
 own (TRACKER_JS) marks the work a user input starts: timers set by an input event's handlers (a debounced
 suggestion list), timers and animation frames those timers set in turn, fetches and XHRs. After the action
 one evaluate waits until that work is done and the DOM has been quiet for `quiet_ms` since the last
-change it caused; when the action started nothing, it answers after a short grace period. A navigation
+change it caused; when the action started nothing, it answers once the page has drawn its next frame
+(at most a short grace period), by when what the input queued (a message, a render) has run. After a
+load the same grace catches a render its scripts queued at the load event; the parser's own insertions
+are over by then and hold no quiet window, a document still being parsed is waited for. A navigation
 the action started (Navigation API `navigate`) is waited for. Timer callbacks that no input started and
 that change the same element again and again (clocks, counters) are "ticking": their changes never hold
 the wait, and the texts of those elements come back so a delta can leave them out.
@@ -15,13 +18,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import anyio
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-# Whatever an action caused may take this long to start (a microtask, a message, an animation frame).
+# Whatever an action caused may take this long to start (a microtask, a message, an animation frame):
+# the grace ends with the page's next frame, or after this long when frames come slowly (a busy machine).
 GRACE_MS = 25
 # Timers longer than this are no reaction to the input an agent waits for (a 30 s session timeout...).
 _TRACKED_DELAY_MS = 1000
@@ -53,7 +58,10 @@ TRACKER_JS = f"""(() => {{
       if (n >= 2 && s.ticking.size < 50) s.ticking.add(e);
     }}
   }};
-  const observer = new MutationObserver(() => {{ s.lastActivity = performance.now(); }});
+  // The parser's own insertions are the load, which is over when a load is settled: only later changes count.
+  const observer = new MutationObserver(() => {{
+    if (document.readyState !== 'loading') s.lastActivity = performance.now();
+  }});
   const observe = () => observer.observe(document, {{ subtree: true, childList: true, attributes: true,
     characterData: true }});
   observe();
@@ -132,6 +140,10 @@ TRACKER_JS = f"""(() => {{
 _ACTION_JS = """([graceMs, quietMs, maxMs, textChars]) => new Promise((resolve) => {
   const s = window.__browserdSettle;
   const start = performance.now();
+  let graceOver = false;
+  const over = () => { graceOver = true; };
+  requestAnimationFrame(() => setTimeout(over, 0));
+  setTimeout(over, graceMs);
   const done = () => {
     if (!s) return resolve([[], false, false]);
     const ticking = [...s.ticking].filter((e) => e.isConnected)
@@ -143,8 +155,8 @@ _ACTION_JS = """([graceMs, quietMs, maxMs, textChars]) => new Promise((resolve) 
     const now = performance.now();
     if (now - start >= maxMs) return done();
     if (s) {
-      const busy = s.timers.size || s.pending || s.navigating;
-      if (!busy && now - start >= graceMs && now - s.lastActivity >= quietMs) return done();
+      const busy = s.timers.size || s.pending || s.navigating || document.readyState === 'loading';
+      if (!busy && graceOver && now - s.lastActivity >= quietMs) return done();
     } else if (now - start >= quietMs) {
       return done();  // a document without the tracker (opened before browserd attached): a fixed wait
     }
@@ -173,9 +185,24 @@ class Settled:
     ticking: list[str] = field(default_factory=list)  # texts of elements that change on their own
     opening: bool = False  # the action opened a tab (a link to a new tab, window.open)
     downloading: bool = False  # the action asked for a download (a link with `download`)
+    after: Any = None  # what `then_js` answered once the page had settled; None if it did not run
 
 
-async def settle_action(page: Page, quiet_ms: int, max_ms: int, interrupt: Callable[[], bool]) -> Settled:
+@cache
+def _action_script(then_js: str | None) -> str:
+    """The settle script; with `then_js` (a function of no arguments), also what it answers on the settled
+    page, in the same round trip. A failing `then_js` answers null and leaves the settle's answer alone."""
+    if then_js is None:
+        return _ACTION_JS
+    return (
+        f"(args) => ({_ACTION_JS})(args).then((found) => {{\n"
+        f"  let after = null;\n  try {{ after = ({then_js})(); }} catch (e) {{}}\n  return [...found, after];\n}})"
+    )
+
+
+async def settle_action(
+    page: Page, quiet_ms: int, max_ms: int, interrupt: Callable[[], bool], then_js: str | None = None
+) -> Settled:
     """Until what the last action started has finished (at most `max_ms`, or until `interrupt()` holds,
     e.g. once the navigation the action started turned out to be a download). Never raises: a page that
     will not settle is read as it is."""
@@ -189,13 +216,13 @@ async def settle_action(page: Page, quiet_ms: int, max_ms: int, interrupt: Calla
 
         group.start_soon(watch)
         found = await _evaluate_across_navigation(
-            page, _ACTION_JS, [GRACE_MS, quiet_ms, max_ms, _TICKING_TEXT_CHARS], max_ms
+            page, _action_script(then_js), [GRACE_MS, quiet_ms, max_ms, _TICKING_TEXT_CHARS], max_ms
         )
         group.cancel_scope.cancel()
     if not found:
         return Settled()
     ticking = [text for text in found[0] if isinstance(text, str) and _DIGITS.search(text)]
-    return Settled(ticking, bool(found[1]), bool(found[2]))
+    return Settled(ticking, bool(found[1]), bool(found[2]), found[3] if len(found) > 3 else None)
 
 
 async def _evaluate_across_navigation(page: Page, script: str, arg: list[int], max_ms: int) -> Any:

@@ -470,21 +470,48 @@ class Clickable:
 class Capture:
     text: str
     clickables: dict[str, Clickable] = field(default_factory=dict)
+    title: str | None = None  # the document's title when the annotations were read
+
+
+# What a snapshot reads of the page besides Playwright's ARIA snapshot, in one round trip: the
+# annotations and the title. After an action it rides on the settle's own evaluate (tools/tabtool.py).
+PAGE_FACTS_JS = f"() => [({_ANNOTATIONS_JS})(), document.title]"
+
+
+@dataclass(frozen=True)
+class PageFacts:
+    marks: list[list[Any]]
+    title: str
+
+    @classmethod
+    def of(cls, found: Any) -> PageFacts | None:
+        """The facts from PAGE_FACTS_JS's answer; None when it did not run (a navigation, a failing script)."""
+        if not isinstance(found, list) or len(found) != 2 or not isinstance(found[0], list):
+            return None
+        return cls(found[0], str(found[1]))
 
 
 async def capture(
-    page: Page, scope: Locator | None = None, depth: int | None = None, timeout_ms: int | None = None
+    page: Page,
+    scope: Locator | None = None,
+    depth: int | None = None,
+    timeout_ms: int | None = None,
+    facts: PageFacts | None = None,
 ) -> Capture:
-    """The AI-mode snapshot of the page (or of `scope`), with input kinds, states and clickables added."""
-    marks: list[list[Any]] = []
+    """The AI-mode snapshot of the page (or of `scope`), with input kinds, states and clickables added;
+    `facts` are the page's annotations and title when they were just read, else they are read here."""
     limit_ms = timeout_ms or DEFAULT_TIMEOUT_MS
-    with anyio.move_on_after(limit_ms / 1000) as waiting:
-        marks = await page.main_frame.evaluate(_ANNOTATIONS_JS)
-    if waiting.cancelled_caught:
-        raise ExecutionError(f"the page did not answer within {limit_ms} ms (a script keeps it busy?)")
+    if facts is None:
+        with anyio.move_on_after(limit_ms / 1000) as waiting:
+            facts = PageFacts.of(await page.main_frame.evaluate(PAGE_FACTS_JS))
+        if waiting.cancelled_caught:
+            raise ExecutionError(f"the page did not answer within {limit_ms} ms (a script keeps it busy?)")
+    marks = facts.marks if facts is not None else []
     target = scope if scope is not None else page
     text = await target.aria_snapshot(mode="ai", depth=depth, boxes=bool(marks), timeout=timeout_ms)
-    return _annotate(text, marks) if marks else Capture(text)
+    captured = _annotate(text, marks) if marks else Capture(text)
+    captured.title = facts.title if facts is not None else None
+    return captured
 
 
 def _annotate(text: str, marks: list[list[Any]]) -> Capture:

@@ -60,6 +60,17 @@ def call_deadline_s(config: BrowserConfig, *call_timeouts_ms: int | None) -> flo
     return (limits_ms + config.settle_max_ms + own_ms) / 1000 + CALL_SLACK_S
 
 
+async def attach_stopper(page: Page) -> CDPSession | None:
+    """A CDP session that can stop the page's scripts (Runtime.terminateExecution); None for a backend
+    without CDP, where a runaway script ends only with its page."""
+    with anyio.move_on_after(STOP_TIMEOUT_S):
+        try:
+            return await page.context.new_cdp_session(page)
+        except PlaywrightError:
+            return None
+    return None
+
+
 @dataclass
 class RefInfo:
     """What a ref pointed at when the snapshot that issued it was taken."""
@@ -198,11 +209,7 @@ class Tab:
         if self.armed:
             return
         self.armed = True
-        with anyio.move_on_after(STOP_TIMEOUT_S):
-            try:
-                self.stopper = await self.page.context.new_cdp_session(self.page)
-            except PlaywrightError:  # a backend without CDP: runaway scripts end only with the page
-                self.stopper = None
+        self.stopper = await attach_stopper(self.page)
 
     @asynccontextmanager
     async def answering(self, deadline_s: float) -> AsyncIterator[None]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import msgspec
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Locator
 
 from browserd.daemon.errors import ElementNotInteractable, InvalidParameter
 from browserd.daemon.sessions.fields import FieldInfo, check_taken, field_info, input_value
@@ -93,11 +95,21 @@ async def usable(target: Target, action: str, editable: bool = False) -> None:
     """Fail at once, not after the whole timeout, on what the snapshot already shows: disabled, read-only."""
     if not target.exists:
         return  # a selector may match an element that has yet to appear: let the action wait for it
+    if editable and await _editable(target.locator):
+        return  # editable means enabled too (Playwright's definition): one round trip for the usual case
     with action_errors(action, target.described):
         if not await target.locator.is_enabled():
             raise _not_usable(target, action, "disabled")
         if editable and not await target.locator.is_editable():
             raise _not_usable(target, action, "read-only")
+
+
+async def _editable(locator: Locator) -> bool:
+    """Whether the element can be edited; False also when that cannot be told (usable() then says why)."""
+    try:
+        return await locator.is_editable()
+    except PlaywrightError:
+        return False
 
 
 _NOT_USABLE_HINTS = {

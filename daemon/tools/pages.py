@@ -89,7 +89,7 @@ async def _navigated(tab: Tab, what: str, response: Response, reply: Any, code: 
     note = ""
     if status is not None and status >= 400:
         note = f" — the server answered HTTP {status} {reply.status_text}"
-    response.data({"url": tab.page.url, "status": status, "title": await tab.page.title(), "tabId": tab.id})
+    response.data({"url": tab.page.url, "status": status, "tabId": tab.id})  # the title comes with the snapshot
     # The page header that follows names the URL whenever it is news to this client; a status that went
     # well is in the structured result only.
     response.text(f"{what}{note}")
@@ -115,6 +115,7 @@ async def _open_target(ctx: ToolContext, params: OpenParams) -> Tab:
     "Open a URL in the active tab (or a new one) and answer with the page's snapshot.",
     OpenParams,
     resolve=_open_target,
+    titled=True,
 )
 async def browser_open(ctx: ToolContext, tab: Tab, params: OpenParams, response: Response) -> None:
     await ctx.progress(0, 1, f"opening {params.url}")
@@ -132,7 +133,7 @@ async def browser_open(ctx: ToolContext, tab: Tab, params: OpenParams, response:
     await _navigated(tab, "Opened", response, loaded.reply, f"await page.goto({params.url!r})")
 
 
-@tab_tool("browser_navigate", "pages", "Go back, forward, or reload the tab.", NavigateParams)
+@tab_tool("browser_navigate", "pages", "Go back, forward, or reload the tab.", NavigateParams, titled=True)
 async def browser_navigate(ctx: ToolContext, tab: Tab, params: NavigateParams, response: Response) -> None:
     page = tab.page
     move = {"back": page.go_back, "forward": page.go_forward, "reload": page.reload}[params.action]

@@ -14,6 +14,7 @@ import msgspec
 
 from browserd.daemon.sessions.reader import SnapshotOptions, read
 from browserd.daemon.sessions.settle import Settled, settle_action
+from browserd.daemon.sessions.snapshot import PAGE_FACTS_JS, PageFacts
 from browserd.daemon.sessions.tab import NAVIGATED, Tab, call_deadline_s
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool
@@ -50,8 +51,10 @@ def tab_tool(
     *,
     read_only: bool = False,
     resolve: TabResolver[P] | None = None,
+    titled: bool = False,
 ) -> Callable[[TabHandler[P]], Tool[P]]:
-    """A tool on one tab: by default the one named by tabId, else the active tab."""
+    """A tool on one tab: by default the one named by tabId, else the active tab. `titled`: its structured
+    answer holds the page's title, read once the page has settled (with the snapshot, when there is one)."""
 
     def register(handler: TabHandler[P]) -> Tool[P]:
         async def run(ctx: ToolContext, args: P, response: Response) -> None:
@@ -63,7 +66,7 @@ def tab_tool(
                 async with ctx.services.flows.recording(ctx.session.id, name, tab, args, response):
                     await handler(ctx, tab, args, response)
                     if isinstance(args, ActionParams):
-                        await report_changes(ctx, tab, args.snapshot, response)
+                        await report_changes(ctx, tab, args.snapshot, response, titled)
             profile = tab.window.profile
             if profile is not None:
                 profile.request_publish()  # debounced: a burst of calls publishes once (D-16)
@@ -81,13 +84,14 @@ def tab_tool(
 
 async def _settle(tab: Tab, quiet_ms: int, max_ms: int) -> Settled:
     """Settle after an action; a tab or a download it started is waited for too, since each arrives as an event
-    of its own after the page has answered (so the answer can report it)."""
+    of its own after the page has answered (so the answer can report it). The settled page's annotations
+    and title come back in the same round trip, for the snapshot that follows."""
     downloads = tab.window.downloads
 
     def download_started() -> bool:
         return any(record.tab_id == tab.id and not record.reported for record in downloads.records)
 
-    settled = await settle_action(tab.page, quiet_ms, max_ms, download_started)
+    settled = await settle_action(tab.page, quiet_ms, max_ms, download_started, PAGE_FACTS_JS)
     if settled.downloading:
         await downloads.started(tab.id, max_ms / 1000)
     if settled.opening:
@@ -97,7 +101,7 @@ async def _settle(tab: Tab, quiet_ms: int, max_ms: int) -> Settled:
     return settled
 
 
-async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Response) -> None:
+async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Response, titled: bool = False) -> None:
     config = ctx.services.config.browser
     settled = await _settle(tab, config.settle_quiet_ms, config.settle_max_ms) if mode != "none" else Settled()
     changes = tab.take_events()
@@ -127,7 +131,11 @@ async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Respon
     response.merge_data(data)
     if mode == "none":
         tab.unseen_actions += 1
+        if titled:
+            response.merge_data({"title": await tab.page.title()})
         return
+    # Facts read before a wait for a new tab or a download may be out of date: the snapshot reads its own.
+    fresh = not (settled.opening or settled.downloading or downloads)
     options = SnapshotOptions(
         interactive=mode == "interactive",
         delta=mode == "delta",
@@ -135,6 +143,8 @@ async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Respon
         timeout_ms=config.snapshot_timeout_ms,
         ticking=tuple(settled.ticking),
     )
-    reading = await read(tab, options)
+    reading = await read(tab, options, PageFacts.of(settled.after) if fresh else None)
+    if titled:
+        response.merge_data({"title": reading.title})
     response.page(reading.header)
     response.text(reading.snapshot)

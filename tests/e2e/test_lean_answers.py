@@ -123,6 +123,15 @@ async def test_fill_answers_with_suggestions_that_arrive_after_a_debounce(home: 
         assert "Avocado" not in filled
 
 
+async def test_open_answers_with_what_the_page_rendered_around_its_load(home: BrowserdHome, site: str) -> None:
+    """A load holds no quiet window for the parser's insertions, but still catches what its scripts queue."""
+    async with mcp_client(home) as client:
+        for _ in range(3):  # a race would show on one load of a few
+            opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/load_render.html"})))
+            for text in ("when parsed", "by a timer at load", "in a frame at load", "by a message at load"):
+                assert f"Rendered {text}" in opened, opened
+
+
 async def test_click_answers_with_what_its_fetch_brought(home: BrowserdHome, site: str) -> None:
     async with mcp_client(home) as client:
         opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/network.html"})))
