@@ -129,6 +129,20 @@ def test_content_after_a_stray_early_body_end_tag_is_extracted() -> None:
         assert "Paragraph 4 of the story" in extract(page, URL, only_main_content=only_main_content).markdown
 
 
+def test_a_tag_left_open_inside_noscript_does_not_swallow_the_page() -> None:
+    # Old pages open a layout <div> in a <noscript> for readers without scripts; a browser reads the
+    # noscript as text up to </noscript>, so what follows is the page, not script fallback.
+    page = (
+        '<html><body><script>document.write("<div id=layout>")</script><noscript><div id="layout"></noscript>'
+        '<script>document.write("<noscript>")</script>'
+        f"<h1>Harbour</h1><p>{ARTICLE_TEXT}</p><noscript><p>Please enable JavaScript</p></noscript></body></html>"
+    )
+    for only_main_content in (True, False):
+        markdown = extract(page, URL, only_main_content=only_main_content).markdown
+        assert "Paragraph 4 of the story" in markdown, markdown
+        assert "enable JavaScript" not in markdown, markdown
+
+
 # Every C0 control but tab, line feed and carriage return, raw and as character references, with a lone
 # surrogate and the two non-characters XML refuses: old pages hold them and lxml refuses them later.
 CONTROLS = "".join(chr(c) for c in range(0x20) if chr(c) not in "\t\n\r") + "\ud800\udfff\ufffe\uffff"
