@@ -20,7 +20,7 @@ from .document import base_url, body_of, parse
 from .links import Link, extract_links
 from .markdown import to_markdown
 from .metadata import PageMetadata, metadata_of, page_metadata
-from .restore import block_index, recover_chunks, recover_embeds, restore_dropped, restore_structure
+from .restore import block_index, recover_chunks, recover_embeds, recover_posts, restore_dropped, restore_structure
 
 __all__ = ["Extraction", "Link", "PageMetadata", "extract", "extract_links", "page_metadata"]
 
@@ -84,6 +84,7 @@ def extract(
     if root is not None:
         index = block_index(tree)
         recover_chunks(root, tree, index)
+        recover_posts(root, tree, index)
         recover_embeds(root, tree, index)
         boilerplate.drop_boilerplate(root)
         restore_structure(root, tree, index)

@@ -173,6 +173,108 @@ def recover_chunks(
             anchor_positions[0][1].addprevious(copy)
 
 
+# Recovering the other posts of a page that shows several in full --------------------------------------------
+
+# The post element is searched this many levels above the article's container (entry body, entry, ...).
+_POST_SPAN = 3
+# A sibling of the post element is another post when it holds this many words outside links ...
+_MIN_POST_WORDS = 20
+# ... and a listing has at least this many other posts: one look-alike box is no listing.
+_MIN_OTHER_POSTS = 2
+# The article's container holds at least this share of the extracted words found in the page.
+_CONTAINER_SHARE = 0.7
+
+
+def _text_runs(page: lxml.html.HtmlElement) -> dict[str, lxml.html.HtmlElement]:
+    """The page's runs of text by their text, each with the element holding it: the extraction makes a
+    paragraph of every run between two `<br>`s of a page that has no paragraph elements."""
+    runs: dict[str, lxml.html.HtmlElement] = {}
+    for element in page.iter():
+        parent = element.getparent()
+        own = element.text if isinstance(element.tag, str) else None  # a comment's text is not the page's
+        for text, holder in ((own, element), (element.tail, parent)):
+            key = " ".join((text or "").split())
+            if key and holder is not None and isinstance(holder.tag, str):
+                runs.setdefault(key, holder)
+    return runs
+
+
+def _article_container(
+    body: lxml.html.HtmlElement, page: lxml.html.HtmlElement, index: dict[str, lxml.html.HtmlElement]
+) -> lxml.html.HtmlElement | None:
+    """The innermost page element holding most of the words of the extracted blocks found in the page."""
+    words: dict[lxml.html.HtmlElement, int] = {}
+    total = 0
+    runs: dict[str, lxml.html.HtmlElement] | None = None
+    for block in body.iter(_TARGET_BLOCKS):
+        if _has_block_children(block):
+            continue
+        source = index.get(_key(block))
+        if source is None:
+            runs = _text_runs(page) if runs is None else runs
+            source = runs.get(_key(block))
+        if source is None:
+            continue
+        count = len(_key(block).split())
+        total += count
+        for element in (source, *source.iterancestors()):
+            words[element] = words.get(element, 0) + count
+    holding = [element for element, count in words.items() if count >= _CONTAINER_SHARE * total]
+    return max(holding, key=lambda element: len(list(element.iterancestors())), default=None)
+
+
+def _is_other_post(element: lxml.html.HtmlElement, extracted_text: str) -> bool:
+    text = _key(element)
+    words = len(text.split())
+    linked = round(link_density(element, text) * words)
+    return (
+        words - linked >= _MIN_POST_WORDS
+        and link_density(element, text) <= _MAX_LINK_DENSITY
+        and _squash(text) not in extracted_text
+    )
+
+
+def recover_posts(
+    extracted: lxml.html.HtmlElement, page: lxml.html.HtmlElement, index: dict[str, lxml.html.HtmlElement]
+) -> None:
+    """The other posts of a page that lists several in full (a blog's front page, an archive, a thread).
+
+    Article extraction keeps the one post it scores best. When the element holding that post (the
+    article's container or one of its few nearest ancestors, with classes) has siblings of the same tag
+    and classes, and at least `_MIN_OTHER_POSTS` of them and most of them read as text, not links, the
+    page is a listing and those siblings are its other posts: they come back whole, before or after the
+    extracted post as on the page. Teaser boxes stay out (mostly links or a few words), and so do a
+    single box that merely looks like the article's and tab panes beside it, which are mostly a few
+    words (`index` is `block_index(page)`).
+    """
+    body = extracted.find("body")
+    container = _article_container(body, page, index) if body is not None else None
+    if body is None or container is None:
+        return
+    extracted_text = _squash(body.text_content())
+    for post in [container, *container.iterancestors()][: _POST_SPAN + 1]:
+        parent = post.getparent()
+        if parent is None or not (post.get("class") or "").strip():
+            continue
+        kind = _signature(post)
+        alike = [s for s in parent if s is not post and _signature(s) == kind]
+        others = [s for s in alike if _is_other_post(s, extracted_text)]
+        # most look-alikes of a listing are posts; tab panes and widget boxes are mostly a few words
+        if len(others) >= max(_MIN_OTHER_POSTS, len(alike) / 2):
+            break
+    else:
+        return
+    first = next((block for block in body), None)
+    own_place = parent.index(post)
+    for other in others:
+        copy = deepcopy(other)
+        copy.tail = None
+        if parent.index(other) < own_place and first is not None:
+            first.addprevious(copy)
+        else:
+            body.append(copy)
+
+
 # Embedded posts are the platforms' standard embed markup: a blockquote the extraction drops.
 _EMBED_XPATH = (
     "//blockquote[contains(concat(' ', normalize-space(@class), ' '), ' twitter-tweet ')"

@@ -237,6 +237,46 @@ def test_an_article_split_over_identical_containers_comes_back_whole() -> None:
     assert markdown.index("Early paragraph 5") < markdown.index("Later paragraph 1"), markdown
 
 
+def _post(n: int, words: str) -> str:
+    runs = "<br><br>".join(
+        f"Post {n} run {r} says in plain words {words} the harbour master saw that morning and why it mattered"
+        for r in range(1, 4 if n != 2 else 12)
+    )
+    return f"""<div class="post"><h3 class="post-title">Post {n} title</h3><div class="post-body">{runs}</div>
+    <p class="post-footer">posted by Ann at 8:{n}0 PM</p></div>"""
+
+
+def test_every_post_of_a_page_listing_several_in_full_comes_back_in_order() -> None:
+    posts = "".join(_post(n, "what") for n in range(1, 5))
+    widgets = "".join(
+        f'<div class="widget"><h2>Links {n}</h2><a href="/a{n}">Another blog about boats and the sea</a></div>'
+        for n in range(3)
+    )
+    page = f"""<html><body><div id="header"><h1>Ann's harbour blog</h1></div>
+    <div id="main">{posts}</div><div id="sidebar">{widgets}</div></body></html>"""
+    markdown = extract(page, URL).markdown
+    places = [markdown.find(f"Post {n} run 3 says") for n in range(1, 5)]
+    assert all(place >= 0 for place in places) and places == sorted(places), markdown
+    assert "Another blog about boats" not in markdown, markdown
+
+
+@pytest.mark.parametrize("kind", ["teasers", "tab panes"])
+def test_look_alike_teasers_and_tab_panes_beside_an_article_stay_out(kind: str) -> None:
+    article = "".join(_story(n, "Main") for n in range(1, 6))
+    if kind == "teasers":  # as long as posts, but links to other stories
+        boxes = [f'<a href="/s{n}">{_story(n, "Other")[3:-4]}</a>' for n in range(3)]
+    else:  # panes of text among more panes of a few words
+        boxes = [_story(1, "Pane"), _story(2, "Pane"), "Map", "Photos", "Reviews"]
+    others = "".join(f'<div class="box">{box}</div>' for box in boxes)
+    page = lxml.html.document_fromstring(
+        f'<html><body><div id="main"><div class="box">{article}</div>{others}</div></body></html>'
+    )
+    extracted = lxml.html.document_fromstring(f"<html><body>{article}</body></html>")
+    restore.recover_posts(extracted, page, restore.block_index(page))
+    text = " ".join(extracted.text_content().split())
+    assert "Main paragraph 5" in text and "Other" not in text and "Pane" not in text, text
+
+
 def test_trailing_link_blocks_are_dropped_whatever_their_language() -> None:
     body = "".join(_story(n, "Story") for n in range(1, 4))
     teasers = '<p><a href="/a">Outra notícia sobre o porto</a></p><p><a href="/b">Mais uma sobre barcos</a></p>'
