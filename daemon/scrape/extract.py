@@ -75,6 +75,7 @@ def extract(
         # The whole page, or the parts the caller picked: nothing more is for the extractor to judge.
         markdown, out_html = _render(_whole_page(tree, navigation=False, hidden=False), base)
         return Extraction(markdown, out_html, metadata, main_content_found=False)
+    cleaner.wrap_loose_text(tree)
     page_words = len(body_of(tree).text_content().split())
     root = maincontent.main_content(tree, page_words)
     if root is not None and _small_page(page_words, root):

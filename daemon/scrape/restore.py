@@ -185,53 +185,63 @@ _MIN_OTHER_POSTS = 2
 _CONTAINER_SHARE = 0.7
 
 
-def _text_runs(page: lxml.html.HtmlElement) -> dict[str, lxml.html.HtmlElement]:
-    """The page's runs of text by their text, each with the element holding it: the extraction makes a
-    paragraph of every run between two `<br>`s of a page that has no paragraph elements."""
-    runs: dict[str, lxml.html.HtmlElement] = {}
-    for element in page.iter():
-        parent = element.getparent()
-        own = element.text if isinstance(element.tag, str) else None  # a comment's text is not the page's
-        for text, holder in ((own, element), (element.tail, parent)):
+def _runs(element: lxml.html.HtmlElement, *, tails: bool) -> list[tuple[str, lxml.html.HtmlElement]]:
+    """The runs of text in `element` (whitespace collapsed), each with the element holding it; the
+    element's own tail too when `tails`."""
+    found = []
+    for node in element.iter():
+        parent = node.getparent()
+        own = node.text if isinstance(node.tag, str) else None  # a comment's text is not the page's
+        tail = node.tail if tails or node is not element else None
+        for text, holder in ((own, node), (tail, parent)):
             key = " ".join((text or "").split())
             if key and holder is not None and isinstance(holder.tag, str):
-                runs.setdefault(key, holder)
-    return runs
+                found.append((key, holder))
+    return found
 
 
 def _article_container(
     body: lxml.html.HtmlElement, page: lxml.html.HtmlElement, index: dict[str, lxml.html.HtmlElement]
 ) -> lxml.html.HtmlElement | None:
-    """The innermost page element holding most of the words of the extracted blocks found in the page."""
+    """The innermost page element holding most of the words of the extracted blocks found in the page.
+
+    A block is found by its text (`index`); when most are not (the page writes its text between `<br>`s
+    and the extraction cut or joined it differently), by the runs of text inside them."""
     words: dict[lxml.html.HtmlElement, int] = {}
-    total = 0
-    runs: dict[str, lxml.html.HtmlElement] | None = None
+
+    def count(source: lxml.html.HtmlElement, text: str) -> int:
+        n = len(text.split())
+        for element in (source, *source.iterancestors()):
+            words[element] = words.get(element, 0) + n
+        return n
+
+    total = found = 0
+    missing = []
     for block in body.iter(_TARGET_BLOCKS):
         if _has_block_children(block):
             continue
-        source = index.get(_key(block))
+        key = _key(block)
+        total += len(key.split())
+        source = index.get(key)
         if source is None:
-            runs = _text_runs(page) if runs is None else runs
-            source = runs.get(_key(block))
-        if source is None:
-            continue
-        count = len(_key(block).split())
-        total += count
-        for element in (source, *source.iterancestors()):
-            words[element] = words.get(element, 0) + count
-    holding = [element for element, count in words.items() if count >= _CONTAINER_SHARE * total]
+            missing.append(block)
+        else:
+            found += count(source, key)
+    if missing and found < _CONTAINER_SHARE * total:
+        page_runs = dict(reversed(_runs(page, tails=True)))  # the first holder of a text wins
+        for block in missing:
+            for text, _ in _runs(block, tails=False):
+                if (source := page_runs.get(text)) is not None:
+                    found += count(source, text)
+    holding = [element for element, n in words.items() if n >= _CONTAINER_SHARE * found]
     return max(holding, key=lambda element: len(list(element.iterancestors())), default=None)
 
 
 def _is_other_post(element: lxml.html.HtmlElement, extracted_text: str) -> bool:
     text = _key(element)
-    words = len(text.split())
-    linked = round(link_density(element, text) * words)
-    return (
-        words - linked >= _MIN_POST_WORDS
-        and link_density(element, text) <= _MAX_LINK_DENSITY
-        and _squash(text) not in extracted_text
-    )
+    density = link_density(element, text)
+    unlinked_words = len(text.split()) * (1 - density)
+    return unlinked_words >= _MIN_POST_WORDS and density <= _MAX_LINK_DENSITY and _squash(text) not in extracted_text
 
 
 def recover_posts(

@@ -7,7 +7,7 @@ import re
 import lxml.html  # type: ignore[import-untyped]
 import pytest
 
-from browserd.daemon.scrape import restore
+from browserd.daemon.scrape import cleaner, restore
 from browserd.daemon.scrape.boilerplate import drop_boilerplate
 from browserd.daemon.scrape.extract import Link, extract, extract_links, page_metadata
 
@@ -235,6 +235,34 @@ def test_an_article_split_over_identical_containers_comes_back_whole() -> None:
     assert "Early paragraph 1 tells" in markdown, markdown
     assert "Later paragraph 3 tells" in markdown, markdown
     assert markdown.index("Early paragraph 5") < markdown.index("Later paragraph 1"), markdown
+
+
+def test_text_loose_between_headings_of_an_old_page_is_extracted_under_its_headings() -> None:
+    # No <p> around the text: it sits between headings and <br>s, as old pages write it
+    sections = "".join(
+        f"<h3>Section {n}</h3>{_story(n, 'Loose')[3:-4]}<br><br>{_story(n, 'Second loose')[3:-4]}" for n in range(1, 4)
+    )
+    page = f"""<html><body><div id="menu"><a href="/">Home</a> <a href="/a">About</a></div>
+    <h1>Harbour notes</h1><p>Notes kept by the harbour master.</p>{sections}</body></html>"""
+    markdown = extract(page, URL).markdown
+    for n in range(1, 4):
+        assert f"Loose paragraph {n} tells" in markdown and f"Second loose paragraph {n} tells" in markdown, markdown
+    assert markdown.index("### Section 2") < markdown.index("Loose paragraph 2 tells"), markdown
+
+
+def test_loose_text_becomes_paragraphs_but_loose_links_microdata_and_short_lines_stay_loose() -> None:
+    words = "in plain words what the harbour master saw that morning and why it mattered to the town"
+    page = lxml.html.document_fromstring(
+        f"<html><body>Intro <b>in bold</b> {words}<h3>Head</h3>Loose line<br> {words}<p>A paragraph</p> <br> "
+        f'<div>inner <i>{words}</i><p>q</p>Short line <a href="/x">and a link here and there {words}</a></div>'
+        f'<!-- note --><span itemprop="name">Ann</span> <span class="hidden"><span itemprop="url">/a</span>'
+        f'<span itemprop="x">{words}</span></span><p>z</p>Thank you<h4>Foot</h4></body></html>'
+    )
+    text = page.text_content()
+    cleaner.wrap_loose_text(page)
+    assert page.text_content() == text
+    paragraphs = [" ".join(p.text_content().split()) for p in page.iter("p")]
+    assert paragraphs == [f"Intro in bold {words}", f"Loose line {words}", "A paragraph", f"inner {words}", "q", "z"]
 
 
 def _post(n: int, words: str) -> str:
