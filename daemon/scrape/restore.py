@@ -185,18 +185,15 @@ _MIN_OTHER_POSTS = 2
 _CONTAINER_SHARE = 0.7
 
 
-def _runs(element: lxml.html.HtmlElement, *, tails: bool) -> list[tuple[str, lxml.html.HtmlElement]]:
-    """The runs of text in `element` (whitespace collapsed), each with the element holding it; the
-    element's own tail too when `tails`."""
+def _runs(element: lxml.html.HtmlElement) -> list[tuple[str, lxml.html.HtmlElement]]:
+    """The runs of text inside `element` (whitespace collapsed), each with the element holding it."""
     found = []
-    for node in element.iter():
-        parent = node.getparent()
-        own = node.text if isinstance(node.tag, str) else None  # a comment's text is not the page's
-        tail = node.tail if tails or node is not element else None
-        for text, holder in ((own, node), (tail, parent)):
-            key = " ".join((text or "").split())
-            if key and holder is not None and isinstance(holder.tag, str):
-                found.append((key, holder))
+    for text in element.xpath(".//text()"):  # lxml's text results know the element they belong to
+        key = " ".join(text.split())
+        node = text.getparent()
+        holder = node.getparent() if text.is_tail else node
+        if key and holder is not None:
+            found.append((key, holder))
     return found
 
 
@@ -228,9 +225,9 @@ def _article_container(
         else:
             found += count(source, key)
     if missing and found < _CONTAINER_SHARE * total:
-        page_runs = dict(reversed(_runs(page, tails=True)))  # the first holder of a text wins
+        page_runs = dict(reversed(_runs(page)))  # the first holder of a text wins
         for block in missing:
-            for text, _ in _runs(block, tails=False):
+            for text, _ in _runs(block):
                 if (source := page_runs.get(text)) is not None:
                     found += count(source, text)
     holding = [element for element, n in words.items() if n >= _CONTAINER_SHARE * found]
