@@ -258,13 +258,16 @@ def recover_posts(
     container = _article_container(body, page, index) if body is not None else None
     if body is None or container is None:
         return
-    extracted_text = _squash(body.text_content())
+    extracted_text = ""  # squashed only once look-alikes turn up: most pages have none
     for post in [container, *container.iterancestors()][: _POST_SPAN + 1]:
         parent = post.getparent()
         if parent is None or not (post.get("class") or "").strip():
             continue
         kind = _signature(post)
         alike = [s for s in parent if s is not post and _signature(s) == kind]
+        if len(alike) < _MIN_OTHER_POSTS:
+            continue
+        extracted_text = extracted_text or _squash(body.text_content())
         others = [s for s in alike if _is_other_post(s, extracted_text)]
         # most look-alikes of a listing are posts; tab panes and widget boxes are mostly a few words
         if len(others) >= max(_MIN_OTHER_POSTS, len(alike) / 2):
