@@ -85,6 +85,97 @@ def remove_chrome(tree: lxml.html.HtmlElement, *, navigation: bool = True, hidde
             _drop(element)
 
 
+# Elements that start a block of their own; everything else flows inline in the text around it.
+_BLOCK_TAGS = frozenset(
+    (
+        "p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "dl", "table", "blockquote", "pre", "hr",
+        "form", "center", "section", "article", "aside", "header", "footer", "nav", "main", "figure",
+        "address", "fieldset", "details", "menu", "dir", "li", "dd", "dt",
+    )
+)  # fmt: skip
+# A run of loose text is a paragraph when it holds this many words outside links and microdata (a line
+# of a few words, a label, a sign-off, a site notice, is more often chrome) ...
+_LOOSE_MIN_WORDS = 15
+# ... and less than this share of its words in links or microdata.
+_LOOSE_LINKED_SHARE = 0.5
+# Elements whose loose text stays as it is: lists and tables hold items and rows, not text; list items,
+# definitions, headings and paragraphs render their text themselves (a paragraph would split an item's
+# line). Any other element holding blocks is a container, whatever its name (custom elements too).
+_NOT_LOOSE_TEXT_PARENTS = frozenset(
+    ("html", "head", "p", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "ul", "ol", "dl", "li", "dd", "dt", "table",
+     "thead", "tbody", "tfoot", "tr", "caption", "colgroup", "select", "menu", "dir")
+)  # fmt: skip
+
+
+def wrap_loose_text(tree: lxml.html.HtmlElement) -> None:
+    """Text that sits beside blocks rather than in one (old pages write paragraphs as text between
+    headings and `<br>`s) made the paragraph a browser shows it as: the extractor reads paragraphs and
+    passes over loose text, even when it is most of the page."""
+    for parent in list(tree.iter()):
+        if parent.tag in _NOT_LOOSE_TEXT_PARENTS or not _holds_loose_text_beside_blocks(parent):
+            continue
+        children = list(parent)
+        rebuilt: list[lxml.html.HtmlElement] = []
+        text, run = parent.text, []  # the current run of loose text and inline elements
+        parent.text = None
+        for child in [*children, None]:
+            if child is not None and child.tag not in _BLOCK_TAGS:
+                run.append(child)
+                continue
+            if _reads_as_text(text, run):
+                paragraph = lxml.html.Element("p")
+                paragraph.text = text
+                paragraph.extend(run)
+                rebuilt.append(paragraph)
+            else:  # left as it was: the run's leading text goes back after the block before it
+                if rebuilt:
+                    rebuilt[-1].tail = text
+                else:
+                    parent.text = text
+                rebuilt.extend(run)
+            if child is not None:
+                text, run = child.tail, []
+                child.tail = None
+                rebuilt.append(child)
+        for child in list(parent):  # what is left of the old children: the runs moved into paragraphs
+            parent.remove(child)
+        parent.extend(rebuilt)
+
+
+def _holds_loose_text_beside_blocks(parent: lxml.html.HtmlElement) -> bool:
+    blocks = loose = False
+    for child in parent:
+        if child.tag in _BLOCK_TAGS:
+            blocks = True
+        else:
+            loose = True
+        if child.tail is not None and not loose and not child.tail.isspace():
+            loose = True
+    return blocks and (loose or not (parent.text is None or parent.text.isspace()))
+
+
+def _reads_as_text(text: str | None, run: list[lxml.html.HtmlElement]) -> bool:
+    """Whether a run of loose text and inline elements is prose: mostly words outside links (a row of
+    loose links is a menu or teasers) and outside microdata (`itemprop` values a stylesheet hides)."""
+    words = len((text or "").split())
+    other = 0  # words in links and in microdata
+    for element in run:
+        words += len((element.tail or "").split())
+        if not isinstance(element.tag, str):
+            continue
+        words += len(element.text_content().split())
+        other += _linked_or_microdata_words(element)
+    return words - other >= _LOOSE_MIN_WORDS and other < _LOOSE_LINKED_SHARE * words
+
+
+def _linked_or_microdata_words(element: lxml.html.HtmlElement) -> int:
+    """Words of `element` inside links (anchors with a target) or microdata."""
+    linked = element.tag == "a" and bool((element.get("href") or "").strip())
+    if linked or element.get("itemprop") is not None or element.get("itemscope") is not None:
+        return len(element.text_content().split())
+    return sum(_linked_or_microdata_words(child) for child in element if isinstance(child.tag, str))
+
+
 def _is_tracking_pixel(img: lxml.html.HtmlElement) -> bool:
     def tiny(value: str | None) -> bool:
         return value is not None and value.strip().rstrip("px").strip() in ("0", "1")

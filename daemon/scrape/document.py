@@ -15,6 +15,11 @@ import lxml.html  # type: ignore[import-untyped]
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _SEPARATORS = frozenset("\x0b\x0c")
 _CHAR_REF = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,10}));?")
+# A browser running scripts reads a <noscript> as raw text up to the first </noscript>; libxml2 parses its
+# inside as markup, so a tag left open there (old pages open a layout <div> for readers without scripts)
+# pulls the rest of the page into the noscript, where it is dropped as script fallback. A match never
+# crosses a script boundary: "<noscript>" written inside a script's string is no element.
+_NOSCRIPT = re.compile(r"<noscript\b[^>]*>(?:(?!</?script\b)[\s\S])*?</noscript\s*>", re.I)
 
 
 def _replacement(char: str) -> str:
@@ -41,6 +46,7 @@ def xml_safe(html: str) -> str:
 def parse(html: str) -> lxml.html.HtmlElement:
     """The page as an `<html>` element; an empty or unparsable page gives an empty `<html><body>`."""
     html = xml_safe(html)
+    html = _NOSCRIPT.sub("", html)
     if html.strip():
         try:
             return _into_body(lxml.html.document_fromstring(html))

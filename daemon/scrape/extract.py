@@ -20,7 +20,7 @@ from .document import base_url, body_of, parse
 from .links import Link, extract_links
 from .markdown import to_markdown
 from .metadata import PageMetadata, metadata_of, page_metadata
-from .restore import block_index, recover_chunks, recover_embeds, restore_dropped, restore_structure
+from .restore import block_index, recover_chunks, recover_embeds, recover_posts, restore_dropped, restore_structure
 
 __all__ = ["Extraction", "Link", "PageMetadata", "extract", "extract_links", "page_metadata"]
 
@@ -75,6 +75,7 @@ def extract(
         # The whole page, or the parts the caller picked: nothing more is for the extractor to judge.
         markdown, out_html = _render(_whole_page(tree, navigation=False, hidden=False), base)
         return Extraction(markdown, out_html, metadata, main_content_found=False)
+    cleaner.wrap_loose_text(tree)
     page_words = len(body_of(tree).text_content().split())
     root = maincontent.main_content(tree, page_words)
     if root is not None and _small_page(page_words, root):
@@ -84,6 +85,7 @@ def extract(
     if root is not None:
         index = block_index(tree)
         recover_chunks(root, tree, index)
+        recover_posts(root, tree, index)
         recover_embeds(root, tree, index)
         boilerplate.drop_boilerplate(root)
         restore_structure(root, tree, index)

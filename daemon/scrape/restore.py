@@ -173,6 +173,118 @@ def recover_chunks(
             anchor_positions[0][1].addprevious(copy)
 
 
+# Recovering the other posts of a page that shows several in full --------------------------------------------
+
+# The post element is searched this many levels above the article's container (entry body, entry, ...).
+_POST_SPAN = 3
+# A sibling of the post element is another post when it holds this many words outside links ...
+_MIN_POST_WORDS = 20
+# ... and a listing has at least this many other posts: one look-alike box is no listing.
+_MIN_OTHER_POSTS = 2
+# The article's container holds at least this share of the extracted words found in the page.
+_CONTAINER_SHARE = 0.7
+
+
+def _runs(element: lxml.html.HtmlElement) -> list[tuple[str, lxml.html.HtmlElement]]:
+    """The runs of text inside `element` (whitespace collapsed), each with the element holding it."""
+    found = []
+    for text in element.xpath(".//text()"):  # lxml's text results know the element they belong to
+        key = " ".join(text.split())
+        node = text.getparent()
+        holder = node.getparent() if text.is_tail else node
+        if key and holder is not None:
+            found.append((key, holder))
+    return found
+
+
+def _article_container(
+    body: lxml.html.HtmlElement, page: lxml.html.HtmlElement, index: dict[str, lxml.html.HtmlElement]
+) -> lxml.html.HtmlElement | None:
+    """The innermost page element holding most of the words of the extracted blocks found in the page.
+
+    A block is found by its text (`index`); when most are not (the page writes its text between `<br>`s
+    and the extraction cut or joined it differently), by the runs of text inside them."""
+    words: dict[lxml.html.HtmlElement, int] = {}
+
+    def count(source: lxml.html.HtmlElement, text: str) -> int:
+        n = len(text.split())
+        for element in (source, *source.iterancestors()):
+            words[element] = words.get(element, 0) + n
+        return n
+
+    total = found = 0
+    missing = []
+    for block in body.iter(_TARGET_BLOCKS):
+        if _has_block_children(block):
+            continue
+        key = _key(block)
+        total += len(key.split())
+        source = index.get(key)
+        if source is None:
+            missing.append(block)
+        else:
+            found += count(source, key)
+    if missing and found < _CONTAINER_SHARE * total:
+        page_runs = dict(reversed(_runs(page)))  # the first holder of a text wins
+        for block in missing:
+            for text, _ in _runs(block):
+                if (source := page_runs.get(text)) is not None:
+                    found += count(source, text)
+    holding = [element for element, n in words.items() if n >= _CONTAINER_SHARE * found]
+    return max(holding, key=lambda element: len(list(element.iterancestors())), default=None)
+
+
+def _is_other_post(element: lxml.html.HtmlElement, extracted_text: str) -> bool:
+    text = _key(element)
+    density = link_density(element, text)
+    unlinked_words = len(text.split()) * (1 - density)
+    return unlinked_words >= _MIN_POST_WORDS and density <= _MAX_LINK_DENSITY and _squash(text) not in extracted_text
+
+
+def recover_posts(
+    extracted: lxml.html.HtmlElement, page: lxml.html.HtmlElement, index: dict[str, lxml.html.HtmlElement]
+) -> None:
+    """The other posts of a page that lists several in full (a blog's front page, an archive, a thread).
+
+    Article extraction keeps the one post it scores best. When the element holding that post (the
+    article's container or one of its few nearest ancestors, with classes) has siblings of the same tag
+    and classes, and at least `_MIN_OTHER_POSTS` of them and most of them read as text, not links, the
+    page is a listing and those siblings are its other posts: they come back whole, before or after the
+    extracted post as on the page. Teaser boxes stay out (mostly links or a few words), and so do a
+    single box that merely looks like the article's and tab panes beside it, which are mostly a few
+    words (`index` is `block_index(page)`).
+    """
+    body = extracted.find("body")
+    container = _article_container(body, page, index) if body is not None else None
+    if body is None or container is None:
+        return
+    extracted_text = ""  # squashed only once look-alikes turn up: most pages have none
+    for post in [container, *container.iterancestors()][: _POST_SPAN + 1]:
+        parent = post.getparent()
+        if parent is None or not (post.get("class") or "").strip():
+            continue
+        kind = _signature(post)
+        alike = [s for s in parent if s is not post and _signature(s) == kind]
+        if len(alike) < _MIN_OTHER_POSTS:
+            continue
+        extracted_text = extracted_text or _squash(body.text_content())
+        others = [s for s in alike if _is_other_post(s, extracted_text)]
+        # most look-alikes of a listing are posts; tab panes and widget boxes are mostly a few words
+        if len(others) >= max(_MIN_OTHER_POSTS, len(alike) / 2):
+            break
+    else:
+        return
+    first = next((block for block in body), None)
+    own_place = parent.index(post)
+    for other in others:
+        copy = deepcopy(other)
+        copy.tail = None
+        if parent.index(other) < own_place and first is not None:
+            first.addprevious(copy)
+        else:
+            body.append(copy)
+
+
 # Embedded posts are the platforms' standard embed markup: a blockquote the extraction drops.
 _EMBED_XPATH = (
     "//blockquote[contains(concat(' ', normalize-space(@class), ' '), ' twitter-tweet ')"

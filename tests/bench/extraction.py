@@ -32,7 +32,11 @@ from types import ModuleType
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-BENCH_DATA = REPO.parent / "shared" / "bench"
+# ../shared/bench beside the main checkout; a worktree (../wt/<name>) finds it a level further up
+BENCH_DATA = next(
+    (bench for bench in (p / "shared" / "bench" for p in REPO.parents) if bench.is_dir()),
+    REPO.parent / "shared" / "bench",
+)
 DEV_DATA = BENCH_DATA / "extraction-dev"
 DEFAULT_DATA = (DEV_DATA, BENCH_DATA / "extraction-cleaneval")
 BASE_URL = "https://example.com/"

@@ -7,7 +7,7 @@ import re
 import lxml.html  # type: ignore[import-untyped]
 import pytest
 
-from browserd.daemon.scrape import restore
+from browserd.daemon.scrape import cleaner, restore
 from browserd.daemon.scrape.boilerplate import drop_boilerplate
 from browserd.daemon.scrape.extract import Link, extract, extract_links, page_metadata
 
@@ -129,6 +129,20 @@ def test_content_after_a_stray_early_body_end_tag_is_extracted() -> None:
         assert "Paragraph 4 of the story" in extract(page, URL, only_main_content=only_main_content).markdown
 
 
+def test_a_tag_left_open_inside_noscript_does_not_swallow_the_page() -> None:
+    # Old pages open a layout <div> in a <noscript> for readers without scripts; a browser reads the
+    # noscript as text up to </noscript>, so what follows is the page, not script fallback.
+    page = (
+        '<html><body><script>document.write("<div id=layout>")</script><noscript><div id="layout"></noscript>'
+        '<script>document.write("<noscript>")</script>'
+        f"<h1>Harbour</h1><p>{ARTICLE_TEXT}</p><noscript><p>Please enable JavaScript</p></noscript></body></html>"
+    )
+    for only_main_content in (True, False):
+        markdown = extract(page, URL, only_main_content=only_main_content).markdown
+        assert "Paragraph 4 of the story" in markdown, markdown
+        assert "enable JavaScript" not in markdown, markdown
+
+
 # Every C0 control but tab, line feed and carriage return, raw and as character references, with a lone
 # surrogate and the two non-characters XML refuses: old pages hold them and lxml refuses them later.
 CONTROLS = "".join(chr(c) for c in range(0x20) if chr(c) not in "\t\n\r") + "\ud800\udfff\ufffe\uffff"
@@ -221,6 +235,74 @@ def test_an_article_split_over_identical_containers_comes_back_whole() -> None:
     assert "Early paragraph 1 tells" in markdown, markdown
     assert "Later paragraph 3 tells" in markdown, markdown
     assert markdown.index("Early paragraph 5") < markdown.index("Later paragraph 1"), markdown
+
+
+def test_text_loose_between_headings_of_an_old_page_is_extracted_under_its_headings() -> None:
+    # No <p> around the text: it sits between headings and <br>s, as old pages write it
+    sections = "".join(
+        f"<h3>Section {n}</h3>{_story(n, 'Loose')[3:-4]}<br><br>{_story(n, 'Second loose')[3:-4]}" for n in range(1, 4)
+    )
+    page = f"""<html><body><div id="menu"><a href="/">Home</a> <a href="/a">About</a></div>
+    <h1>Harbour notes</h1><p>Notes kept by the harbour master.</p>{sections}</body></html>"""
+    markdown = extract(page, URL).markdown
+    for n in range(1, 4):
+        assert f"Loose paragraph {n} tells" in markdown and f"Second loose paragraph {n} tells" in markdown, markdown
+    assert markdown.index("### Section 2") < markdown.index("Loose paragraph 2 tells"), markdown
+
+
+def test_loose_text_becomes_paragraphs_but_loose_links_microdata_and_short_lines_stay_loose() -> None:
+    words = "in plain words what the harbour master saw that morning and why it mattered to the town"
+    page = lxml.html.document_fromstring(
+        f"<html><body>Intro <b>in bold</b> {words}<h3>Head</h3>Loose line<br> {words}<p>A paragraph</p> <br> "
+        f'<div>inner <i>{words}</i><p>q</p>Short line <a href="/x">and a link here and there {words}</a></div>'
+        f'<!-- note --><span itemprop="name">Ann</span> <span class="hidden"><span itemprop="url">/a</span>'
+        f'<span itemprop="x">{words}</span></span><p>z</p>Thank you<h4>Foot</h4></body></html>'
+    )
+    text = page.text_content()
+    cleaner.wrap_loose_text(page)
+    assert page.text_content() == text
+    paragraphs = [" ".join(p.text_content().split()) for p in page.iter("p")]
+    assert paragraphs == [f"Intro in bold {words}", f"Loose line {words}", "A paragraph", f"inner {words}", "q", "z"]
+
+
+def _post(n: int, words: str) -> str:
+    runs = "<br><br>".join(
+        f"Post {n} run {r} says in plain words {words} the harbour master saw that morning and why it mattered"
+        for r in range(1, 4 if n != 2 else 12)
+    )
+    return f"""<div class="post"><h3 class="post-title">Post {n} title</h3><div class="post-body">{runs}</div>
+    <p class="post-footer">posted by Ann at 8:{n}0 PM</p></div>"""
+
+
+def test_every_post_of_a_page_listing_several_in_full_comes_back_in_order() -> None:
+    posts = "".join(_post(n, "what") for n in range(1, 5))
+    widgets = "".join(
+        f'<div class="widget"><h2>Links {n}</h2><a href="/a{n}">Another blog about boats and the sea</a></div>'
+        for n in range(3)
+    )
+    page = f"""<html><body><div id="header"><h1>Ann's harbour blog</h1></div>
+    <div id="main">{posts}</div><div id="sidebar">{widgets}</div></body></html>"""
+    markdown = extract(page, URL).markdown
+    places = [markdown.find(f"Post {n} run 3 says") for n in range(1, 5)]
+    assert all(place >= 0 for place in places) and places == sorted(places), markdown
+    assert "Another blog about boats" not in markdown, markdown
+
+
+@pytest.mark.parametrize("kind", ["teasers", "tab panes"])
+def test_look_alike_teasers_and_tab_panes_beside_an_article_stay_out(kind: str) -> None:
+    article = "".join(_story(n, "Main") for n in range(1, 6))
+    if kind == "teasers":  # as long as posts, but links to other stories
+        boxes = [f'<a href="/s{n}">{_story(n, "Other")[3:-4]}</a>' for n in range(3)]
+    else:  # panes of text among more panes of a few words
+        boxes = [_story(1, "Pane"), _story(2, "Pane"), "Map", "Photos", "Reviews"]
+    others = "".join(f'<div class="box">{box}</div>' for box in boxes)
+    page = lxml.html.document_fromstring(
+        f'<html><body><div id="main"><div class="box">{article}</div>{others}</div></body></html>'
+    )
+    extracted = lxml.html.document_fromstring(f"<html><body>{article}</body></html>")
+    restore.recover_posts(extracted, page, restore.block_index(page))
+    text = " ".join(extracted.text_content().split())
+    assert "Main paragraph 5" in text and "Other" not in text and "Pane" not in text, text
 
 
 def test_trailing_link_blocks_are_dropped_whatever_their_language() -> None:
