@@ -202,6 +202,7 @@ async function handle(action, params) {
     case "tab.attach": {
       await sessionTab(session, params.tabId);
       await chrome.debugger.attach({ tabId: params.tabId }, "1.3");
+      await keepRendering(params.tabId);
       const { targetInfo } = await chrome.debugger.sendCommand({ tabId: params.tabId }, "Target.getTargetInfo");
       return { targetInfo };
     }
@@ -224,6 +225,16 @@ async function handle(action, params) {
 // Tabs on their way into the session's group: joining a group in another window moves the tab, which passes
 // through "no group" - not the user taking it out.
 const grouping = new Set();
+
+// A background tab produces no frames: screenshots wait forever and animation-frame waits stall. A screencast
+// counts as someone watching, so Chrome keeps rendering the tab - without focusing or raising it. Its frames
+// are tiny, and never acknowledged, so Chrome sends just one.
+const SCREENCAST = { format: "jpeg", quality: 1, maxWidth: 16, maxHeight: 16, everyNthFrame: 1000 };
+
+async function keepRendering(tabId) {
+  await chrome.debugger.sendCommand({ tabId }, "Page.enable");
+  await chrome.debugger.sendCommand({ tabId }, "Page.startScreencast", SCREENCAST);
+}
 
 async function group(session, tabId) {
   grouping.add(tabId);
@@ -286,6 +297,7 @@ function endAllSessions() {
 // -- browser events -----------------------------------------------------------------------------------
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
+  if (method === "Page.screencastFrame") return; // keepRendering's own, not the daemon's
   const [sessionId] = sessionOfTab(source.tabId);
   if (sessionId) send({ type: "EVENT", sessionId, tabId: source.tabId, child: source.sessionId || null, method, params: params || {} });
 });
@@ -329,20 +341,31 @@ chrome.runtime.onMessage.addListener((message, _sender, reply) => {
   return true; // the reply comes later
 });
 
-// The user gives the tab in front of them (the active one of the side panel's window) to a session: it joins
-// the session's group, and the daemon attaches to it like to a tab the session opened.
+// The user gives the tab in front of them (the active one of the side panel's window) to a session.
 async function share(sessionId, windowId) {
   const session = sessionOf(sessionId);
   const [tab] = await chrome.tabs.query(windowId ? { active: true, windowId } : { active: true, lastFocusedWindow: true });
   if (!tab || tab.url?.startsWith(`chrome-extension://${EXTENSION_ID}/`)) return { ok: false, error: "no tab in front to share" };
   const [owner] = sessionOfTab(tab.id);
   if (owner) return { ok: false, error: owner === sessionId ? "this tab is the session's already" : "this tab belongs to another session" };
-  session.tabs.add(tab.id);
-  await group(session, tab.id);
-  record(sessionId, "tab shared by the user");
-  send({ type: "EVENT", sessionId, kind: "shared", tabId: tab.id });
+  await join(sessionId, session, tab.id, "tab shared by the user");
   return { ok: true, tabId: tab.id };
 }
+
+// A tab joins a session after the fact (shared by the user, or opened by one of the session's pages): it goes
+// into the session's group, and the daemon attaches to it like to a tab the session opened.
+async function join(sessionId, session, tabId, why) {
+  session.tabs.add(tabId);
+  await group(session, tabId);
+  record(sessionId, why);
+  send({ type: "EVENT", sessionId, kind: "joined", tabId });
+}
+
+// A link with target=_blank or window.open in a session's page: the new tab is the session's too.
+chrome.tabs.onCreated.addListener((tab) => {
+  const [sessionId, session] = tab.openerTabId === undefined ? [null, null] : sessionOfTab(tab.openerTabId);
+  if (session && !session.tabs.has(tab.id)) join(sessionId, session, tab.id, "tab opened by a session page");
+});
 
 function snapshot() {
   return {

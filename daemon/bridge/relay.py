@@ -249,11 +249,11 @@ class CdpRelay:
         )
         return tab
 
-    async def _attach_shared(self, tab_id: int) -> None:
+    async def _attach_joined(self, tab_id: int) -> None:
         try:
             await self._attach(tab_id)
         except BrowserdError:
-            log.info("bridge: a tab shared with %s could not be attached", self.session_id, exc_info=True)
+            log.info("bridge: a tab that joined %s could not be attached", self.session_id, exc_info=True)
 
     def departure(self, since: float) -> BrowserdError | None:
         """What a call that started at `since` and then failed ran into: the extension gone, or a tab gone back
@@ -282,9 +282,9 @@ class CdpRelay:
         if kind == "ended":
             self._outbox.send_nowait(None)  # the pump hangs up on Playwright: the window is gone
             return
-        if kind == "shared":  # the user gave the session a tab from the side panel: Playwright gets a new page
+        if kind == "joined":  # the user shared a tab, or a session page opened one: Playwright gets a new page
             if self._auto_attach and self._tasks is not None:
-                self._tasks.start_soon(self._attach_shared, int(event.get("tabId", -1)))
+                self._tasks.start_soon(self._attach_joined, int(event.get("tabId", -1)))
             return
         tab = self._tabs.get(int(event.get("tabId", -1)))
         if tab is None:

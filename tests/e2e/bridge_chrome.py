@@ -22,6 +22,8 @@ from tests.e2e.test_cdp_attach import CHROMIUM, FLAGS
 
 EXTENSION = Path(__file__).resolve().parents[2] / "extension-bridge"
 CONNECTED = '#status[data-status="connected"]'
+# Extension windows are opened with browser_windows, which is in the devtools group.
+DEVTOOLS = ("--tools", "pages,devtools")
 
 
 @dataclass
