@@ -8,10 +8,8 @@ with the same tools it uses on the daemon's own browser.
 
 from __future__ import annotations
 
-import base64
 import json
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,31 +21,12 @@ from browserd.daemon.bridge.pairing import Pairing
 from browserd.daemon.bridge.server import BridgeServer
 from browserd.daemon.config import BridgeConfig
 from browserd.daemon.errors import ExecutionError
-from tests.conftest import BROWSERD, BrowserdHome, Gates, mcp_client, own_home, wait_for
+from tests.conftest import BROWSERD, BrowserdHome, Gates, mcp_client, wait_for
 from tests.e2e import bridge_chrome
+from tests.e2e.bridge_chrome import DEVTOOLS
 from tests.e2e.results import failed, ok, text_of
-from tests.e2e.test_cdp_attach import ref
-
-# Extension windows are opened with browser_windows, which is in the devtools group.
-DEVTOOLS = ("--tools", "pages,devtools")
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(scope="module")
-def bridge_home() -> Iterator[BrowserdHome]:
-    with own_home() as home:
-        # Idle exit off: between tests no session holds the daemon, and the extension stays paired to this one.
-        port = str(bridge_chrome.free_port())
-        home.env.update(BROWSERD_BRIDGE_ENABLED="1", BROWSERD_BRIDGE_PORT=port, BROWSERD_DAEMON_IDLE_EXIT_S="0")
-        yield home
-
-
-@pytest.fixture(scope="module")
-def chrome(bridge_home: BrowserdHome) -> Iterator[bridge_chrome.UserChrome]:
-    with bridge_chrome.user_chrome() as launched:
-        bridge_chrome.pair(bridge_home, launched)
-        yield launched
 
 
 async def _extension_page(client: Any, url: str) -> None:
@@ -65,33 +44,17 @@ async def test_the_side_panel_pairs_once_and_the_key_is_kept_on_both_sides(
     assert oct(keys.stat().st_mode & 0o777) == "0o600"
 
 
-async def test_snapshot_click_fill_screenshot_and_tabs_drive_the_users_chrome(
+async def test_an_extension_window_opens_in_the_users_chrome_lacks_storage_export_and_closes_its_tabs(
     bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
 ) -> None:
+    """What is the extension backend's own; snapshot, click, fill, screenshot and tabs are the shared tests
+    run on both backends (the `driver` fixture in test_actions.py, test_pages.py, test_tabs_windows.py)."""
     async with mcp_client(bridge_home, args=DEVTOOLS) as client:
         opened = ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
         windows = opened.structured_content["windows"]
         assert [(w["kind"], w["capabilities"]) for w in windows] == [("extension", [])]
-
-        snapshot = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/states.html"})))
-        assert 'heading "Element states"' in snapshot
-        assert f"{site}/states.html" in chrome.page_urls(), "the page did not open in the user's Chrome"
-        clicked = ok(await client.call_tool("browser_click", {"target": ref(snapshot, "button", "Bold")}))
-        assert "bold on" in text_of(clicked)
-
-        form = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/form.html"})))
-        ok(await client.call_tool("browser_fill", {"target": ref(form, "textbox", "Full name"), "value": "Ada"}))
-        value = ok(await client.call_tool("browser_get", {"what": "value", "target": "#fullname"}))
-        assert value.structured_content["value"] == "Ada"
-
-        shot = ok(await client.call_tool("browser_screenshot", {}))
-        image = next(block for block in shot.content if block.type == "image")
-        assert base64.b64decode(image.data)[:8] == b"\x89PNG\r\n\x1a\n"
-
-        ok(await client.call_tool("browser_tabs", {"action": "new", "url": f"{site}/help.html"}))
-        tabs = ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]
-        assert [t["url"] for t in tabs] == [f"{site}/form.html", f"{site}/help.html"]
-        assert f"{site}/help.html" in chrome.page_urls()
+        ok(await client.call_tool("browser_open", {"url": f"{site}/states.html?users-chrome"}))
+        assert f"{site}/states.html?users-chrome" in chrome.page_urls(), "the page did not open in the user's Chrome"
 
         # Storage export to a login profile would copy the user's own cookies: the backend lacks it.
         error = failed(
@@ -103,7 +66,7 @@ async def test_snapshot_click_fill_screenshot_and_tabs_drive_the_users_chrome(
         closed = ok(await client.call_tool("browser_windows", {"action": "close", "windowId": window_id}))
         assert "debugger has left" in text_of(closed)
     # The session's own tabs closed with it; the user's Chrome runs on.
-    assert wait_for(lambda: not any(site in url for url in chrome.page_urls()), 15), chrome.page_urls()
+    assert wait_for(lambda: not any("users-chrome" in url for url in chrome.page_urls()), 15), chrome.page_urls()
 
 
 async def test_the_side_panel_shows_the_session_and_its_stop_button_ends_it(
@@ -344,24 +307,46 @@ async def test_a_call_in_flight_when_the_extension_drops_says_so_and_the_worker_
 
 
 CLIENTS = 4
-CALLS_PER_CLIENT = 25  # 100 calls in all; tests/bench/bridge.py is the place for long runs
+CALLS = 1_000  # in all, randomized, spread over the clients
+DEADLINE_S = 900  # the whole run's bound: a call that hangs fails the test instead of stalling the suite
+PAGES = ("states.html", "form.html", "help.html")
 
 
 async def _drive_own_group(client: Any, site: str, marker: str, seed: int) -> list[str]:
-    """Random calls by one client; every page it sees must be one of its own (the marker in the URL)."""
+    """Random calls by one client; every page it sees must be one of its own (the marker in the URL), and what
+    it types into a page is what it reads back (no other session typed there)."""
     rng = random.Random(seed)
     ok(await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}))
     seen: list[str] = []
-    for call in range(CALLS_PER_CLIENT):
-        choice = rng.choice(("open", "snapshot", "tabs", "title")) if call else "open"
-        if choice == "open":
-            page = rng.choice(("states.html", "form.html", "help.html"))
-            text = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/{page}?{marker}-{call}"})))
+    page = ""
+    tabs_open = 1
+    for call in range(CALLS // CLIENTS):
+        choice = rng.choice(("open", "snapshot", "tabs", "url", "act", "act", "new")) if call else "open"
+        text = ""
+        if choice == "new" and tabs_open < 3:
+            page = rng.choice(PAGES)
+            url = f"{site}/{page}?{marker}-{call}"
+            ok(await client.call_tool("browser_tabs", {"action": "new", "url": url}))
+            tabs_open += 1
+            text = f"- Page: {url}"
+        elif choice in ("open", "new"):
+            page = rng.choice(PAGES)
+            url = f"{site}/{page}?{marker}-{call}"
+            text = text_of(ok(await client.call_tool("browser_open", {"url": url, "snapshot": "none"})))
+            text += f"\n- Page: {url}"
         elif choice == "snapshot":
             text = text_of(ok(await client.call_tool("browser_snapshot", {})))
         elif choice == "tabs":
             tabs = ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]
             text = " ".join(f"- Page: {t['url']}" for t in tabs)
+        elif choice == "act" and page == "form.html":
+            typed = f"{marker}-{call}"
+            ok(await client.call_tool("browser_fill", {"target": "#fullname", "value": typed, "snapshot": "none"}))
+            value = ok(await client.call_tool("browser_get", {"what": "value", "target": "#fullname"}))
+            assert value.structured_content["value"] == typed, f"{marker} read back another value"
+        elif choice == "act":
+            clicked = ok(await client.call_tool("browser_click", {"target": "h1", "snapshot": "none"}))
+            text = f"- Page: {clicked.structured_content['url']}"
         else:
             text = "- Page: " + ok(await client.call_tool("browser_get", {"what": "url"})).structured_content["value"]
         seen += [line.split("- Page: ", 1)[1].split()[0] for line in text.split("\n") if "- Page: " in line]
@@ -376,14 +361,26 @@ async def test_four_clients_each_drive_only_their_own_tab_group(
     async def one_client(index: int) -> None:
         async with mcp_client(bridge_home, args=DEVTOOLS) as client:
             seen[f"client{index}"] = await _drive_own_group(client, site, f"client{index}", seed=index)
+            async with async_playwright() as playwright:  # before the session ends: its tab group, as Chrome has it
+                browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
+                groups[f"client{index}"] = {
+                    t["groupId"] for t in await _chrome_tabs(panel) if f"client{index}-" in (t["url"] or "")
+                }
+                await panel.close()
+                await browser.close()
 
-    async with anyio.create_task_group() as group:
-        for index in range(CLIENTS):
-            group.start_soon(one_client, index)
+    groups: dict[str, set[int]] = {}
+    with anyio.fail_after(DEADLINE_S):
+        async with anyio.create_task_group() as group:
+            for index in range(CLIENTS):
+                group.start_soon(one_client, index)
     assert len(seen) == CLIENTS
     for marker, urls in seen.items():
         foreign = [url for url in urls if f"?{marker}-" not in url]
         assert urls and not foreign, f"{marker} saw pages of other sessions: {foreign}"
+    # Each client's tabs sit in one tab group of their own.
+    assert all(len(ids) == 1 and -1 not in ids for ids in groups.values()), groups
+    assert len({next(iter(ids)) for ids in groups.values()}) == CLIENTS, groups
 
 
 async def _bridge_connected(home: BrowserdHome) -> bool:
