@@ -209,6 +209,9 @@ async function handle(action, params) {
     case "tab.close":
       await sessionTab(session, params.tabId);
       record(params.sessionId, "close tab");
+      // The session lets go first: the tab's closing is then none of the user's doing (no "left" reason).
+      forgetTab(session, params.tabId);
+      send({ type: "EVENT", sessionId: params.sessionId, kind: "detached", tabId: params.tabId, reason: "closed-by-session" });
       await chrome.tabs.remove(params.tabId);
       return {};
     case "cdp.send": {

@@ -50,6 +50,7 @@ _LEFT_BECAUSE = {
     "debugger": "was taken back from the debugger in Chrome (its debugging bar was cancelled)",
     "stopped": "was let go: the session was stopped in the browserd side panel",
 }
+_CLOSED_BY_SESSION = "closed-by-session"  # Target.closeTarget: the daemon's own doing, no departure to report
 _DEPARTURES_KEPT = 32  # enough for the calls in flight when several tabs go at once
 
 
@@ -59,6 +60,9 @@ class TabTarget:
     session_id: str  # the relay's CDP session id for this tab
     target_info: dict[str, Any]
     children: set[str] = field(default_factory=set)  # CDP sessions of its iframes and workers
+    # A tab that joined with its page already loaded (shared by the user): the scripts Playwright and the
+    # daemon add for new documents must run on the present one too, or what waits on them never returns.
+    loaded: bool = False
 
 
 class CdpRelay:
@@ -161,6 +165,8 @@ class CdpRelay:
         own = session_id == tab.session_id or session_id in self._aliases
         if method == "Target.getTargetInfo" and own:
             return {"targetInfo": tab.target_info}
+        if method == "Page.addScriptToEvaluateOnNewDocument" and own and tab.loaded:
+            params = {**params, "runImmediately": True}
         return await self._send(tab, None if own else session_id, method, params)
 
     async def _browser_command(self, method: str, params: dict[str, Any]) -> Any:
@@ -231,12 +237,12 @@ class CdpRelay:
                 return tab
         raise BrowserdError(f"no tab of this session has CDP session {session_id}")
 
-    async def _attach(self, tab_id: int) -> TabTarget:
+    async def _attach(self, tab_id: int, loaded: bool = False) -> TabTarget:
         known = self._tabs.get(tab_id)
         if known is not None:
             return known
         attached = await self.link.call("tab.attach", {"sessionId": self.session_id, "tabId": tab_id})
-        tab = TabTarget(tab_id, f"bridge-tab-{next(self._numbers)}", dict(attached["targetInfo"]))
+        tab = TabTarget(tab_id, f"bridge-tab-{next(self._numbers)}", dict(attached["targetInfo"]), loaded=loaded)
         tab.target_info["attached"] = True
         # Playwright files a target without a browserContextId away; the relay's tabs are all its default one.
         tab.target_info.setdefault("browserContextId", "browserd-bridge")
@@ -251,7 +257,7 @@ class CdpRelay:
 
     async def _attach_joined(self, tab_id: int) -> None:
         try:
-            await self._attach(tab_id)
+            await self._attach(tab_id, loaded=True)
         except BrowserdError:
             log.info("bridge: a tab that joined %s could not be attached", self.session_id, exc_info=True)
 
@@ -291,7 +297,8 @@ class CdpRelay:
             return
         if kind == "detached":  # the tab closed, or left the session's group: it is no longer the session's
             reason = str(event.get("reason") or "closed")
-            self._departures.append((anyio.current_time(), reason, str(tab.target_info.get("url", ""))))
+            if reason != _CLOSED_BY_SESSION:
+                self._departures.append((anyio.current_time(), reason, str(tab.target_info.get("url", ""))))
             del self._tabs[tab.tab_id]
             self._aliases = {alias: t for alias, t in self._aliases.items() if t is not tab}
             message: dict[str, Any] = {

@@ -175,7 +175,7 @@ async def test_the_side_panels_share_button_gives_the_tab_in_front_to_the_sessio
         async def listed() -> list[str]:
             return [t["url"] for t in ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]]
 
-        with anyio.fail_after(15):
+        with anyio.fail_after(30):
             while f"{site}/states.html?shared" not in await listed():
                 await anyio.sleep(0.05)  # polling, with the deadline above
         [shared] = [t for t in await _chrome_tabs(panel) if t["id"] == mine["id"]]
