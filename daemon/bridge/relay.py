@@ -60,9 +60,6 @@ class TabTarget:
     session_id: str  # the relay's CDP session id for this tab
     target_info: dict[str, Any]
     children: set[str] = field(default_factory=set)  # CDP sessions of its iframes and workers
-    # A tab that joined with its page already loaded (shared by the user): the scripts Playwright and the
-    # daemon add for new documents must run on the present one too, or what waits on them never returns.
-    loaded: bool = False
 
 
 class CdpRelay:
@@ -165,8 +162,6 @@ class CdpRelay:
         own = session_id == tab.session_id or session_id in self._aliases
         if method == "Target.getTargetInfo" and own:
             return {"targetInfo": tab.target_info}
-        if method == "Page.addScriptToEvaluateOnNewDocument" and own and tab.loaded:
-            params = {**params, "runImmediately": True}
         return await self._send(tab, None if own else session_id, method, params)
 
     async def _browser_command(self, method: str, params: dict[str, Any]) -> Any:
@@ -237,12 +232,12 @@ class CdpRelay:
                 return tab
         raise BrowserdError(f"no tab of this session has CDP session {session_id}")
 
-    async def _attach(self, tab_id: int, loaded: bool = False) -> TabTarget:
+    async def _attach(self, tab_id: int) -> TabTarget:
         known = self._tabs.get(tab_id)
         if known is not None:
             return known
         attached = await self.link.call("tab.attach", {"sessionId": self.session_id, "tabId": tab_id})
-        tab = TabTarget(tab_id, f"bridge-tab-{next(self._numbers)}", dict(attached["targetInfo"]), loaded=loaded)
+        tab = TabTarget(tab_id, f"bridge-tab-{next(self._numbers)}", dict(attached["targetInfo"]))
         tab.target_info["attached"] = True
         # Playwright files a target without a browserContextId away; the relay's tabs are all its default one.
         tab.target_info.setdefault("browserContextId", "browserd-bridge")
@@ -257,7 +252,7 @@ class CdpRelay:
 
     async def _attach_joined(self, tab_id: int) -> None:
         try:
-            await self._attach(tab_id, loaded=True)
+            await self._attach(tab_id)
         except BrowserdError:
             log.info("bridge: a tab that joined %s could not be attached", self.session_id, exc_info=True)
 
