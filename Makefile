@@ -2,7 +2,12 @@
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test test-unit lint bench clean
+# eslint for extension-bridge/ lives outside the repo (the extension has no build step and no packages):
+# `make eslint` installs it once (needs the npm registry); `make lint-js` and tests/unit use it if present.
+ESLINT_DIR ?= $(HOME)/.cache/browserd/eslint
+ESLINT ?= $(ESLINT_DIR)/node_modules/.bin/eslint
+
+.PHONY: setup run test test-unit lint lint-js eslint bench clean
 
 setup:
 	@./scripts/setup.sh
@@ -24,6 +29,13 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	./scripts/typecheck.sh
+	@if [ -x "$(ESLINT)" ]; then $(MAKE) --no-print-directory lint-js; else echo "eslint not installed (make eslint): extension-bridge/ not linted"; fi
+
+lint-js:
+	$(ESLINT) --config extension-bridge/eslint.config.mjs extension-bridge/
+
+eslint:
+	npm install --prefix "$(ESLINT_DIR)" --no-audit --no-fund eslint@9
 
 bench: setup
 	$(BIN)/python tests/bench/startup.py

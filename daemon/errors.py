@@ -227,6 +227,16 @@ class ExtensionNotConnected(BrowserdError):
     )
 
 
+class TabLeftSession(BrowserdError):
+    """A tab of an extension window went back to the user during the call (dragged out of the group, closed)."""
+
+    code = "SESSION_NOT_FOUND"
+    hint = (
+        "The tab is the user's again and nothing more runs in it: call browser_tabs for this session's tabs, "
+        "or browser_tabs with action 'new' for a fresh one."
+    )
+
+
 class BridgeDisabled(BrowserdError):
     code = "NOT_SUPPORTED"
     hint = "Set `enabled = true` in the [bridge] section of the config (or BROWSERD_BRIDGE_ENABLED=1) and restart."

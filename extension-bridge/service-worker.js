@@ -165,7 +165,7 @@ async function sessionTab(session, tabId) {
     throw new Refusal(`tab ${tabId} is closed`, "TAB_NOT_IN_SESSION", "List the tabs again.");
   }
   if (session.groupId !== null && tab.groupId !== session.groupId) {
-    await leave(session, tabId);
+    await leave(session, tabId, "left-group");
     throw new Refusal(`tab ${tabId} left the session's tab group`, "TAB_NOT_IN_SESSION", "The user took this tab back; use another.");
   }
   return tab;
@@ -202,12 +202,16 @@ async function handle(action, params) {
     case "tab.attach": {
       await sessionTab(session, params.tabId);
       await chrome.debugger.attach({ tabId: params.tabId }, "1.3");
+      await keepRendering(params.tabId);
       const { targetInfo } = await chrome.debugger.sendCommand({ tabId: params.tabId }, "Target.getTargetInfo");
       return { targetInfo };
     }
     case "tab.close":
       await sessionTab(session, params.tabId);
       record(params.sessionId, "close tab");
+      // The session lets go first: the tab's closing is then none of the user's doing (no "left" reason).
+      forgetTab(session, params.tabId);
+      send({ type: "EVENT", sessionId: params.sessionId, kind: "detached", tabId: params.tabId, reason: "closed-by-session" });
       await chrome.tabs.remove(params.tabId);
       return {};
     case "cdp.send": {
@@ -221,17 +225,38 @@ async function handle(action, params) {
   }
 }
 
+// Tabs on their way into the session's group: joining a group in another window moves the tab, which passes
+// through "no group" - not the user taking it out.
+const grouping = new Set();
+
+// A background tab produces no frames: screenshots wait forever and animation-frame waits stall. A screencast
+// counts as someone watching, so Chrome keeps rendering the tab - without focusing or raising it. Its frames
+// are tiny, and never acknowledged, so Chrome sends just one.
+const SCREENCAST = { format: "jpeg", quality: 1, maxWidth: 16, maxHeight: 16, everyNthFrame: 1000 };
+
+async function keepRendering(tabId) {
+  await chrome.debugger.sendCommand({ tabId }, "Page.enable");
+  await chrome.debugger.sendCommand({ tabId }, "Page.startScreencast", SCREENCAST);
+}
+
 async function group(session, tabId) {
+  grouping.add(tabId);
   try {
-    if (session.groupId === null) {
-      session.groupId = await chrome.tabs.group({ tabIds: [tabId] });
-      await chrome.tabGroups.update(session.groupId, { title: session.client, collapsed: false });
-    } else {
-      await chrome.tabs.group({ groupId: session.groupId, tabIds: [tabId] });
+    if (session.groupId !== null) {
+      try {
+        await chrome.tabs.group({ groupId: session.groupId, tabIds: [tabId] });
+        return;
+      } catch {
+        session.groupId = null; // the group went with its last tab (closed, or dragged out): a new one
+      }
     }
+    session.groupId = await chrome.tabs.group({ tabIds: [tabId] });
+    await chrome.tabGroups.update(session.groupId, { title: session.client, collapsed: false });
   } catch (error) {
     // Some windows cannot hold groups (a headless one): the session's own tab set still bounds it.
     record(null, `no tab group: ${error.message}`);
+  } finally {
+    grouping.delete(tabId);
   }
 }
 
@@ -245,22 +270,24 @@ function forgetTab(session, tabId) {
 }
 
 // A tab leaves the session (dragged out of its group, or the session ends): the debugger leaves it too.
-async function leave(session, tabId) {
+// The daemon hears why before any command on the tab fails, so that it can tell its caller.
+async function leave(session, tabId, reason) {
   const [sessionId] = sessionOfTab(tabId);
   forgetTab(session, tabId);
+  record(sessionId, `tab ${tabId} left the session (${reason})`);
+  if (sessionId) send({ type: "EVENT", sessionId, kind: "detached", tabId, reason });
   try {
     await chrome.debugger.detach({ tabId });
   } catch {
     // not attached, or already gone
   }
-  if (sessionId) send({ type: "EVENT", sessionId, kind: "detached", tabId });
 }
 
 // The user stops a session (side panel), or the daemon lets it go: its tabs leave the debugger.
 async function endSession(sessionId, tellDaemon) {
   const session = state.sessions.get(sessionId);
   if (!session) return;
-  for (const tabId of [...session.tabs]) await leave(session, tabId);
+  for (const tabId of [...session.tabs]) await leave(session, tabId, "stopped");
   state.sessions.delete(sessionId);
   record(sessionId, "session ended");
   if (tellDaemon) send({ type: "SESSION_END", sessionId });
@@ -273,30 +300,28 @@ function endAllSessions() {
 // -- browser events -----------------------------------------------------------------------------------
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
+  if (method === "Page.screencastFrame") return; // keepRendering's own, not the daemon's
   const [sessionId] = sessionOfTab(source.tabId);
   if (sessionId) send({ type: "EVENT", sessionId, tabId: source.tabId, child: source.sessionId || null, method, params: params || {} });
 });
 
-chrome.debugger.onDetach.addListener((source) => {
-  const [sessionId, session] = sessionOfTab(source.tabId);
-  if (session) {
-    forgetTab(session, source.tabId);
-    send({ type: "EVENT", sessionId, kind: "detached", tabId: source.tabId });
-  }
-});
-
-chrome.tabs.onRemoved.addListener((tabId) => {
+function gone(tabId, reason) {
   const [sessionId, session] = sessionOfTab(tabId);
   if (session) {
     forgetTab(session, tabId);
-    send({ type: "EVENT", sessionId, kind: "detached", tabId });
+    send({ type: "EVENT", sessionId, kind: "detached", tabId, reason });
   }
-});
+}
+
+// "canceled_by_user": the user closed Chrome's debugging bar; "target_closed": the tab went.
+chrome.debugger.onDetach.addListener((source, why) => gone(source.tabId, why === "canceled_by_user" ? "debugger" : "closed"));
+
+chrome.tabs.onRemoved.addListener((tabId) => gone(tabId, "closed"));
 
 chrome.tabs.onUpdated.addListener((tabId, change) => {
-  if (change.groupId === undefined) return;
+  if (change.groupId === undefined || grouping.has(tabId)) return;
   const [, session] = sessionOfTab(tabId);
-  if (session && session.groupId !== null && change.groupId !== session.groupId) leave(session, tabId);
+  if (session && session.groupId !== null && change.groupId !== session.groupId) leave(session, tabId, "left-group");
 });
 
 // -- the side panel -----------------------------------------------------------------------------------
@@ -313,22 +338,37 @@ chrome.runtime.onMessage.addListener((message, _sender, reply) => {
       await endSession(message.sessionId, true);
       return snapshot();
     }
-    if (message.type === "share") return await share(message.sessionId);
+    if (message.type === "share") return await share(message.sessionId, message.windowId);
     return { ok: false, error: `unknown message ${message.type}` };
   })().then(reply, (error) => reply({ ok: false, error: String(error.message || error) }));
   return true; // the reply comes later
 });
 
-// The user gives the tab in front of them to a session: it joins the session's group.
-async function share(sessionId) {
+// The user gives the tab in front of them (the active one of the side panel's window) to a session.
+async function share(sessionId, windowId) {
   const session = sessionOf(sessionId);
-  const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
-  if (!tab) return { ok: false, error: "no active tab" };
-  session.tabs.add(tab.id);
-  await group(session, tab.id);
-  record(sessionId, "tab shared by the user");
+  const [tab] = await chrome.tabs.query(windowId ? { active: true, windowId } : { active: true, lastFocusedWindow: true });
+  if (!tab || tab.url?.startsWith(`chrome-extension://${EXTENSION_ID}/`)) return { ok: false, error: "no tab in front to share" };
+  const [owner] = sessionOfTab(tab.id);
+  if (owner) return { ok: false, error: owner === sessionId ? "this tab is the session's already" : "this tab belongs to another session" };
+  await join(sessionId, session, tab.id, "tab shared by the user");
   return { ok: true, tabId: tab.id };
 }
+
+// A tab joins a session after the fact (shared by the user, or opened by one of the session's pages): it goes
+// into the session's group, and the daemon attaches to it like to a tab the session opened.
+async function join(sessionId, session, tabId, why) {
+  session.tabs.add(tabId);
+  await group(session, tabId);
+  record(sessionId, why);
+  send({ type: "EVENT", sessionId, kind: "joined", tabId });
+}
+
+// A link with target=_blank or window.open in a session's page: the new tab is the session's too.
+chrome.tabs.onCreated.addListener((tab) => {
+  const [sessionId, session] = tab.openerTabId === undefined ? [null, null] : sessionOfTab(tab.openerTabId);
+  if (session && !session.tabs.has(tab.id)) join(sessionId, session, tab.id, "tab opened by a session page");
+});
 
 function snapshot() {
   return {
@@ -348,6 +388,19 @@ function snapshot() {
 }
 
 chrome.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: true }).catch(() => {});
+
+// Chrome stops an idle (or misbehaving) MV3 service worker, and nothing but an event starts it again: an
+// alarm is that event. Each start runs this file, which reconnects with the stored key (no new pairing).
+// Unpacked, an alarm may fire every second; a packed extension's alarms are held to 30 s by Chrome.
+const WAKE_ALARM = "browserd-wake";
+const WAKE_EVERY_MIN = 1 / 60;
+
+chrome.alarms.onAlarm.addListener((alarm) => {
+  if (alarm.name === WAKE_ALARM && !state.ws && state.status === "disconnected") connect();
+});
+chrome.alarms.get(WAKE_ALARM).then((existing) => {
+  if (!existing) chrome.alarms.create(WAKE_ALARM, { periodInMinutes: WAKE_EVERY_MIN });
+});
 
 // A service worker that starts (browser start, or back from suspension) reconnects with its stored key.
 connect();

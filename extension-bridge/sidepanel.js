@@ -31,7 +31,11 @@ function render(state, error = "") {
       item.dataset.sessionId = session.sessionId;
       const label = document.createElement("span");
       label.textContent = `${session.client} · ${session.tabs.length} tab(s)${session.lastAction ? " · " + session.lastAction : ""}`;
-      const share = button("Share this tab", () => ask({ type: "share", sessionId: session.sessionId }));
+      const share = button("Share this tab", async () => {
+        const { id: windowId } = await chrome.windows.getCurrent(); // the panel's window: its tab in front
+        return ask({ type: "share", sessionId: session.sessionId, windowId });
+      });
+      share.className = "share";
       const stop = button("Stop", () => ask({ type: "stop", sessionId: session.sessionId }));
       stop.className = "stop";
       item.append(label, share, stop);

@@ -16,16 +16,18 @@ import json
 import logging
 import math
 import secrets
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+from anyio.abc import TaskGroup
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from browserd.daemon.bridge.link import ExtensionLink
-from browserd.daemon.errors import BrowserdError
+from browserd.daemon.errors import BrowserdError, ExtensionNotConnected, TabLeftSession
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +41,17 @@ _BROWSER_TARGET = {
     "attached": True,
     "canAccessOpener": False,
 }
+
+
+# Why the extension let go of a tab (its `detached` event's reason), as the model reads it.
+_LEFT_BECAUSE = {
+    "left-group": "was taken out of the session's tab group in Chrome",
+    "closed": "was closed in Chrome",
+    "debugger": "was taken back from the debugger in Chrome (its debugging bar was cancelled)",
+    "stopped": "was let go: the session was stopped in the browserd side panel",
+}
+_CLOSED_BY_SESSION = "closed-by-session"  # Target.closeTarget: the daemon's own doing, no departure to report
+_DEPARTURES_KEPT = 32  # enough for the calls in flight when several tabs go at once
 
 
 @dataclass
@@ -62,6 +75,10 @@ class CdpRelay:
         self._aliases: dict[str, TabTarget] = {}  # further sessions on a tab -> the tab
         self._numbers = itertools.count(1)
         self._auto_attach = False
+        # Commands from Playwright run here, and so do attaches the extension asks for (a tab the user shared).
+        self._tasks: TaskGroup | None = None
+        # (anyio time, reason, url) of the tabs that left the session, newest last.
+        self._departures: deque[tuple[float, str, str]] = deque(maxlen=_DEPARTURES_KEPT)
         self.endpoint = ""
         self.ended = anyio.Event()
         self._outbox, self._outbox_reader = anyio.create_memory_object_stream[dict[str, Any] | None](math.inf)
@@ -93,6 +110,7 @@ class CdpRelay:
         self._client = ws
         try:
             async with anyio.create_task_group() as tg:
+                self._tasks = tg
                 tg.start_soon(self._pump, ws)
                 async for raw in ws:
                     message = json.loads(raw)
@@ -103,6 +121,7 @@ class CdpRelay:
             pass
         finally:
             self._client = None
+            self._tasks = None
             # The daemon disconnected (window closed): the session's tabs leave the debugger.
             if not self.link.closed:
                 with anyio.CancelScope(shield=True), anyio.move_on_after(5):
@@ -231,6 +250,32 @@ class CdpRelay:
         )
         return tab
 
+    async def _attach_joined(self, tab_id: int) -> None:
+        try:
+            await self._attach(tab_id)
+        except BrowserdError:
+            log.info("bridge: a tab that joined %s could not be attached", self.session_id, exc_info=True)
+
+    def departure(self, since: float) -> BrowserdError | None:
+        """What a call that started at `since` and then failed ran into: the extension gone, or a tab gone back
+        to the user. Both are what the user did (or Chrome did to the worker), and no crash of a browser."""
+        if self.link.closed:
+            return ExtensionNotConnected(
+                "the browserd extension disconnected during the call (its service worker stopped, or Chrome "
+                "closed), so this window's tabs are no longer driven",
+                hint="The extension reconnects by itself within seconds; then open a new window with "
+                "browser_windows {action: 'new', kind: 'extension'} and retry.",
+            )
+        left = [(reason, url) for at, reason, url in self._departures if at >= since]
+        if not left:
+            return None
+        reason, url = left[-1]
+        return TabLeftSession(
+            f"the tab ({url}) {_LEFT_BECAUSE.get(reason, _LEFT_BECAUSE['closed'])} during the call",
+            url=url,
+            reason=reason,
+        )
+
     # -- the extension's side --------------------------------------------------------------------------
 
     def _on_extension_event(self, event: dict[str, Any]) -> None:
@@ -238,10 +283,17 @@ class CdpRelay:
         if kind == "ended":
             self._outbox.send_nowait(None)  # the pump hangs up on Playwright: the window is gone
             return
+        if kind == "joined":  # the user shared a tab, or a session page opened one: Playwright gets a new page
+            if self._auto_attach and self._tasks is not None:
+                self._tasks.start_soon(self._attach_joined, int(event.get("tabId", -1)))
+            return
         tab = self._tabs.get(int(event.get("tabId", -1)))
         if tab is None:
             return
         if kind == "detached":  # the tab closed, or left the session's group: it is no longer the session's
+            reason = str(event.get("reason") or "closed")
+            if reason != _CLOSED_BY_SESSION:
+                self._departures.append((anyio.current_time(), reason, str(tab.target_info.get("url", ""))))
             del self._tabs[tab.tab_id]
             self._aliases = {alias: t for alias, t in self._aliases.items() if t is not tab}
             message: dict[str, Any] = {

@@ -236,7 +236,7 @@ class Connection:
             await self.send(Event(id=request.id, progress=done, total=total, message=message))
 
         response = ToolResponse(self.codegen, self.page_seen)
-        await tool.handler(ToolContext(self._daemon.services, self.session, progress, deadline), params, response)
+        await tool.run(ToolContext(self._daemon.services, self.session, progress, deadline), params, response)
         return response.payload()
 
     async def tools_changed(self) -> None:

@@ -16,6 +16,7 @@ import msgspec
 
 from browserd.daemon.errors import InvalidParameter, UnknownTool
 from browserd.daemon.tools.context import ToolContext
+from browserd.daemon.tools.departures import departures_explained
 from browserd.daemon.tools.response import Response
 from browserd.protocol.messages import ToolSpec
 
@@ -120,6 +121,11 @@ class Tool(Generic[P]):
             annotations={"readOnlyHint": True} if self.read_only else None,
         )
 
+    async def run(self, ctx: ToolContext, params: P, response: Response) -> None:
+        """The handler, with a tab that went back to its user reported as that (tools/departures.py)."""
+        with departures_explained(ctx.session):
+            await self.handler(ctx, params, response)
+
     def parse(self, arguments: dict[str, Any]) -> P:
         try:
             return msgspec.convert(arguments, self.params)
@@ -204,6 +210,6 @@ class Catalog:
             return None
 
         response = Response()
-        await tool.handler(ToolContext(services, session, quiet), params, response)
+        await tool.run(ToolContext(services, session, quiet), params, response)
         data = response.payload().data
         return data if isinstance(data, dict) else {}

@@ -8,20 +8,22 @@ import shutil
 import socket
 import subprocess
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Browser, Page, Playwright
-from playwright.sync_api import sync_playwright
+import anyio
+from playwright.async_api import Browser, Page, Playwright, async_playwright
 
 from tests.conftest import BrowserdHome, short_temp_dir, terminate, wait_for
 from tests.e2e.test_cdp_attach import CHROMIUM, FLAGS
 
 EXTENSION = Path(__file__).resolve().parents[2] / "extension-bridge"
 CONNECTED = '#status[data-status="connected"]'
+# Extension windows are opened with browser_windows, which is in the devtools group.
+DEVTOOLS = ("--tools", "pages,devtools")
 
 
 @dataclass
@@ -103,21 +105,26 @@ def user_chrome() -> Iterator[UserChrome]:
 
 def pair(home: BrowserdHome, chrome: UserChrome) -> None:
     """What a person does once: open the side panel, enter the code `browserd bridge pair` printed."""
-    port = home.env["BROWSERD_BRIDGE_PORT"]
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.connect_over_cdp(chrome.endpoint)
-        panel = browser.contexts[0].new_page()
-        panel.goto(chrome.side_panel)
-        panel.fill("#port", port)
-        panel.click("#port-form button")
+
+    def new_code() -> str:
         paired = home.browserd("bridge", "pair")
         assert paired.returncode == 0, paired.stderr
-        code = paired.stdout.split("Pairing code: ")[1].split()[0]
-        panel.fill("#code", code)
-        panel.click("#pair")
-        panel.locator(CONNECTED).wait_for(timeout=15_000)
-        panel.close()
-        browser.close()
+        return paired.stdout.split("Pairing code: ")[1].split()[0]
+
+    anyio.run(enter_pairing_code, chrome, int(home.env["BROWSERD_BRIDGE_PORT"]), new_code)
+
+
+async def enter_pairing_code(chrome: UserChrome, port: int, new_code: Callable[[], str]) -> None:
+    """The side panel's pairing form: the daemon's port, then a fresh code from `new_code`."""
+    async with async_playwright() as playwright:
+        browser, panel = await open_side_panel(playwright, chrome)
+        await panel.fill("#port", str(port))
+        await panel.click("#port-form button")
+        await panel.fill("#code", new_code())
+        await panel.click("#pair")
+        await panel.locator(CONNECTED).wait_for(timeout=15_000)
+        await panel.close()
+        await browser.close()
 
 
 async def stop_service_worker(browser: Browser) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import BrowserdHome, mcp_client
+from tests.e2e.backends import Driver
 from tests.e2e.results import text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
@@ -96,10 +97,10 @@ async def status(client: Any, selector: str = "#status") -> str:
 # --- browser_click ---------------------------------------------------------------------------------
 
 
-async def test_clicking_a_tree_folder_answers_with_a_delta_showing_its_children(home: BrowserdHome, site: str) -> None:
+async def test_clicking_a_tree_folder_answers_with_a_delta_showing_its_children(driver: Driver, site: str) -> None:
     """S2-12, S2-64: a click answers what it clicked, the delta snapshot (default) in which the folder
     turns [expanded] and its children appear, and the Playwright code; snapshot none/full as asked."""
-    async with mcp_client(home, args=CODEGEN) as client:
+    async with driver.client(args=CODEGEN) as client:
         opened = await ok(client, "browser_open", {"url": f"{site}/tree.html"})
         documents = ref(text_of(opened), "treeitem", "Documents")
         assert "[collapsed]" in next(line for line in text_of(opened).splitlines() if f"[ref={documents}]" in line)
@@ -282,11 +283,11 @@ referral=REF-42
 nickname=Countess"""
 
 
-async def test_form_filled_with_every_input_kind_submits_what_was_entered(home: BrowserdHome, site: str) -> None:
+async def test_form_filled_with_every_input_kind_submits_what_was_entered(driver: Driver, site: str) -> None:
     """S2-12, S2-14, S2-15, S2-64, S2-67, S2-68, S2-72: fill every text-like kind through its ref,
     select by label and by value (and several in a multi-select), check and uncheck, choose a radio,
     then "Send": the form's result lists exactly what was entered. Reading tools agree with it."""
-    async with mcp_client(home, args=CODEGEN) as client:
+    async with driver.client(args=CODEGEN) as client:
         snapshot = text_of(await ok(client, "browser_open", {"url": f"{site}/form.html"}))
 
         first = True
@@ -689,17 +690,18 @@ async def test_is_reports_visible_enabled_checked_and_editable(home: BrowserdHom
 # --- browser_screenshot -----------------------------------------------------------------------------
 
 
-async def test_screenshots_of_the_viewport_as_png_or_jpeg_and_of_one_element(home: BrowserdHome, site: str) -> None:
+async def test_screenshots_of_the_viewport_as_png_or_jpeg_and_of_one_element(driver: Driver, site: str) -> None:
     """S2-16, S2-73: MCP image content with its mime type; the structured answer gives the size."""
-    async with mcp_client(home) as client:
+    async with driver.client() as client:
         snapshot = text_of(await ok(client, "browser_open", {"url": f"{site}/states.html"}))
 
+        expected = await driver.viewport(client)
         viewport = await ok(client, "browser_screenshot", {})
         mime, data = image_of(viewport)
         assert mime == "image/png"
         size = viewport.structured_content
-        assert (size["width"], size["height"]) == (1280, 800) and size["scaled"] is False
-        assert png_size(data) == (1280, 800)
+        assert (size["width"], size["height"]) == expected and size["scaled"] is False
+        assert png_size(data) == expected
         assert "Screenshot of viewport" in text_of(viewport)
 
         jpeg = await ok(client, "browser_screenshot", {"format": "jpeg", "quality": 50})
@@ -710,7 +712,7 @@ async def test_screenshots_of_the_viewport_as_png_or_jpeg_and_of_one_element(hom
         element = await ok(client, "browser_screenshot", {"target": heading})
         mime, data = image_of(element)
         width, height = png_size(data)
-        assert mime == "image/png" and width < 1280 and height < 800
+        assert mime == "image/png" and width < expected[0] and height < expected[1]
         assert (element.structured_content["width"], element.structured_content["height"]) == (width, height)
         assert "Element states" in text_of(element)
 

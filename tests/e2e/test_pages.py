@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import BrowserdHome, mcp_client
+from tests.e2e.backends import Driver
 from tests.e2e.results import failed, ok, text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
@@ -435,10 +436,10 @@ async def test_very_large_page_is_cut_with_a_note_and_the_daemon_keeps_serving(h
         assert 'button "Press me"' in snapshot_of(after)
 
 
-async def test_snapshot_shows_input_kinds_and_element_states(home: BrowserdHome, site: str) -> None:
+async def test_snapshot_shows_input_kinds_and_element_states(driver: Driver, site: str) -> None:
     """Issue 3 item 4: the kind of each input (email, password, number, date, multi-line) and the checked,
     selected, expanded, collapsed, disabled and pressed states are on the element's line."""
-    async with mcp_client(home) as client:
+    async with driver.client() as client:
         form = snapshot_of(ok(await client.call_tool("browser_open", {"url": f"{site}/form.html"})))
         for label, kind in [
             ('textbox "Email"', "[type=email]"),

@@ -27,6 +27,7 @@ import anyio
 import pytest
 
 from tests.conftest import BrowserdHome, mcp_client
+from tests.e2e.backends import Driver
 from tests.e2e.results import text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
@@ -352,8 +353,8 @@ async def test_new_tab_with_an_unreachable_url_reports_like_browser_open(home: B
         assert new["recoverHint"] == opened["recoverHint"], (new, opened)
 
 
-async def test_tab_can_be_selected_by_index(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home, args=DEVTOOLS) as client:
+async def test_tab_can_be_selected_by_index(driver: Driver, site: str) -> None:
+    async with driver.client(args=DEVTOOLS) as client:
         await call(client, "browser_open", {"url": f"{site}/index.html"})
         await call(client, "browser_tabs", {"action": "new"})
         selected = await call(client, "browser_tabs", {"action": "select", "index": 0})

@@ -12,7 +12,7 @@ from typing import ClassVar, Literal
 
 from playwright.async_api import BrowserContext, Page
 
-from browserd.daemon.errors import CapabilityMissing
+from browserd.daemon.errors import BrowserdError, CapabilityMissing
 from browserd.daemon.policy.proxy import GuardProxy
 
 BackendKind = Literal["playwright", "cdp", "extension"]
@@ -55,6 +55,11 @@ class Backend(ABC):
 
     def closed_note(self, window_id: str) -> str:
         return f"Closed {window_id} and its tabs"
+
+    def departure(self, since: float) -> BrowserdError | None:
+        """Why a call that started at `since` (anyio time) lost its tab, when the tab went away by the
+        user's doing rather than a crash: a failure it caused is reported as this instead. None: no such thing."""
+        return None
 
     def require(self, capability: Capability, window_id: str, hint: str | None = None) -> None:
         if capability not in self.capabilities:

@@ -8,6 +8,7 @@ from playwright.async_api import Browser, Page
 
 from browserd.daemon.bridge.relay import CdpRelay
 from browserd.daemon.bridge.server import BridgeServer
+from browserd.daemon.errors import BrowserdError
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.sessions.backends.base import BackendKind
 from browserd.daemon.sessions.backends.cdp import CdpAttach
@@ -41,6 +42,9 @@ class ExtensionTabs(CdpAttach):
             await super().close(own_pages)
         finally:
             await self.relay.close()
+
+    def departure(self, since: float) -> BrowserdError | None:
+        return self.relay.departure(since)
 
     def closed_note(self, window_id: str) -> str:
         return f"Closed {window_id}: its tabs are closed and the extension's debugger has left the user's Chrome"
