@@ -212,7 +212,7 @@ async def _in_warm_context(services: Services, task: ScrapePageTask, options: di
         done = False
         try:
             if "blocking" not in warm.extras:
-                warm.extras["blocking"] = await task.prepare(warm.context)
+                warm.extras["blocking"] = await task.prepare(warm.context, warm.page)
             blocking = warm.extras["blocking"]
             if blocking is not None:
                 blocking.page_url = task.load.url

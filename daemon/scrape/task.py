@@ -65,15 +65,17 @@ class ScrapePageTask:
     resources: ResourcePolicy | None = None
 
     async def run(self, context: BrowserContext) -> LoadedPage:
-        await self.prepare(context)
-        return await self.load_in(context, await context.new_page())
+        page = await context.new_page()
+        await self.prepare(context, page)
+        return await self.load_in(context, page)
 
-    async def prepare(self, context: BrowserContext) -> Blocking | None:
-        """What a context needs once, before its first page: the readiness counters, the resource policy."""
+    async def prepare(self, context: BrowserContext, page: Page) -> Blocking | None:
+        """What a context needs once, before its first navigation: the readiness counters, the resource policy."""
         await context.add_init_script(script=READINESS_JS)
         if self.resources is None:
             return None
-        return await self.resources.install(context, self.load.url, visual=self.load.format in VISUAL_FORMATS)
+        visual = self.load.format in VISUAL_FORMATS
+        return await self.resources.install(context, page, self.load.url, visual=visual)
 
     async def load_in(self, context: BrowserContext, page: Page) -> LoadedPage:
         load = self.load
