@@ -4,8 +4,8 @@ A scrape navigates to `domcontentloaded` and then waits only while the content i
 
 - the text length of the main-content candidate (main, article, [role=main], else the body) changed
   less than `quiet_ms` ago, or
-- the page's own scripts have work pending that usually brings content: fetch/XHR requests not yet
-  answered, and timers of at most PENDING_TIMER_MS not yet run (late.html adds its paragraph from an
+- the page's own scripts have work pending that usually brings content: script files still loading
+  (async or injected ones), fetch/XHR requests not yet answered, and timers of at most PENDING_TIMER_MS not yet run (late.html adds its paragraph from an
   800 ms timer); timers that timer callbacks set (polling loops, carousels) and setInterval do not
   count. A page that keeps such work going anyway is read once its text has stood still for
   PENDING_PATIENCE_MS.
@@ -57,6 +57,19 @@ READINESS_JS = """(() => {
       return answer;
     };
   }
+  // A script element still loading (an async or injected one, a module's) may yet write the content.
+  const ranScripts = new WeakSet();
+  const ran = (event) => { if (event.target instanceof HTMLScriptElement) ranScripts.add(event.target); };
+  window.addEventListener('load', ran, true);
+  window.addEventListener('error', ran, true);
+  const runnable = /^(|text\/javascript|application\/javascript|module)$/i;
+  const loadingScripts = () => {
+    let count = 0;
+    for (const script of document.scripts) {
+      if (script.src && !script.noModule && !ranScripts.has(script) && runnable.test(script.type.trim())) count += 1;
+    }
+    return count;
+  };
   const realSend = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function (...args) {
     requests += 1;
@@ -64,7 +77,7 @@ READINESS_JS = """(() => {
     return realSend.apply(this, args);
   };
   Object.defineProperty(window, '__browserdReadiness', {
-    value: { pending: () => requests + timers.size, sleep: (ms) => new Promise((r) => realSetTimeout(r, ms)) },
+    value: { pending: () => requests + timers.size + loadingScripts(), sleep: (ms) => new Promise((r) => realSetTimeout(r, ms)) },
   });
 })()""".replace("PENDING_TIMER_MS", str(PENDING_TIMER_MS))
 
