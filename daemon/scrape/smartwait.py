@@ -5,10 +5,10 @@ A scrape navigates to `domcontentloaded` and then waits only while the content i
 - the text length of the main-content candidate (main, article, [role=main], else the body) changed
   less than `quiet_ms` ago, or
 - the page's own scripts have work pending that usually brings content: script files still loading
-  (async or injected ones), fetch/XHR requests not yet answered, and timers of at most PENDING_TIMER_MS not yet run (late.html adds its paragraph from an
-  800 ms timer); timers that timer callbacks set (polling loops, carousels) and setInterval do not
-  count. A page that keeps such work going anyway is read once its text has stood still for
-  PENDING_PATIENCE_MS.
+  (async or injected ones; late-script.html), fetch/XHR requests not yet answered, and timers of at
+  most PENDING_TIMER_MS not yet run (late.html adds its paragraph from an 800 ms timer); timers that
+  timer callbacks set (polling loops, carousels) and setInterval do not count. A page that keeps
+  such work going anyway is read once its text has stood still for PENDING_PATIENCE_MS.
 
 It does not wait for `load` or network idle: images, fonts and third-party scripts hold those back and
 add nothing to the text. The counters come from READINESS_JS, an init script of the scrape's context,
@@ -62,11 +62,12 @@ READINESS_JS = """(() => {
   const ran = (event) => { if (event.target instanceof HTMLScriptElement) ranScripts.add(event.target); };
   window.addEventListener('load', ran, true);
   window.addEventListener('error', ran, true);
-  const runnable = /^(|text\/javascript|application\/javascript|module)$/i;
+  const runnable = ['', 'text/javascript', 'application/javascript', 'module'];
   const loadingScripts = () => {
     let count = 0;
     for (const script of document.scripts) {
-      if (script.src && !script.noModule && !ranScripts.has(script) && runnable.test(script.type.trim())) count += 1;
+      const type = script.type.trim().toLowerCase();
+      if (script.src && !script.noModule && !ranScripts.has(script) && runnable.includes(type)) count += 1;
     }
     return count;
   };
@@ -77,7 +78,10 @@ READINESS_JS = """(() => {
     return realSend.apply(this, args);
   };
   Object.defineProperty(window, '__browserdReadiness', {
-    value: { pending: () => requests + timers.size + loadingScripts(), sleep: (ms) => new Promise((r) => realSetTimeout(r, ms)) },
+    value: {
+      pending: () => requests + timers.size + loadingScripts(),
+      sleep: (ms) => new Promise((r) => realSetTimeout(r, ms)),
+    },
   });
 })()""".replace("PENDING_TIMER_MS", str(PENDING_TIMER_MS))
 
