@@ -189,7 +189,7 @@ async def browser_page(
     block = config.block_resources if request.block_resources is None else request.block_resources
     resources = services.scrape.resources if block else None
     if _poolable(services, request, storage_state):
-        task = ScrapePageTask(load, export_state=export_state, resources=resources)
+        task = ScrapePageTask(load, export_state=export_state, resources=resources, pooled=True)
         options = await context_options(services, request, None)
         return await _in_warm_context(services, task, options, request.profile_id, storage_state)
     async with services.guards.guarding(request.trust_level) as guard:

@@ -63,6 +63,8 @@ class ScrapePageTask:
     guard: GuardProxy | None = None
     # What the page may not load (daemon/scrape/resources.py); None: everything.
     resources: ResourcePolicy | None = None
+    # On a pooled context (daemon/runtime/contexts.py), which starts from cookies only.
+    pooled: bool = False
 
     async def run(self, context: BrowserContext) -> LoadedPage:
         page = await context.new_page()
@@ -111,7 +113,30 @@ class ScrapePageTask:
             raise NavigationTimeout(f"capturing {load.url} timed out", url=load.url) from exc
         if self.export_state:
             try:
-                result.storage_state = dict(await context.storage_state())
+                if self.pooled:
+                    result.storage_state = await _pooled_state(context, page)
+                else:
+                    result.storage_state = dict(await context.storage_state())
             except PlaywrightError:
                 result.storage_state = None
         return result
+
+
+async def _pooled_state(context: BrowserContext, page: Page) -> dict[str, object]:
+    """What `context.storage_state()` answers for a pooled context, without its cost there.
+
+    Playwright's version visits, in a page of its own, every origin the context ever showed that no page
+    shows now; a warm context keeps that list from all its earlier uses, so that grows page after page.
+    A pooled context started from cookies alone and its reset cleared every earlier origin's storage,
+    so only the page's own origin can hold local storage."""
+    entries = await page.evaluate(_LOCAL_STORAGE_JS)
+    origins = []
+    if entries and entries[1]:
+        origins.append({"origin": entries[0], "localStorage": [{"name": k, "value": v} for k, v in entries[1]]})
+    return {"cookies": await context.cookies(), "origins": origins}
+
+
+_LOCAL_STORAGE_JS = """() => {
+  try { return location.origin === 'null' ? null : [location.origin, Object.entries(localStorage)]; }
+  catch (e) { return null; }
+}"""
