@@ -71,6 +71,16 @@ READINESS_JS = """(() => {
     }
     return count;
   };
+  // When the document last changed since it was parsed: the quiet window counts from there, not from
+  // when the scrape first looked, which comes a round trip or more after domcontentloaded.
+  let changedAt = 0;
+  const watch = () => {
+    changedAt = performance.now();
+    const changed = () => { changedAt = performance.now(); };
+    new MutationObserver(changed).observe(document, { childList: true, subtree: true, characterData: true });
+  };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', watch, { once: true });
+  else watch();
   const realSend = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function (...args) {
     requests += 1;
@@ -80,6 +90,7 @@ READINESS_JS = """(() => {
   Object.defineProperty(window, '__browserdReadiness', {
     value: {
       pending: () => requests + timers.size + loadingScripts(),
+      changedAt: () => changedAt,
       sleep: (ms) => new Promise((r) => realSetTimeout(r, ms)),
     },
   });
@@ -94,17 +105,21 @@ _READY_JS = """async ([quietMs, patienceMs, maxMs, pollMs]) => {
   };
   const start = performance.now();
   let last = size();
-  let since = start;
-  while (performance.now() - start < maxMs) {
-    await sleep(pollMs);
+  let since = (readiness && readiness.changedAt()) || start;
+  for (;;) {
     const now = performance.now();
     const length = size();
-    if (length !== last) { last = length; since = now; continue; }
-    const still = now - since;
-    const pending = readiness ? readiness.pending() : 0;
-    if (still >= quietMs && (pending === 0 || still >= patienceMs)) return true;
+    if (length !== last) {
+      last = length;
+      since = now;
+    } else {
+      const still = now - since;
+      const pending = readiness ? readiness.pending() : 0;
+      if (still >= quietMs && (pending === 0 || still >= patienceMs)) return true;
+    }
+    if (now - start >= maxMs) return false;
+    await sleep(pollMs);
   }
-  return false;
 }"""
 
 

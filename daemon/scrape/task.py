@@ -5,6 +5,7 @@ Everything CPU-bound (extraction, markdown) happens after the context is closed,
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -101,14 +102,15 @@ class ScrapePageTask:
         result = LoadedPage(
             final_url=page.url,
             status=reply.status if reply is not None else None,
-            title=await page.title(),
             timed_out=timed_out or not settled,
         )
         try:
+            # The title and the capture are independent round trips: asked together.
             if load.format in VISUAL_FORMATS:
-                result.screenshot = await page.screenshot(full_page=load.format == "fullscreenshot", type="png")
+                shot = page.screenshot(full_page=load.format == "fullscreenshot", type="png")
+                result.title, result.screenshot = await asyncio.gather(page.title(), shot)
             else:
-                result.html = await page.content()
+                result.title, result.html = await asyncio.gather(page.title(), page.content())
         except PlaywrightTimeout as exc:
             raise NavigationTimeout(f"capturing {load.url} timed out", url=load.url) from exc
         if self.export_state:
@@ -129,11 +131,11 @@ async def _pooled_state(context: BrowserContext, page: Page) -> dict[str, object
     shows now; a warm context keeps that list from all its earlier uses, so that grows page after page.
     A pooled context started from cookies alone and its reset cleared every earlier origin's storage,
     so only the page's own origin can hold local storage."""
-    entries = await page.evaluate(_LOCAL_STORAGE_JS)
+    entries, cookies = await asyncio.gather(page.evaluate(_LOCAL_STORAGE_JS), context.cookies())
     origins = []
     if entries and entries[1]:
         origins.append({"origin": entries[0], "localStorage": [{"name": k, "value": v} for k, v in entries[1]]})
-    return {"cookies": await context.cookies(), "origins": origins}
+    return {"cookies": cookies, "origins": origins}
 
 
 _LOCAL_STORAGE_JS = """() => {
