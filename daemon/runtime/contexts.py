@@ -18,7 +18,6 @@ callers open fresh ones (TaskExecutor.run_in_context).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Hashable, Mapping
 from contextlib import suppress
@@ -69,8 +68,6 @@ class ContextPool:
         self.created = 0
         self.reused = 0
         self.leased = 0
-        # Releases under way in the background (held so they are not collected; awaited at close).
-        self._releasing: set[asyncio.Future[None]] = set()
 
     def status(self) -> dict[str, int]:
         """For `browserd status`: contexts waiting, in use, and how often one was made or reused."""
@@ -106,31 +103,20 @@ class ContextPool:
         self.leased += 1
         return WarmContext(browser, context, page, key, cdp, uses=1)
 
-    def release_later(self, warm: WarmContext, reusable: bool) -> None:
-        """`release` in the background: the reset (a navigation, the storage calls) costs the task that
-        used the context nothing; a lease meanwhile takes another idle context or makes one."""
-        task = asyncio.ensure_future(self.release(warm, reusable))
-        self._releasing.add(task)
-        task.add_done_callback(self._releasing.discard)
-
     async def release(self, warm: WarmContext, reusable: bool) -> None:
-        """Back to the pool once reset, or closed; `leased` counts it until then."""
+        """Back to the pool once reset, or closed."""
+        self.leased -= 1
         with anyio.CancelScope(shield=True):
-            try:
-                idle = self._idle.setdefault(warm.key, [])
-                total = sum(len(contexts) for contexts in self._idle.values())
-                room = len(idle) < self._idle_per_key and total < self._idle_total
-                if reusable and room and await _reset(warm):
-                    idle.append(warm)
-                else:
-                    await _close(warm)
-            finally:
-                self.leased -= 1
+            idle = self._idle.setdefault(warm.key, [])
+            total = sum(len(contexts) for contexts in self._idle.values())
+            room = len(idle) < self._idle_per_key and total < self._idle_total
+            if reusable and room and await _reset(warm):
+                idle.append(warm)
+                return
+            await _close(warm)
 
     async def aclose(self) -> None:
         with anyio.CancelScope(shield=True):
-            if self._releasing:
-                await asyncio.gather(*self._releasing, return_exceptions=True)
             for idle in self._idle.values():
                 for warm in idle:
                     await _close(warm)

@@ -135,9 +135,6 @@ async def test_a_login_profile_scrapes_in_warm_contexts_of_its_own(home: Browser
             other = ok(await scrape(client, url=f"{site}/cookies", render="always", profileId="cold"))
             assert "warm=yes" not in text_of(other)
         after = await anyio.to_thread.run_sync(scrape_contexts, home)
-        with anyio.move_on_after(PUBLISH_DEADLINE_S):
-            while after["leased"]:  # the last context is reset after its answer: until it is back
-                after = await anyio.to_thread.run_sync(scrape_contexts, home)
     assert after["reused"] - before["reused"] >= 4, (before, after)
     assert after["leased"] == 0 and after["idle"] >= 2, after
 
