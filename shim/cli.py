@@ -102,6 +102,12 @@ def status(as_json: bool) -> None:
         f" ({browser['executable'] or 'no executable found'})"
     )
     click.echo(f"memory: daemon {memory['daemonRssKiB'] // 1024} MiB, browser {memory['browserPssKiB'] // 1024} MiB")
+    pool = data.get("scrapeContexts") or {}
+    if pool:
+        click.echo(
+            f"scrape contexts: {pool['idle']} idle, {pool['leased']} in use; "
+            f"{pool['created']} created, {pool['reused']} reuses"
+        )
     click.echo(f"sessions: {len(data['sessions'])}")
     for session in data["sessions"]:
         kept = ""

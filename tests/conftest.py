@@ -67,7 +67,8 @@ GATES = Gates()
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
     """Static files from tests/site, plus endpoints for what static files cannot do:
 
-    /slow?ms=N answers after N ms; /hang never answers; /status?code=N answers with that status;
+    /slow?ms=N answers after N ms; /late.js?ms=N answers after N ms with a script that adds a paragraph
+    "Written by a late script" to #later; /hang never answers; /status?code=N answers with that status;
     /headers echoes the request headers as JSON; /set-cookie?name=value sets a cookie and
     /cookies shows the Cookie header the browser sent; /members answers 200 only to a session cookie;
     /gen/<n>/<i>.html is page i of a generated n-page site (generated_page).
@@ -149,6 +150,13 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             return
         if url.path == "/download":
             self._attachment(query.get("name", "file.bin"), int(query.get("ms", "0")), "broken" in query)
+            return
+        if url.path == "/late.js":
+            time.sleep(int(query.get("ms", "700")) / 1000)
+            script = (
+                b"document.getElementById('later').insertAdjacentHTML('beforeend', '<p>Written by a late script</p>');"
+            )
+            self._send(200, script, "text/javascript")
             return
         if url.path == "/slow":
             delay_ms = int(urllib.parse.parse_qs(url.query).get("ms", ["3000"])[0])

@@ -8,14 +8,18 @@ session storage, navigates to about:blank, deletes every cookie and clears the s
 IndexedDB, cache storage, service workers) of every origin the task visited. A context whose reset
 fails, or whose browser went away, is closed rather than reused.
 
-Contexts carrying a login's storage state or a per-context proxy are not pooled: their callers open
-fresh ones (TaskExecutor.run_in_context).
+A login's cookies are pooled too, under a key of their own (the caller puts the profile in the key, so
+no context ever passes from one profile to another): a fresh context starts from the storage state, a
+reused one gets the state's cookies back after its reset, so every use starts from exactly the state
+it was given. A state with local storage is not pooled (`poolable_state`): CDP can only write an
+origin's local storage from a frame of that origin. Nor are contexts with a per-context proxy: their
+callers open fresh ones (TaskExecutor.run_in_context).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,7 +32,14 @@ from playwright.async_api import Error as PlaywrightError
 log = logging.getLogger(__name__)
 
 IDLE_PER_KEY = 4
+# Over all keys: each idle context holds a renderer, and every login profile has a key of its own.
+IDLE_TOTAL = 12
 RESET_TIMEOUT_S = 5
+
+
+def poolable_state(state: Mapping[str, Any] | None) -> bool:
+    """Whether a context starting from `state` may be pooled: no state, or cookies only."""
+    return not state or not any(origin.get("localStorage") for origin in state.get("origins") or ())
 
 
 @dataclass
@@ -50,22 +61,36 @@ class WarmContext:
 
 
 class ContextPool:
-    def __init__(self, idle_per_key: int = IDLE_PER_KEY) -> None:
+    def __init__(self, idle_per_key: int = IDLE_PER_KEY, idle_total: int = IDLE_TOTAL) -> None:
         self._idle: dict[Hashable, list[WarmContext]] = {}
         self._idle_per_key = idle_per_key
+        self._idle_total = idle_total
         self.created = 0
         self.reused = 0
+        self.leased = 0
 
-    async def lease(self, browser: Browser, key: Hashable, options: dict[str, Any]) -> WarmContext:
-        """An idle context of `key` on this browser, else a new one with `options`."""
+    def status(self) -> dict[str, int]:
+        """For `browserd status`: contexts waiting, in use, and how often one was made or reused."""
+        idle = sum(len(contexts) for contexts in self._idle.values())
+        return {"idle": idle, "leased": self.leased, "created": self.created, "reused": self.reused}
+
+    async def lease(
+        self, browser: Browser, key: Hashable, options: dict[str, Any], state: Mapping[str, Any] | None = None
+    ) -> WarmContext:
+        """An idle context of `key` on this browser given `state`'s cookies, else a new one with `options`
+        starting from `state` (which `poolable_state` must accept)."""
         idle = self._idle.get(key, [])
         while idle:
             warm = idle.pop()
-            if warm.browser is browser and browser.is_connected() and not warm.page.is_closed():
+            usable = warm.browser is browser and browser.is_connected() and not warm.page.is_closed()
+            if usable and await _restore(warm, state):
                 warm.uses += 1
                 self.reused += 1
+                self.leased += 1
                 return warm
             await _close(warm)
+        if state:
+            options = {**options, "storage_state": state}
         context = await browser.new_context(**options)
         try:
             page = await context.new_page()
@@ -75,13 +100,17 @@ class ContextPool:
                 await context.close()
             raise
         self.created += 1
+        self.leased += 1
         return WarmContext(browser, context, page, key, cdp, uses=1)
 
     async def release(self, warm: WarmContext, reusable: bool) -> None:
         """Back to the pool once reset, or closed."""
+        self.leased -= 1
         with anyio.CancelScope(shield=True):
             idle = self._idle.setdefault(warm.key, [])
-            if reusable and len(idle) < self._idle_per_key and await _reset(warm):
+            total = sum(len(contexts) for contexts in self._idle.values())
+            room = len(idle) < self._idle_per_key and total < self._idle_total
+            if reusable and room and await _reset(warm):
                 idle.append(warm)
                 return
             await _close(warm)
@@ -111,6 +140,20 @@ async def _reset(warm: WarmContext) -> bool:
             return True
     except (PlaywrightError, TimeoutError) as exc:
         log.debug("a warm context could not be reset; closing it: %s", exc)
+        return False
+
+
+async def _restore(warm: WarmContext, state: Mapping[str, Any] | None) -> bool:
+    """Give a reset context the cookies of the state its lease starts from; False: it cannot be used."""
+    cookies = list((state or {}).get("cookies") or ())
+    if not cookies:
+        return True
+    try:
+        with anyio.fail_after(RESET_TIMEOUT_S):
+            await warm.context.add_cookies(cookies)
+        return True
+    except (PlaywrightError, TimeoutError) as exc:
+        log.debug("a warm context could not take its state's cookies; closing it: %s", exc)
         return False
 
 

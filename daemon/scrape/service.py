@@ -17,6 +17,7 @@ import anyio
 
 from browserd.daemon.errors import BrowserdError, ExecutionError, NotSupported, UrlNotAllowed
 from browserd.daemon.runtime.browser import proxy_option
+from browserd.daemon.runtime.contexts import poolable_state
 from browserd.daemon.scrape.extract import Extraction, Link, extract, extract_links, page_metadata
 from browserd.daemon.scrape.fetch import (
     FetchFailed,
@@ -188,8 +189,9 @@ async def browser_page(
     block = config.block_resources if request.block_resources is None else request.block_resources
     resources = services.scrape.resources if block else None
     if _poolable(services, request, storage_state):
-        task = ScrapePageTask(load, export_state=export_state, resources=resources)
-        return await _in_warm_context(services, task, await context_options(services, request, None))
+        task = ScrapePageTask(load, export_state=export_state, resources=resources, pooled=True)
+        options = await context_options(services, request, None)
+        return await _in_warm_context(services, task, options, request.profile_id, storage_state)
     async with services.guards.guarding(request.trust_level) as guard:
         task = ScrapePageTask(load, export_state=export_state, guard=guard, resources=resources)
         options = await context_options(services, request, storage_state) | (guard.context_options if guard else {})
@@ -197,22 +199,32 @@ async def browser_page(
 
 
 def _poolable(services: Services, request: ScrapeRequest, storage_state: Mapping[str, Any] | None) -> bool:
-    """A warm context serves pages with no login state to start from, no own proxy and no URL guard."""
-    empty = not storage_state or not (storage_state.get("cookies") or storage_state.get("origins"))
-    return empty and not request.proxy and not services.guards.policy.guarded(request.trust_level)
+    """A warm context serves pages whose login state is cookies only, with no own proxy and no URL guard."""
+    return (
+        poolable_state(storage_state) and not request.proxy and not services.guards.policy.guarded(request.trust_level)
+    )
 
 
-async def _in_warm_context(services: Services, task: ScrapePageTask, options: dict[str, Any]) -> LoadedPage:
-    """`task` on the page of a pooled context (daemon/runtime/contexts.py), within the executor's limits."""
+async def _in_warm_context(
+    services: Services,
+    task: ScrapePageTask,
+    options: dict[str, Any],
+    profile_id: str,
+    storage_state: Mapping[str, Any] | None,
+) -> LoadedPage:
+    """`task` on the page of a pooled context (daemon/runtime/contexts.py), within the executor's limits.
+    A profile's cookies get contexts of their own: a reset leaves the HTTP cache, which may hold pages
+    those cookies opened."""
     pool = services.scrape.contexts
-    key = (task.resources is not None, task.load.format in VISUAL_FORMATS, repr(sorted(options.items())))
+    owner = profile_id if storage_state and storage_state.get("cookies") else ""
+    key = (owner, task.resources is not None, task.load.format in VISUAL_FORMATS, repr(sorted(options.items())))
 
     async def work() -> LoadedPage:
-        warm = await pool.lease(await services.runtime.browser(), key, options)
+        warm = await pool.lease(await services.runtime.browser(), key, options, storage_state)
         done = False
         try:
             if "blocking" not in warm.extras:
-                warm.extras["blocking"] = await task.prepare(warm.context)
+                warm.extras["blocking"] = await task.prepare(warm.context, warm.page)
             blocking = warm.extras["blocking"]
             if blocking is not None:
                 blocking.page_url = task.load.url

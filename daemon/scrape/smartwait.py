@@ -4,11 +4,11 @@ A scrape navigates to `domcontentloaded` and then waits only while the content i
 
 - the text length of the main-content candidate (main, article, [role=main], else the body) changed
   less than `quiet_ms` ago, or
-- the page's own scripts have work pending that usually brings content: fetch/XHR requests not yet
-  answered, and timers of at most PENDING_TIMER_MS not yet run (late.html adds its paragraph from an
-  800 ms timer); timers that timer callbacks set (polling loops, carousels) and setInterval do not
-  count. A page that keeps such work going anyway is read once its text has stood still for
-  PENDING_PATIENCE_MS.
+- the page's own scripts have work pending that usually brings content: script files still loading
+  (async or injected ones; late-script.html), fetch/XHR requests not yet answered, and timers of at
+  most PENDING_TIMER_MS not yet run (late.html adds its paragraph from an 800 ms timer); timers that
+  timer callbacks set (polling loops, carousels) and setInterval do not count. A page that keeps
+  such work going anyway is read once its text has stood still for PENDING_PATIENCE_MS.
 
 It does not wait for `load` or network idle: images, fonts and third-party scripts hold those back and
 add nothing to the text. The counters come from READINESS_JS, an init script of the scrape's context,
@@ -57,6 +57,30 @@ READINESS_JS = """(() => {
       return answer;
     };
   }
+  // A script element still loading (an async or injected one, a module's) may yet write the content.
+  const ranScripts = new WeakSet();
+  const ran = (event) => { if (event.target instanceof HTMLScriptElement) ranScripts.add(event.target); };
+  window.addEventListener('load', ran, true);
+  window.addEventListener('error', ran, true);
+  const runnable = ['', 'text/javascript', 'application/javascript', 'module'];
+  const loadingScripts = () => {
+    let count = 0;
+    for (const script of document.scripts) {
+      const type = script.type.trim().toLowerCase();
+      if (script.src && !script.noModule && !ranScripts.has(script) && runnable.includes(type)) count += 1;
+    }
+    return count;
+  };
+  // When the document last changed since it was parsed: the quiet window counts from there, not from
+  // when the scrape first looked, which comes a round trip or more after domcontentloaded.
+  let changedAt = 0;
+  const watch = () => {
+    changedAt = performance.now();
+    const changed = () => { changedAt = performance.now(); };
+    new MutationObserver(changed).observe(document, { childList: true, subtree: true, characterData: true });
+  };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', watch, { once: true });
+  else watch();
   const realSend = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function (...args) {
     requests += 1;
@@ -64,7 +88,11 @@ READINESS_JS = """(() => {
     return realSend.apply(this, args);
   };
   Object.defineProperty(window, '__browserdReadiness', {
-    value: { pending: () => requests + timers.size, sleep: (ms) => new Promise((r) => realSetTimeout(r, ms)) },
+    value: {
+      pending: () => requests + timers.size + loadingScripts(),
+      changedAt: () => changedAt,
+      sleep: (ms) => new Promise((r) => realSetTimeout(r, ms)),
+    },
   });
 })()""".replace("PENDING_TIMER_MS", str(PENDING_TIMER_MS))
 
@@ -77,17 +105,21 @@ _READY_JS = """async ([quietMs, patienceMs, maxMs, pollMs]) => {
   };
   const start = performance.now();
   let last = size();
-  let since = start;
-  while (performance.now() - start < maxMs) {
-    await sleep(pollMs);
+  let since = (readiness && readiness.changedAt()) || start;
+  for (;;) {
     const now = performance.now();
     const length = size();
-    if (length !== last) { last = length; since = now; continue; }
-    const still = now - since;
-    const pending = readiness ? readiness.pending() : 0;
-    if (still >= quietMs && (pending === 0 || still >= patienceMs)) return true;
+    if (length !== last) {
+      last = length;
+      since = now;
+    } else {
+      const still = now - since;
+      const pending = readiness ? readiness.pending() : 0;
+      if (still >= quietMs && (pending === 0 || still >= patienceMs)) return true;
+    }
+    if (now - start >= maxMs) return false;
+    await sleep(pollMs);
   }
-  return false;
 }"""
 
 

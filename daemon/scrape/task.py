@@ -5,6 +5,7 @@ Everything CPU-bound (extraction, markdown) happens after the context is closed,
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -63,17 +64,21 @@ class ScrapePageTask:
     guard: GuardProxy | None = None
     # What the page may not load (daemon/scrape/resources.py); None: everything.
     resources: ResourcePolicy | None = None
+    # On a pooled context (daemon/runtime/contexts.py), which starts from cookies only.
+    pooled: bool = False
 
     async def run(self, context: BrowserContext) -> LoadedPage:
-        await self.prepare(context)
-        return await self.load_in(context, await context.new_page())
+        page = await context.new_page()
+        await self.prepare(context, page)
+        return await self.load_in(context, page)
 
-    async def prepare(self, context: BrowserContext) -> Blocking | None:
-        """What a context needs once, before its first page: the readiness counters, the resource policy."""
+    async def prepare(self, context: BrowserContext, page: Page) -> Blocking | None:
+        """What a context needs once, before its first navigation: the readiness counters, the resource policy."""
         await context.add_init_script(script=READINESS_JS)
         if self.resources is None:
             return None
-        return await self.resources.install(context, self.load.url, visual=self.load.format in VISUAL_FORMATS)
+        visual = self.load.format in VISUAL_FORMATS
+        return await self.resources.install(context, page, self.load.url, visual=visual)
 
     async def load_in(self, context: BrowserContext, page: Page) -> LoadedPage:
         load = self.load
@@ -97,19 +102,43 @@ class ScrapePageTask:
         result = LoadedPage(
             final_url=page.url,
             status=reply.status if reply is not None else None,
-            title=await page.title(),
             timed_out=timed_out or not settled,
         )
         try:
+            # The title and the capture are independent round trips: asked together.
             if load.format in VISUAL_FORMATS:
-                result.screenshot = await page.screenshot(full_page=load.format == "fullscreenshot", type="png")
+                shot = page.screenshot(full_page=load.format == "fullscreenshot", type="png")
+                result.title, result.screenshot = await asyncio.gather(page.title(), shot)
             else:
-                result.html = await page.content()
+                result.title, result.html = await asyncio.gather(page.title(), page.content())
         except PlaywrightTimeout as exc:
             raise NavigationTimeout(f"capturing {load.url} timed out", url=load.url) from exc
         if self.export_state:
             try:
-                result.storage_state = dict(await context.storage_state())
+                if self.pooled:
+                    result.storage_state = await _pooled_state(context, page)
+                else:
+                    result.storage_state = dict(await context.storage_state())
             except PlaywrightError:
                 result.storage_state = None
         return result
+
+
+async def _pooled_state(context: BrowserContext, page: Page) -> dict[str, object]:
+    """What `context.storage_state()` answers for a pooled context, without its cost there.
+
+    Playwright's version visits, in a page of its own, every origin the context ever showed that no page
+    shows now; a warm context keeps that list from all its earlier uses, so that grows page after page.
+    A pooled context started from cookies alone and its reset cleared every earlier origin's storage,
+    so only the page's own origin can hold local storage."""
+    entries, cookies = await asyncio.gather(page.evaluate(_LOCAL_STORAGE_JS), context.cookies())
+    origins = []
+    if entries and entries[1]:
+        origins.append({"origin": entries[0], "localStorage": [{"name": k, "value": v} for k, v in entries[1]]})
+    return {"cookies": cookies, "origins": origins}
+
+
+_LOCAL_STORAGE_JS = """() => {
+  try { return location.origin === 'null' ? null : [location.origin, Object.entries(localStorage)]; }
+  catch (e) { return null; }
+}"""

@@ -146,6 +146,7 @@ class Daemon:
                 "browserPssKiB": tree_pss_kib(browser_pid) if browser_pid else 0,
             },
             "executor": {"running": self.services.executor.running, "waiting": self.services.executor.waiting},
+            "scrapeContexts": self.services.scrape.contexts.status(),
             "tasks": window_task_counts(),
             "idle": {"idleExitS": self.idle.idle_exit_s, "heldBy": dict(self.idle.holders)},
             "bridge": self.services.bridge.status(),

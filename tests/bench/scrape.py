@@ -347,7 +347,7 @@ def measure_extraction(data: Path | None, limit: int, figures: Figures) -> None:
 # -- 5. speed (issue 12): real article pages, fast path against browser, the Playwright floor ----------
 
 
-def serve_articles(count: int) -> tuple[_Server, str, list[str], Path]:
+def serve_articles(count: int, data: Path | None) -> tuple[_Server, str, list[str], Path]:
     """The first `count` real pages of extraction-dev, served on 127.0.0.1 as a0.html, a1.html, ...
 
     They keep their third-party <script>, <img> and <iframe> tags; the browsers of this benchmark
@@ -355,23 +355,31 @@ def serve_articles(count: int) -> tuple[_Server, str, list[str], Path]:
     """
     from tests.bench import extraction
 
+    data = data or extraction.DEV_DATA
     folder = short_temp_dir("bd-articles-")
     names = []
-    for index, source in enumerate(sorted((extraction.DEV_DATA / "html").glob("*.html.gz"))[:count]):
+    for index, source in enumerate(sorted((data / "html").glob("*.html.gz"))[:count]):
         (folder / f"a{index}.html").write_bytes(gzip.decompress(source.read_bytes()))
         names.append(f"a{index}.html")
     if not names:
-        raise BenchError(f"no pages in {extraction.DEV_DATA / 'html'}")
+        raise BenchError(f"no pages in {data / 'html'}")
     server = _QuietServer(("127.0.0.1", 0), functools.partial(_QuietFiles, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}", names, folder
 
 
 def measure_speed(
-    home: BrowserdHome, articles: str, names: list[str], rounds: int, budget: Budget, figures: Figures
+    home: BrowserdHome,
+    articles: str,
+    names: list[str],
+    rounds: int,
+    budget: Budget,
+    figures: Figures,
+    modes: list[str],
 ) -> None:
     urls = [f"{articles}/{name}" for _ in range(rounds) for name in names]
-    for mode, arguments in SPEED_MODES.items():
+    for mode in modes:
+        arguments = SPEED_MODES[mode]
         for count in CLIENTS:
             print(f"  browserd {mode}, {count} client(s)", file=sys.stderr)
             row, runs = run_clients(home, urls, count, arguments, budget)
@@ -584,14 +592,22 @@ def main() -> int:
     parser.add_argument("--sections", default=",".join(SECTIONS), help=f"some of {', '.join(SECTIONS)}")
     parser.add_argument("--skip-extraction", action="store_true", help="leave out the extraction-dev score")
     parser.add_argument("--extraction-limit", type=int, default=0, help="score only the first N pages")
-    parser.add_argument("--data", type=Path, default=None, help="extraction-dev folder (with score.py)")
+    parser.add_argument("--data", type=Path, default=None, help="extraction-dev folder (score.py; speed articles)")
     parser.add_argument("--budget-s", type=float, default=900, help="wall-clock cap for the browser sections")
     parser.add_argument("--articles", type=int, default=10, help="real extraction-dev pages in the speed section")
     parser.add_argument("--speed-rounds", type=int, default=2, help="times over the articles per speed row")
+    parser.add_argument(
+        "--speed-modes",
+        default=",".join(SPEED_MODES),
+        help=f"the browserd rows of the speed section, some of {', '.join(SPEED_MODES)} (the floor always runs)",
+    )
     args = parser.parse_args()
     runs = max(1, min(args.runs, MAX_RUNS))
     rounds = max(1, min(args.rounds, MAX_ROUNDS))
     sections = {s.strip() for s in args.sections.split(",") if s.strip()}
+    speed_modes = [m.strip() for m in args.speed_modes.split(",") if m.strip()]
+    if unknown := [m for m in speed_modes if m not in SPEED_MODES]:
+        parser.error(f"--speed-modes: unknown {', '.join(unknown)}; choose from {', '.join(SPEED_MODES)}")
     if args.skip_extraction:
         sections.discard("extraction")
     pages = [p.strip() for p in args.pages.split(",") if p.strip()] or sorted(
@@ -644,9 +660,9 @@ def main() -> int:
                 measure_split(shim, site, args.page, runs, budget, figures)
 
         def speed() -> None:
-            articles, base, names, folder = serve_articles(args.articles)
+            articles, base, names, folder = serve_articles(args.articles, args.data)
             try:
-                measure_speed(home, base, names, max(1, args.speed_rounds), budget, figures)
+                measure_speed(home, base, names, max(1, args.speed_rounds), budget, figures, speed_modes)
             finally:
                 articles.shutdown()
                 articles.server_close()

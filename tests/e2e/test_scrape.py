@@ -206,6 +206,14 @@ async def test_tc03_smart_wait_gives_a_stable_result_with_late_content(module_ho
     assert all(seen), f"late content seen in {sum(seen)} of {len(seen)} default scrapes"
 
 
+async def test_tc03_smart_wait_waits_for_a_script_still_loading(module_home: BrowserdHome, site: str) -> None:
+    """D-21: an async script that arrives 700 ms after the page and only then writes the content (the page
+    is quiet and has no request or timer of its own pending until then) is waited for."""
+    async with mcp_client(module_home, args=SCRAPE_TOOLS) as client:
+        result = ok(await scrape(client, url=f"{site}/late-script.html", render="always"))
+    assert "Written by a late script" in text_of(result)
+
+
 # TC-04: main content and its fallback
 
 

@@ -9,6 +9,7 @@ shows they never left the browser.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -107,6 +108,35 @@ async def test_cookies_go_both_ways_on_the_fast_path(home: BrowserdHome, site: s
         # The fast path's pooled connections keep no cookies: another profile sends none of speed's.
         other = ok(await scrape(client, url=f"{site}/cookies", render="never", profileId="other"))
         assert "fast=yes" not in text_of(other)
+
+
+def scrape_contexts(home: BrowserdHome) -> dict[str, int]:
+    """The warm scrape contexts' counters of `browserd status --json`."""
+    done = home.browserd("status", "--json", timeout=30)
+    assert done.returncode == 0, done.stderr
+    counters: dict[str, int] = json.loads(done.stdout)["scrapeContexts"]
+    return counters
+
+
+async def test_a_login_profile_scrapes_in_warm_contexts_of_its_own(home: BrowserdHome, site: str) -> None:
+    """A profile with cookies loads its pages in pooled contexts (status counts the reuses), each page
+    starting with the profile's cookies; another profile's pages, on warm contexts too, never see them."""
+    async with mcp_client(home, args=SCRAPE_TOOLS) as client:
+        ok(await scrape(client, url=f"{site}/set-cookie?warm=yes", render="always", profileId="warm"))
+        seen = ""
+        with anyio.move_on_after(PUBLISH_DEADLINE_S):
+            while "warm=yes" not in seen:  # published after a debounce: poll until it is there
+                seen = text_of(ok(await scrape(client, url=f"{site}/cookies", render="always", profileId="warm")))
+        assert "warm=yes" in seen, f"the cookie never reached the profile: {seen!r}"
+        before = await anyio.to_thread.run_sync(scrape_contexts, home)
+        for _ in range(3):
+            mine = ok(await scrape(client, url=f"{site}/cookies", render="always", profileId="warm"))
+            assert "warm=yes" in text_of(mine)
+            other = ok(await scrape(client, url=f"{site}/cookies", render="always", profileId="cold"))
+            assert "warm=yes" not in text_of(other)
+        after = await anyio.to_thread.run_sync(scrape_contexts, home)
+    assert after["reused"] - before["reused"] >= 4, (before, after)
+    assert after["leased"] == 0 and after["idle"] >= 2, after
 
 
 async def test_render_never_refuses_what_is_not_html(home: BrowserdHome, site: str) -> None:
