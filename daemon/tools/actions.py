@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from browserd.daemon.errors import ElementNotInteractable, InvalidParameter
+from browserd.daemon.sessions.checkables import set_checked
 from browserd.daemon.sessions.fields import FieldInfo, check_taken, field_info, input_value
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.sessions.tab import Tab
@@ -229,8 +230,10 @@ async def _set_checked(tab: Tab, params: TargetParams, response: Response, check
     verb = "check" if checked else "uncheck"
     await usable(target, verb)
     with action_errors(verb, target.described):
-        await target.locator.set_checked(checked, timeout=params.timeout)
+        note = await set_checked(target.locator, target.described, checked, params.timeout)
     _done(response, "Checked" if checked else "Unchecked", target, f"{verb}()")
+    if note:
+        response.text(note)
 
 
 @tab_tool("browser_check", "pages", "Tick a checkbox or choose a radio button.", TargetParams)

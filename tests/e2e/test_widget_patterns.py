@@ -1,0 +1,71 @@
+"""The agent loop on the markup of popular widget libraries (issue 10): the official MCP SDK client, a real
+`browserd mcp` shim, the daemon and Chromium, on tests/site/w-*.html pages rebuilt by hand from how those
+libraries render (Select2, react-select, Bootstrap custom controls, Material checkboxes, cookie banners,
+modals, rich-text editors, flatpickr, menus, keyed lists, shadow roots, cross-origin frames, sortables).
+
+Each test acts as an agent would: it reads refs from the snapshot text, acts, and checks what the page
+itself reports (its status line), never the daemon's own word for it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.conftest import BrowserdHome, mcp_client
+from tests.e2e.results import text_of
+from tests.e2e.test_actions import fails, ok, ref, status
+
+pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
+
+QUICK_MS = 2_000
+
+
+async def snapshot(client: Any) -> str:
+    return text_of(await ok(client, "browser_snapshot", {}))
+
+
+async def act(client: Any, tool: str, target: str, **args: Any) -> str:
+    """One action without a snapshot in its answer; the answer's text."""
+    return text_of(await ok(client, tool, {"target": target, "snapshot": "none", **args}))
+
+
+# --- custom checkboxes, radios and switches ----------------------------------------------------------
+
+
+async def test_check_toggles_inputs_that_themes_hide_behind_their_labels(home: BrowserdHome, site: str) -> None:
+    """Bootstrap's opacity-0 input under its label, a display:none input, sr-only radios and a Material
+    input laid over its drawing: browser_check ticks each through what a person clicks, and says so."""
+    async with mcp_client(home) as client:
+        opened = text_of(await ok(client, "browser_open", {"url": f"{site}/w-checks.html"}))
+        for target in (ref(opened, "checkbox", "Send me the newsletter"), ref(opened, "radio", "Express shipping")):
+            checked = await act(client, "browser_check", target)
+            assert "label was clicked" in checked, checked
+        await act(client, "browser_check", ref(opened, "checkbox", "Gift wrap"))
+        await act(client, "browser_check", ref(opened, "radio", "Yearly"))
+        # The display:none inputs are not in the snapshot: their paragraph (or a selector) stands for them.
+        await act(client, "browser_check", ref(opened, "paragraph", "☐ I agree to the terms"))
+        await act(client, "browser_check", "#remember")
+        assert await status(client) == (
+            "newsletter=on; ship=express; gift=on; terms=on; remember=on; billing=yearly; dark=false; "
+            "notify=false; autosave=true"
+        )
+        again = await act(client, "browser_check", "#terms")
+        assert "already checked" in again, "a second check leaves it ticked"
+        await act(client, "browser_uncheck", ref(opened, "checkbox", "Send me the newsletter"))
+        assert (await status(client)).startswith("ship=express;")
+
+
+async def test_check_flips_switches_and_points_stateless_toggles_to_click(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home) as client:
+        opened = text_of(await ok(client, "browser_open", {"url": f"{site}/w-checks.html"}))
+        await act(client, "browser_check", ref(opened, "switch", "Dark mode"))
+        await act(client, "browser_uncheck", ref(opened, "checkbox", "✔ Autosave drafts"))
+        assert await status(client) == "ship=standard; billing=monthly; dark=true; notify=false; autosave=false"
+        error = await fails(client, "browser_check", {"target": "#notify"}, "ELEMENT_NOT_INTERACTABLE")
+        assert "browser_click" in error["recoverHint"], error
+        radio = await fails(client, "browser_uncheck", {"target": "#ship-std"}, "ELEMENT_NOT_INTERACTABLE")
+        assert "browser_check" in radio["recoverHint"], radio
+        await act(client, "browser_click", "#notify")
+        assert "notify=true" in await status(client), "the daemon keeps serving after the errors"
