@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import msgspec
+from playwright.async_api import ElementHandle
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from browserd.daemon.errors import ElementNotInteractable, InvalidParameter
+from browserd.daemon.errors import ElementNotFound, ElementNotInteractable, InvalidParameter
 from browserd.daemon.sessions.checkables import set_checked
+from browserd.daemon.sessions.choices import native_options, native_select, pick_options
 from browserd.daemon.sessions.fields import FieldInfo, check_taken, field_info, input_value
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.sessions.tab import Tab
@@ -208,21 +211,55 @@ async def browser_hover(ctx: ToolContext, tab: Tab, params: TargetParams, respon
     _done(response, "Hovered over", target, "hover()")
 
 
-@tab_tool("browser_select", "pages", "Choose options of a select element by value or by label.", SelectParams)
+@tab_tool(
+    "browser_select",
+    "pages",
+    "Choose options of a select by value or label: a native <select> or a custom one "
+    "(Select2, react-select, an ARIA combobox), opened and picked from as a person would.",
+    SelectParams,
+)
 async def browser_select(ctx: ToolContext, tab: Tab, params: SelectParams, response: Response) -> None:
     if not params.values and not params.labels:
         raise InvalidParameter("give values or labels to select", field="values")
     target = await locate(tab, params.target)
     choice: dict[str, Any] = {"value": params.values} if params.values else {"label": params.labels}
+    code = f"select_option({', '.join(f'{k}={v!r}' for k, v in choice.items())})"
     with action_errors("select", target.described):
-        chosen = await target.locator.select_option(**choice, timeout=params.timeout)
+        select = await native_select(target.locator, params.timeout)
+        if select is None:
+            wanted = params.labels or params.values or []
+            await pick_options(tab.page, target.locator, wanted, target.described, _timeout(ctx, params.timeout))
+            response.data({"selected": wanted})
+            _done(response, f"Selected {', '.join(wanted)} in", target, "click()")
+            response.text("It is a custom select: it was opened and the option clicked.")
+            return
+        try:
+            mirrored = not await select.evaluate("(s, t) => s === t", await target.locator.element_handle())
+            # A library's hidden <select> is not for people to see, so Playwright's visibility wait is skipped.
+            chosen = await select.select_option(**choice, timeout=params.timeout, force=mirrored)
+        except PlaywrightTimeout as exc:
+            raise await _missing_option(select, target, choice) from exc
+        finally:
+            await select.dispose()
     response.data({"selected": chosen})
-    _done(
-        response,
-        f"Selected {', '.join(chosen)} in",
-        target,
-        f"select_option({', '.join(f'{k}={v!r}' for k, v in choice.items())})",
+    _done(response, f"Selected {', '.join(chosen)} in", target, code)
+    if mirrored:
+        response.text("It is a custom select: the hidden <select> it mirrors was set.")
+
+
+async def _missing_option(select: ElementHandle, target: Target, choice: dict[str, Any]) -> ElementNotFound:
+    labels = await native_options(select)
+    kind, wanted = next(iter(choice.items()))
+    return ElementNotFound(
+        f"{target.described} has no option with {kind} {', '.join(map(repr, wanted))}; its options are "
+        + ", ".join(map(repr, labels)),
+        hint="Pass labels (or values) from that list.",
+        options=labels,
     )
+
+
+def _timeout(ctx: ToolContext, timeout_ms: float | None) -> float:
+    return timeout_ms if timeout_ms is not None else ctx.services.config.browser.action_timeout_ms
 
 
 async def _set_checked(tab: Tab, params: TargetParams, response: Response, checked: bool) -> None:

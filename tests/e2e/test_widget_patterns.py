@@ -69,3 +69,42 @@ async def test_check_flips_switches_and_points_stateless_toggles_to_click(home: 
         assert "browser_check" in radio["recoverHint"], radio
         await act(client, "browser_click", "#notify")
         assert "notify=true" in await status(client), "the daemon keeps serving after the errors"
+
+
+# --- custom selects ------------------------------------------------------------------------------------
+
+
+async def test_select_picks_in_select2_react_select_aria_and_plain_dropdowns(home: BrowserdHome, site: str) -> None:
+    """browser_select on the combobox an agent sees: Select2's hidden <select> is set (the widget mirrors
+    it), react-select and an ARIA combobox are opened and their option clicked, and a dropdown without any
+    ARIA is picked from by its visible text."""
+    async with mcp_client(home) as client:
+        opened = text_of(await ok(client, "browser_open", {"url": f"{site}/w-select.html"}))
+        country = ref(opened, "combobox", "Pick one")
+        mirrored = await act(client, "browser_select", country, labels=["Germany"])
+        assert "hidden <select>" in mirrored, mirrored
+        await act(client, "browser_select", ref(opened, "combobox", "Flavour"), labels=["Vanilla"])
+        await act(client, "browser_select", ref(opened, "combobox", "Size"), values=["Large"])
+        await act(client, "browser_select", ref(opened, "generic", "Newest"), labels=["Oldest"])
+        assert await status(client) == "country=de; flavour=van; size=Large; sort=Oldest"
+        shown = await snapshot(client)
+        assert 'combobox "Germany"' in shown, "Select2 mirrors what was set in its <select>"
+
+
+async def test_select_names_the_options_there_are_when_one_is_missing(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home) as client:
+        opened = text_of(await ok(client, "browser_open", {"url": f"{site}/w-select.html"}))
+        size = ref(opened, "combobox", "Size")
+        error = await fails(client, "browser_select", {"target": size, "labels": ["Huge"]}, "ELEMENT_NOT_FOUND")
+        assert "'Small', 'Medium', 'Large', 'Extra large'" in error["error"], error
+        native = await fails(
+            client,
+            "browser_select",
+            {"target": "#country", "labels": ["Spain"], "timeout": QUICK_MS},
+            "ELEMENT_NOT_FOUND",
+        )
+        assert "'France', 'Germany', 'Japan'" in native["error"], native
+        # The list the failed call opened shows its options, each with a ref that picks it.
+        listing = await snapshot(client)
+        await act(client, "browser_click", ref(listing, "option", "Small"))
+        assert "size=Small" in await status(client)
