@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from playwright.async_api import ElementHandle, Locator
 
 from browserd.daemon.errors import ElementNotInteractable, ExecutionError
+from browserd.daemon.sessions.overlays import patiently
 
 # What the target is as a checkable: itself, the control of a label, or the one checkable inside it
 # (a ref on the paragraph or row a theme draws around a hidden input). `clickAt` is the element a
@@ -28,8 +29,11 @@ _FIND_JS = f"""(start) => {{
   const inside = el.querySelectorAll('{_CHECKABLE}');
   return inside.length === 1 ? inside[0] : null;
 }}"""
-_PROBE_JS = """(start) => {
-  const el = (""" + _FIND_JS + """)(start);
+_PROBE_JS = (
+    """(start) => {
+  const el = ("""
+    + _FIND_JS
+    + """)(start);
   if (!el) return [{ kind: 'none', tag: start.tagName.toLowerCase() }, null];
   const native = el.tagName === 'INPUT';
   const checked = native ? el.checked : el.getAttribute('aria-checked') === 'true';
@@ -55,10 +59,15 @@ _PROBE_JS = """(start) => {
   return [{ kind: native ? el.type : el.getAttribute('role'), checked, disabled,
     viaLabel: !!clickAt && clickAt !== el && clickAt !== start }, clickAt];
 }"""
-_CHECKED_JS = """(start) => {
-  const el = (""" + _FIND_JS + """)(start);
+)
+_CHECKED_JS = (
+    """(start) => {
+  const el = ("""
+    + _FIND_JS
+    + """)(start);
   return el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked') === 'true';
 }"""
+)
 
 
 @dataclass
@@ -96,9 +105,7 @@ async def checkable(locator: Locator, described: str, action: str, timeout_ms: f
         await handle.dispose()
 
 
-
-
-async def set_checked(locator: Locator, described: str, checked: bool, timeout_ms: float | None) -> str:
+async def set_checked(locator: Locator, described: str, checked: bool, timeout_ms: float) -> str:
     """Toggle the target to `checked` the way a person would; a note on how, "" when it was plain."""
     action = "check" if checked else "uncheck"
     box = await checkable(locator, described, action, timeout_ms)
@@ -122,7 +129,8 @@ async def set_checked(locator: Locator, described: str, checked: bool, timeout_m
             action=action,
             target=described,
         )
-    await box.click.click(timeout=timeout_ms)
+    clicked = box.click
+    await patiently(lambda ms: clicked.click(timeout=ms), timeout_ms)
     if bool(await locator.evaluate(_CHECKED_JS, timeout=timeout_ms)) != checked:
         raise ExecutionError(
             f"{described} is still {'unchecked' if checked else 'checked'} after clicking it"

@@ -12,6 +12,7 @@ from browserd.daemon.errors import ElementNotFound, ElementNotInteractable, Inva
 from browserd.daemon.sessions.checkables import set_checked
 from browserd.daemon.sessions.choices import native_options, native_select, pick_options
 from browserd.daemon.sessions.fields import FieldInfo, check_taken, field_info, input_value
+from browserd.daemon.sessions.overlays import covers_named, patiently
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.targets import Target, locate
@@ -124,16 +125,19 @@ def _done(response: Response, what: str, target: Target, code: str) -> None:
 @tab_tool("browser_click", "pages", "Click an element (a ref or CSS selector).", ClickParams)
 async def browser_click(ctx: ToolContext, tab: Tab, params: ClickParams, response: Response) -> None:
     target = await locate(tab, params.target)
-    options: dict[str, Any] = {"button": params.button, "timeout": params.timeout}
+    options: dict[str, Any] = {"button": params.button}
     if params.modifiers:
         options["modifiers"] = params.modifiers
     if params.position is not None:
         options["position"] = {"x": params.position.x, "y": params.position.y}
     verb = "dblclick" if params.double else "click"
     await usable(target, verb)
-    with action_errors(verb, target.described):
-        await getattr(target.locator, verb)(**options)
-    shown = {k: v for k, v in options.items() if k != "timeout" and v != "left"}
+    async with covers_named(target.locator, target.described, verb):
+        with action_errors(verb, target.described):
+            await patiently(
+                lambda ms: getattr(target.locator, verb)(**options, timeout=ms), _timeout(ctx, params.timeout)
+            )
+    shown = {k: v for k, v in options.items() if v != "left"}
     _done(
         response,
         "Double-clicked" if params.double else "Clicked",
@@ -206,8 +210,9 @@ async def browser_press(ctx: ToolContext, tab: Tab, params: PressParams, respons
 @tab_tool("browser_hover", "pages", "Move the mouse over an element.", TargetParams)
 async def browser_hover(ctx: ToolContext, tab: Tab, params: TargetParams, response: Response) -> None:
     target = await locate(tab, params.target)
-    with action_errors("hover", target.described):
-        await target.locator.hover(timeout=params.timeout)
+    async with covers_named(target.locator, target.described, "hover"):
+        with action_errors("hover", target.described):
+            await patiently(lambda ms: target.locator.hover(timeout=ms), _timeout(ctx, params.timeout))
     _done(response, "Hovered over", target, "hover()")
 
 
@@ -262,12 +267,13 @@ def _timeout(ctx: ToolContext, timeout_ms: float | None) -> float:
     return timeout_ms if timeout_ms is not None else ctx.services.config.browser.action_timeout_ms
 
 
-async def _set_checked(tab: Tab, params: TargetParams, response: Response, checked: bool) -> None:
+async def _set_checked(ctx: ToolContext, tab: Tab, params: TargetParams, response: Response, checked: bool) -> None:
     target = await locate(tab, params.target)
     verb = "check" if checked else "uncheck"
     await usable(target, verb)
-    with action_errors(verb, target.described):
-        note = await set_checked(target.locator, target.described, checked, params.timeout)
+    async with covers_named(target.locator, target.described, verb):
+        with action_errors(verb, target.described):
+            note = await set_checked(target.locator, target.described, checked, _timeout(ctx, params.timeout))
     _done(response, "Checked" if checked else "Unchecked", target, f"{verb}()")
     if note:
         response.text(note)
@@ -275,12 +281,12 @@ async def _set_checked(tab: Tab, params: TargetParams, response: Response, check
 
 @tab_tool("browser_check", "pages", "Tick a checkbox or choose a radio button.", TargetParams)
 async def browser_check(ctx: ToolContext, tab: Tab, params: TargetParams, response: Response) -> None:
-    await _set_checked(tab, params, response, True)
+    await _set_checked(ctx, tab, params, response, True)
 
 
 @tab_tool("browser_uncheck", "pages", "Untick a checkbox.", TargetParams)
 async def browser_uncheck(ctx: ToolContext, tab: Tab, params: TargetParams, response: Response) -> None:
-    await _set_checked(tab, params, response, False)
+    await _set_checked(ctx, tab, params, response, False)
 
 
 @tab_tool("browser_drag", "pages", "Drag one element onto another.", DragParams)

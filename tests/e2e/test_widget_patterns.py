@@ -20,6 +20,8 @@ from tests.e2e.test_actions import fails, ok, ref, status
 pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
 
 QUICK_MS = 2_000
+# browser_evaluate (to put the page in a given scroll position) is in the devtools group.
+DEVTOOLS = ("--tools", "pages,devtools")
 
 
 async def snapshot(client: Any) -> str:
@@ -108,3 +110,37 @@ async def test_select_names_the_options_there_are_when_one_is_missing(home: Brow
         listing = await snapshot(client)
         await act(client, "browser_click", ref(listing, "option", "Small"))
         assert "size=Small" in await status(client)
+
+
+# --- overlays ----------------------------------------------------------------------------------------
+
+
+async def test_a_click_under_a_cookie_banner_or_modal_names_it_and_its_buttons(home: BrowserdHome, site: str) -> None:
+    """A button the cookie banner covers (at the very bottom, no scroll uncovers it) and one behind a
+    Bootstrap modal: the click fails soon, naming the overlay and the buttons that close it; after those
+    are clicked the same refs work. A link under the sticky header is clicked (it is scrolled clear)."""
+    async with mcp_client(home, args=DEVTOOLS) as client:
+        opened = text_of(await ok(client, "browser_open", {"url": f"{site}/w-overlays.html"}))
+        subscribe = ref(opened, "button", "Subscribe")
+        banner = await fails(client, "browser_click", {"target": subscribe}, "ELEMENT_NOT_INTERACTABLE")
+        assert 'region "Cookie banner"' in banner["error"], banner
+        assert "'Accept All Cookies'" in banner["recoverHint"], banner
+        await act(client, "browser_click", ref(opened, "button", "Accept All Cookies"))
+        await act(client, "browser_click", subscribe)
+        assert await status(client) == "clicked: subscribe"
+
+        await act(client, "browser_click", ref(opened, "button", "Read the terms"))
+        save = ref(opened, "button", "Save draft")
+        modal = await fails(client, "browser_click", {"target": save}, "ELEMENT_NOT_INTERACTABLE")
+        assert 'dialog "Terms of use"' in modal["error"] and "'Close'" in modal["recoverHint"], modal
+        assert await status(client) == "clicked: subscribe", "nothing behind the modal was clicked"
+        await act(client, "browser_click", ref(await snapshot(client), "button", "Close"))
+        await act(client, "browser_click", save)
+        assert await status(client) == "clicked: save"
+
+        # Scrolled so that the link sits right under the sticky header: the click still reaches it.
+        deals = ref(opened, "link", "Today's deals")
+        under_header = "window.scrollTo(0, document.getElementById('deals').offsetTop - 20)"
+        await ok(client, "browser_evaluate", {"expression": under_header})
+        await act(client, "browser_click", deals)
+        assert await status(client) == "clicked: deals"
