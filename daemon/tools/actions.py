@@ -11,7 +11,8 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from browserd.daemon.errors import ElementNotFound, ElementNotInteractable, InvalidParameter
 from browserd.daemon.sessions.checkables import set_checked
 from browserd.daemon.sessions.choices import native_options, native_select, pick_options
-from browserd.daemon.sessions.fields import FieldInfo, check_taken, field_info, input_value
+from browserd.daemon.sessions.fields import ARIA_VALUES, FieldInfo, check_taken, field_info, input_value
+from browserd.daemon.sessions.keyed_values import move_by_keys, set_picker_value
 from browserd.daemon.sessions.overlays import covers_named, patiently
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.sessions.tab import Tab
@@ -107,7 +108,8 @@ async def usable(target: Target, action: str, editable: bool = False) -> None:
 
 _NOT_USABLE_HINTS = {
     "disabled": "Do what enables it first (fill the required fields...), then retry.",
-    "read-only": "Pick a field that can be edited.",
+    "read-only": "Pick a field that can be edited; a field filled by a picker or a popup takes browser_click, "
+    "then a click on the choice that opens.",
 }
 
 
@@ -160,24 +162,34 @@ async def browser_fill(ctx: ToolContext, tab: Tab, params: FillParams, response:
     target = await locate(tab, params.target)
     # What kind of field it is decides the format it stores and the error that helps when it is no field;
     # the same read says whether it is disabled or read-only, so the fill fails at once then.
-    if target.plain_text:
-        # The snapshot already said what it is: two cheap checks instead of a script in the page.
-        await usable(target, "fill", editable=True)
+    with action_errors("fill", target.described):
+        # The snapshot already said it is a plain textbox: one cheap check instead of a script in the page.
+        plain = target.plain_text and await target.locator.is_editable()
+    if plain:
         field = FieldInfo("text")
     else:
         with action_errors("fill", target.described):
             field = await field_info(target.locator, target.described, params.timeout)
-        if target.exists and (field.disabled or field.readonly):
+        # The read found the element, so a disabled or read-only one fails now, not after the timeout.
+        if field.disabled or (field.readonly and not field.picker):
             raise _not_usable(target, "fill", "disabled" if field.disabled else "read-only")
     stored = await input_value(tab.page, field, params.value, target.described)
+    note = f"It holds {stored!r}, the field's own format for {params.value!r}." if stored != params.value else ""
     with action_errors("fill", target.described):
-        await target.locator.fill(stored, timeout=params.timeout)
-        # Pages rewrite or refuse values (masks, maxlength, scripts): "Filled" is said only of a value that took.
-        await check_taken(target.locator, field, stored, target.described, params.timeout)
+        if field.kind in ARIA_VALUES:
+            said = await move_by_keys(target.locator, field, stored, target.described, params.timeout)
+            note = f"It is a {field.described} moved by arrow keys; it now says {said!r}."
+        elif field.picker:
+            await set_picker_value(target.locator, stored, params.timeout)
+            note = "It is a read-only picker input: its value was set directly (browser_click opens its picker)."
+        else:
+            await target.locator.fill(stored, timeout=params.timeout)
+        if field.kind not in ARIA_VALUES:
+            # Pages rewrite or refuse values (masks, maxlength, scripts): "Filled" is said only of a value that took.
+            await check_taken(target.locator, field, stored, target.described, params.timeout)
         if params.submit:
             await target.locator.press(SUBMIT_KEY, timeout=params.timeout)
-    as_stored = f"It holds {stored!r}, the field's own format for {params.value!r}." if stored != params.value else ""
-    _written(response, "Filled", target, f"fill({stored!r})", params.submit, as_stored)
+    _written(response, "Filled", target, f"fill({stored!r})", params.submit, note)
 
 
 @tab_tool("browser_type", "pages", "Type text into an element key by key (after what it holds).", TypeParams)

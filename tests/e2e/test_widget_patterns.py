@@ -9,6 +9,7 @@ itself reports (its status line), never the daemon's own word for it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -144,3 +145,52 @@ async def test_a_click_under_a_cookie_banner_or_modal_names_it_and_its_buttons(h
         await ok(client, "browser_evaluate", {"expression": under_header})
         await act(client, "browser_click", deals)
         assert await status(client) == "clicked: deals"
+
+
+# --- rich-text editors ------------------------------------------------------------------------------------
+
+
+async def test_fill_and_type_reach_quill_and_prosemirror_models(home: BrowserdHome, site: str) -> None:
+    """A Quill-like editor (contenteditable, no role) and a ProseMirror-like one (cancels every beforeinput
+    and applies it to its own document): fill replaces, type appends, the editors' own models say so, and
+    browser_get value reads an editor's text."""
+    async with mcp_client(home) as client:
+        opened = text_of(await ok(client, "browser_open", {"url": f"{site}/w-editors.html"}))
+        quill = re.search(r"- generic \[ref=(\w+)\] \[type=rich-text\]", opened)
+        assert quill, opened
+        await act(client, "browser_fill", quill.group(1), value="Hello Quill")
+        await act(client, "browser_type", quill.group(1), text=" and more")
+        assert await status(client, "#quill-out") == 'quill: "Hello Quill and more"'
+
+        comment = ref(opened, "textbox", "Comment")
+        await act(client, "browser_fill", comment, value="First line\nSecond line")
+        await act(client, "browser_type", comment, text=" typed")
+        assert await status(client) == 'doc: ["First line","Second line typed"]'
+        value = await ok(client, "browser_get", {"what": "value", "target": comment})
+        assert value.structured_content["value"] == "First line\nSecond line typed"
+
+
+# --- pickers, sliders, spinners ---------------------------------------------------------------------------
+
+
+async def test_fill_sets_a_readonly_date_picker_an_aria_slider_and_a_spinner(home: BrowserdHome, site: str) -> None:
+    """flatpickr's read-only input takes the date (set as its calendar would), a role=slider div is moved
+    by arrow keys to the value, out-of-range values name the range, and the spinner takes a number."""
+    async with mcp_client(home) as client:
+        opened = text_of(await ok(client, "browser_open", {"url": f"{site}/w-pickers.html"}))
+        picked = await act(client, "browser_fill", ref(opened, "textbox", "Check-in date"), value="2017-10-20")
+        assert "picker" in picked, picked
+        price = ref(opened, "slider", "Max price")
+        moved = await act(client, "browser_fill", price, value="250")
+        assert "'$250'" in moved, moved
+        await act(client, "browser_fill", ref(opened, "spinbutton", "Guests"), value="4", submit=True)
+        assert await status(client) == "checkin=2017-10-20; guests=4; price=250"
+        outside = await fails(client, "browser_fill", {"target": price, "value": "600"}, "INVALID_PARAMETER")
+        assert "from 0 to 500" in outside["error"], outside
+        value = await ok(client, "browser_get", {"what": "value", "target": price})
+        assert value.structured_content["value"] == "$250", "the slider is left where it was"
+
+        # The calendar way still works: click the input, then the day.
+        calendar = text_of(await ok(client, "browser_click", {"target": ref(opened, "textbox", "Check-in date")}))
+        await act(client, "browser_click", ref(calendar, "generic", "October 21, 2017"))
+        assert (await status(client)).startswith("checkin=2017-10-21;")
