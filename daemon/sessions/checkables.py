@@ -130,7 +130,7 @@ async def set_checked(locator: Locator, described: str, checked: bool, timeout_m
             target=described,
         )
     clicked = box.click
-    await patiently(lambda ms: clicked.click(timeout=ms), timeout_ms)
+    await patiently(lambda ms: clicked.click(timeout=ms), locator.page, timeout_ms)
     if bool(await locator.evaluate(_CHECKED_JS, timeout=timeout_ms)) != checked:
         raise ExecutionError(
             f"{described} is still {'unchecked' if checked else 'checked'} after clicking it"

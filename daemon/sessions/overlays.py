@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Locator
+from playwright.async_api import Locator, Page, Position
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from browserd.daemon.errors import ElementNotInteractable
@@ -27,46 +27,59 @@ _INTERCEPTS = "intercepts pointer events"
 _INTERCEPTOR = re.compile(r"- (<.*?) intercepts pointer events")
 
 # The overlay over the element's centre: the nearest dialog, named landmark or fixed/sticky box that
-# holds the topmost element there; a backdrop (no content of its own) stands for the open modal dialog.
+# holds the topmost element there, else the nearest popup (an absolutely placed box: an open dropdown);
+# a backdrop (no content of its own) stands for the open modal dialog.
 # Answered as [role and name, names of the buttons and links inside it (what closes it)].
 _COVER_JS = """(el) => {
   const box = el.getBoundingClientRect();
   const top = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
   if (!top || el.contains(top)) return null;
-  const named = (node) => node.getAttribute('aria-label') || (node.getAttribute('aria-labelledby') || '').split(' ')
-    .map((id) => document.getElementById(id)).filter(Boolean).map((n) => n.textContent.trim()).join(' ');
+  const clean = (text) => (text || '').replace(/\\s+/g, ' ').trim();
+  const named = (node) => clean(node.getAttribute('aria-label') || (node.getAttribute('aria-labelledby') || '')
+    .split(' ').map((id) => document.getElementById(id)).filter(Boolean).map((n) => n.textContent).join(' '));
   const shown = (node) => { const r = node.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const IMPLICIT = { A: 'link', BUTTON: 'button', DIALOG: 'dialog', HEADER: 'banner', FOOTER: 'contentinfo',
+    NAV: 'navigation', UL: 'list', ASIDE: 'complementary', FORM: 'form' };
+  const roleOf = (node) => node.getAttribute('role') || IMPLICIT[node.tagName] || 'generic';
+  const LANDMARKS = ['dialog', 'alertdialog', 'region', 'banner', 'alert', 'complementary', 'navigation', 'menu',
+    'listbox', 'tooltip'];
   const modal = [...document.querySelectorAll('[aria-modal=true], dialog[open], [role=dialog], [role=alertdialog]')]
     .find((node) => shown(node) && node.getAttribute('aria-hidden') !== 'true');
-  let cover = null;
+  let cover = null; let popup = null;
   for (let node = top; node && node !== document.body; node = node.parentElement) {
-    const role = node.getAttribute('role') || (node.tagName === 'DIALOG' ? 'dialog' : '');
-    if (['dialog', 'alertdialog', 'region', 'banner', 'alert', 'complementary', 'navigation'].includes(role)
-        || node.getAttribute('aria-modal') === 'true') { cover = node; break; }
-    const position = getComputedStyle(node).position;
-    if (position === 'fixed' || position === 'sticky') cover = node;
+    if (LANDMARKS.includes(roleOf(node)) || node.getAttribute('aria-modal') === 'true') { cover = node; break; }
+    const style = getComputedStyle(node);
+    if (style.position === 'fixed' || style.position === 'sticky') cover = node;
+    else if (!popup && style.position === 'absolute') popup = node;
   }
   if ((!cover || !cover.querySelector('button, a, [role=button]')) && modal) cover = modal;
-  if (!cover) cover = top;
-  const role = cover.getAttribute('role') || (cover.tagName === 'DIALOG' ? 'dialog'
-    : cover.tagName === 'HEADER' ? 'banner' : cover.tagName.toLowerCase());
-  const name = named(cover);
-  const label = (node) => (node.getAttribute('aria-label') || node.textContent || '').replace(/\\s+/g, ' ').trim();
+  cover = cover || popup || top;
+  const name = named(cover) || (cover.children.length ? '' : clean(cover.textContent).slice(0, 40));
+  const label = (node) => clean(node.getAttribute('aria-label') || node.textContent);
   const buttons = [...cover.querySelectorAll('button, a[href], [role=button]')].filter(shown).map(label)
     .filter(Boolean).slice(0, 6);
-  return [name ? `${role} ${JSON.stringify(name)}` : `<${cover.tagName.toLowerCase()}> (${role})`, buttons];
+  const tag = cover.tagName.toLowerCase();
+  const what = name ? `${roleOf(cover)} ${JSON.stringify(name)}` : `a ${roleOf(cover)} <${tag}>`;
+  return [what, buttons, cover === popup];
 }"""
 
 
-async def patiently(act: Callable[[float], Awaitable[Any]], timeout_ms: float) -> None:
-    """Run a pointer action within `timeout_ms`; if a cover is what holds it after COVER_PATIENCE_MS,
-    fail then (Playwright's own error), else go on waiting for the rest of the time."""
-    first = min(timeout_ms, COVER_PATIENCE_MS)
+async def patiently(act: Callable[[float], Awaitable[Any]], page: Page, timeout_ms: float) -> None:
+    """Run a pointer action within `timeout_ms`. When a cover holds it, move the pointer away once (a menu
+    opened by hovering closes when the pointer leaves it, as it does for a person) and try again; if it
+    is still covered, fail (Playwright's own error) after COVER_PATIENCE_MS in all, not the whole timeout."""
+    first = min(timeout_ms, COVER_PATIENCE_MS / 2)
     try:
         await act(first)
+        return
     except PlaywrightTimeout as exc:
-        if _INTERCEPTS in str(exc) or timeout_ms <= first:
+        if timeout_ms <= first:
             raise
+        covered = _INTERCEPTS in str(exc)
+    if covered:
+        await page.mouse.move(0, 0)
+        await act(min(timeout_ms - first, COVER_PATIENCE_MS / 2))
+    else:
         # Not covered: the element was still on its way (appearing, enabling); nothing was clicked yet.
         await act(timeout_ms - first)
 
@@ -85,18 +98,38 @@ async def covers_named(locator: Locator, described: str, action: str) -> AsyncIt
             found = None
         if not found:
             raise
-        cover, buttons = found
+        cover, buttons, popup = found
         closers = " or ".join(repr(name) for name in buttons)
+        if popup:
+            # An open dropdown or popover: a person closes it by pressing Escape or clicking elsewhere.
+            hint = "It is an open popup: pick from it, or close it (browser_press Escape, or click elsewhere)"
+        elif buttons:
+            hint = f"Close {cover} first: browser_click its {closers} (refs in browser_snapshot)"
+        else:
+            hint = f"Close or dismiss {cover} first (browser_snapshot shows it), or press Escape"
         raise ElementNotInteractable(
             f"{described} is covered by {cover}, which would receive the {action}",
-            hint=(
-                f"Close {cover} first: browser_click its {closers} (refs in browser_snapshot)"
-                if buttons
-                else f"Close or dismiss {cover} first (browser_snapshot shows it), or press Escape"
-            )
-            + "; then retry.",
+            hint=hint + "; then retry.",
             **{**exc.details, "coveredBy": cover, "closers": buttons},
         ) from exc
+
+
+# Where a person points at a block whose content is narrower than its box (a paragraph holding a short
+# inline trigger): the middle of its first line of content, relative to the box; null for the box centre.
+_CONTENT_POINT_JS = """(el) => {
+  const box = el.getBoundingClientRect();
+  const range = document.createRange();
+  range.selectNodeContents(el);
+  const line = [...range.getClientRects()].find((r) => r.width > 0 && r.height > 0);
+  if (!line || (line.width > box.width / 2 && line.height > box.height / 2)) return null;
+  return { x: line.left - box.left + Math.min(line.width / 2, 8), y: line.top - box.top + line.height / 2 };
+}"""
+
+
+async def content_point(locator: Locator, timeout_ms: float) -> Position | None:
+    """The point of `locator`'s content to aim a hover at, when its box centre would miss its content."""
+    point = await locator.evaluate(_CONTENT_POINT_JS, timeout=timeout_ms)
+    return Position(x=point["x"], y=point["y"]) if point else None
 
 
 def interceptor(text: str) -> str | None:

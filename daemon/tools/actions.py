@@ -13,7 +13,7 @@ from browserd.daemon.sessions.checkables import set_checked
 from browserd.daemon.sessions.choices import native_options, native_select, pick_options
 from browserd.daemon.sessions.fields import ARIA_VALUES, FieldInfo, check_taken, field_info, input_value
 from browserd.daemon.sessions.keyed_values import move_by_keys, set_picker_value
-from browserd.daemon.sessions.overlays import covers_named, patiently
+from browserd.daemon.sessions.overlays import content_point, covers_named, patiently
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.targets import Target, locate
@@ -136,9 +136,8 @@ async def browser_click(ctx: ToolContext, tab: Tab, params: ClickParams, respons
     await usable(target, verb)
     async with covers_named(target.locator, target.described, verb):
         with action_errors(verb, target.described):
-            await patiently(
-                lambda ms: getattr(target.locator, verb)(**options, timeout=ms), _timeout(ctx, params.timeout)
-            )
+            act = getattr(target.locator, verb)
+            await patiently(lambda ms: act(**options, timeout=ms), tab.page, _timeout(ctx, params.timeout))
     shown = {k: v for k, v in options.items() if v != "left"}
     _done(
         response,
@@ -222,9 +221,12 @@ async def browser_press(ctx: ToolContext, tab: Tab, params: PressParams, respons
 @tab_tool("browser_hover", "pages", "Move the mouse over an element.", TargetParams)
 async def browser_hover(ctx: ToolContext, tab: Tab, params: TargetParams, response: Response) -> None:
     target = await locate(tab, params.target)
+    timeout = _timeout(ctx, params.timeout)
     async with covers_named(target.locator, target.described, "hover"):
         with action_errors("hover", target.described):
-            await patiently(lambda ms: target.locator.hover(timeout=ms), _timeout(ctx, params.timeout))
+            # Hover handlers sit on the content (an inline trigger in a paragraph), not on the empty box centre.
+            point = await content_point(target.locator, timeout)
+            await patiently(lambda ms: target.locator.hover(position=point, timeout=ms), tab.page, timeout)
     _done(response, "Hovered over", target, "hover()")
 
 

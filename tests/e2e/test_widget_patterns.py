@@ -194,3 +194,28 @@ async def test_fill_sets_a_readonly_date_picker_an_aria_slider_and_a_spinner(hom
         calendar = text_of(await ok(client, "browser_click", {"target": ref(opened, "textbox", "Check-in date")}))
         await act(client, "browser_click", ref(calendar, "generic", "October 21, 2017"))
         assert (await status(client)).startswith("checkin=2017-10-21;")
+
+
+# --- menus, hover, tooltips -------------------------------------------------------------------------------
+
+
+async def test_dropdowns_hover_menus_and_tooltips(home: BrowserdHome, site: str) -> None:
+    """A Bootstrap dropdown whose items are javascript:void(0) links; a CSS :hover menu nested two levels
+    (each level appears in the hover's delta); an open dropdown covering the menu is named as a popup;
+    a tooltip on an inline trigger inside a paragraph appears when that paragraph is hovered."""
+    async with mcp_client(home) as client:
+        opened = text_of(await ok(client, "browser_open", {"url": f"{site}/w-menus.html"}))
+        menu = text_of(await ok(client, "browser_click", {"target": ref(opened, "button", "Account")}))
+        shop_link = {"target": ref(opened, "link", "Shop")}
+        covered = await fails(client, "browser_hover", shop_link, "ELEMENT_NOT_INTERACTABLE")
+        assert 'generic "Account"' in covered["error"] and "Escape" in covered["recoverHint"], covered
+        await act(client, "browser_click", ref(menu, "link", "Sign out"))
+        assert await status(client) == "menu: sign-out"
+
+        shop = text_of(await ok(client, "browser_hover", shop_link))
+        women = text_of(await ok(client, "browser_hover", {"target": ref(shop, "link", "Women")}))
+        await act(client, "browser_click", ref(women, "link", "Bags"))
+        assert await status(client) == "nav: women bags"
+
+        tip = text_of(await ok(client, "browser_hover", {"target": ref(opened, "paragraph", "ⓘ Pricing")}))
+        assert 'tooltip "Prices include tax"' in tip, tip
