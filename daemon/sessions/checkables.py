@@ -57,17 +57,13 @@ _PROBE_JS = (
       || (start !== el && shown(start) ? start : null);
   const disabled = el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true';
   return [{ kind: native ? el.type : el.getAttribute('role'), checked, disabled,
-    viaLabel: !!clickAt && clickAt !== el && clickAt !== start }, clickAt];
+    viaLabel: !!clickAt && clickAt !== el && clickAt !== start }, clickAt, el];
 }"""
 )
-_CHECKED_JS = (
-    """(start) => {
-  const el = ("""
-    + _FIND_JS
-    + """)(start);
-  return el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked') === 'true';
-}"""
-)
+# The state after the click; null when the page rendered the element anew (React and the like replace
+# the whole list on a change), so that the old element no longer says anything.
+_CHECKED_JS = """(el) => !el.isConnected ? null
+  : el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked') === 'true'"""
 
 
 @dataclass
@@ -77,6 +73,7 @@ class Checkable:
     via_label: bool  # the click goes to its label, the input itself being hidden or covered
     click: ElementHandle | None  # what to click; None when nothing a person sees toggles it
     disabled: bool
+    element: ElementHandle  # the checkbox, radio or switch itself
 
 
 async def checkable(locator: Locator, described: str, action: str, timeout_ms: float | None) -> Checkable:
@@ -100,6 +97,7 @@ async def checkable(locator: Locator, described: str, action: str, timeout_ms: f
             via_label=bool(info["viaLabel"]),
             click=found["1"].as_element(),
             disabled=bool(info["disabled"]),
+            element=found["2"].as_element(),  # type: ignore[arg-type]  # set whenever kind is not "none"
         )
     finally:
         await handle.dispose()
@@ -131,7 +129,10 @@ async def set_checked(locator: Locator, described: str, checked: bool, timeout_m
         )
     clicked = box.click
     await patiently(lambda ms: clicked.click(timeout=ms), locator.page, timeout_ms)
-    if bool(await locator.evaluate(_CHECKED_JS, timeout=timeout_ms)) != checked:
+    now = await box.element.evaluate(_CHECKED_JS)
+    if now is None:
+        return "The page rendered it anew after the click: its state is in the snapshot."
+    if now != checked:
         raise ExecutionError(
             f"{described} is still {'unchecked' if checked else 'checked'} after clicking it"
             + (" through its label" if box.via_label else ""),

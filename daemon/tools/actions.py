@@ -11,6 +11,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from browserd.daemon.errors import ElementNotFound, ElementNotInteractable, InvalidParameter
 from browserd.daemon.sessions.checkables import set_checked
 from browserd.daemon.sessions.choices import native_options, native_select, pick_options
+from browserd.daemon.sessions.dragging import drag
 from browserd.daemon.sessions.fields import ARIA_VALUES, FieldInfo, check_taken, field_info, input_value
 from browserd.daemon.sessions.keyed_values import move_by_keys, set_picker_value
 from browserd.daemon.sessions.overlays import content_point, covers_named, patiently
@@ -27,12 +28,20 @@ SUBMIT_KEY = "Enter"
 SLOW_TYPING_DELAY_MS = 60  # between keys when typing slowly: lets key handlers and suggestions keep up
 
 
-_SCROLL_SETTLED_JS = """() => new Promise((resolve) => {
+# Where the scroller comes to rest after a wheel: the page, or the nearest scrollable box around the
+# element the wheel turned over (a feed, a virtual list), whose offset is what the answer reports.
+_SCROLL_SETTLED_JS = """(el) => new Promise((resolve) => {
+  const scrolls = (node) => node.scrollHeight > node.clientHeight + 1
+    && /auto|scroll/.test(getComputedStyle(node).overflowY + getComputedStyle(node).overflowX);
+  let box = el;
+  while (box && box !== document.body && !scrolls(box)) box = box.parentElement;
+  const inner = box && box !== document.body;
+  const at = inner ? () => [box.scrollLeft, box.scrollTop] : () => [window.scrollX, window.scrollY];
   let last = null, still = 0;
-  const done = () => resolve([window.scrollX, window.scrollY]);
+  const done = () => resolve(at());
   const cap = setTimeout(done, 1000);
   const tick = () => {
-    const now = window.scrollX + ',' + window.scrollY;
+    const now = at().join(',');
     still = now === last ? still + 1 : 0;
     last = now;
     if (still >= 3) { clearTimeout(cap); done(); } else { requestAnimationFrame(tick); }
@@ -90,7 +99,9 @@ class DragParams(ActionParams, kw_only=True):
 
 
 class ScrollParams(ActionParams, kw_only=True):
-    target: Annotated[TargetText, msgspec.Meta(description="Scroll this element into view.")] | None = None
+    target: (
+        Annotated[TargetText, msgspec.Meta(description="Scroll it into view; with a delta, wheel over it.")] | None
+    ) = None
     delta_x: Annotated[int, msgspec.Meta(description="Wheel pixels to the right (negative: left).")] = 0
     delta_y: Annotated[int, msgspec.Meta(description="Wheel pixels down (negative: up).")] = 0
 
@@ -308,26 +319,38 @@ async def browser_drag(ctx: ToolContext, tab: Tab, params: DragParams, response:
     source = await locate(tab, params.source)
     target = await locate(tab, params.target)
     with action_errors("drag", f"{source.described} onto {target.described}"):
-        await source.locator.drag_to(target.locator, timeout=params.timeout)
+        await drag(tab.page, source.locator, target.locator, _timeout(ctx, params.timeout))
     response.text(f"Dragged {source.described} onto {target.described}")
     response.code(f"await {source.code}.drag_to({target.code})")
 
 
 @tab_tool("browser_scroll", "pages", "Scroll an element into view, or the page by a wheel delta.", ScrollParams)
 async def browser_scroll(ctx: ToolContext, tab: Tab, params: ScrollParams, response: Response) -> None:
-    if params.target is not None:
-        target = await locate(tab, params.target)
+    wheel = bool(params.delta_x or params.delta_y)
+    target = await locate(tab, params.target) if params.target is not None else None
+    if target is not None and not wheel:
         with action_errors("scroll", target.described):
             await target.locator.scroll_into_view_if_needed()
         _done(response, "Scrolled into view:", target, "scroll_into_view_if_needed()")
         return
-    if not params.delta_x and not params.delta_y:
+    if not wheel:
         raise InvalidParameter("give a target to scroll into view, or a deltaX/deltaY to scroll by", field="target")
+    where, over = "the page", None
+    if target is not None:
+        # The wheel turns over the target, so the box it sits in scrolls (a feed, a virtual list).
+        with action_errors("scroll", target.described):
+            await target.locator.scroll_into_view_if_needed()
+            box = await target.locator.bounding_box()
+            over = await target.locator.element_handle()
+        if box is None:
+            raise ElementNotInteractable(f"{target.described} is not on screen to scroll over", action="scroll")
+        await tab.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        where = f"the box of {target.described}"
     await tab.page.mouse.wheel(params.delta_x, params.delta_y)
     # The wheel returns before the page has scrolled: report where it comes to rest.
-    position = await tab.page.evaluate(_SCROLL_SETTLED_JS)
+    position = await tab.page.evaluate(_SCROLL_SETTLED_JS, over)
     response.data({"scrollX": position[0], "scrollY": position[1]})
-    response.text(f"Scrolled by ({params.delta_x}, {params.delta_y}); the page is now at {position[0]},{position[1]}")
+    response.text(f"Scrolled by ({params.delta_x}, {params.delta_y}); {where} is now at {position[0]},{position[1]}")
     response.code(f"await page.mouse.wheel({params.delta_x}, {params.delta_y})")
 
 

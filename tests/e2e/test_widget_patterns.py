@@ -10,11 +10,13 @@ itself reports (its status line), never the daemon's own word for it.
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.conftest import BrowserdHome, mcp_client
+from tests.conftest import BrowserdHome, SiteHandler, _Server, mcp_client
 from tests.e2e.results import text_of
 from tests.e2e.test_actions import fails, ok, ref, status
 
@@ -23,6 +25,16 @@ pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
 QUICK_MS = 2_000
 # browser_evaluate (to put the page in a given scroll position) is in the devtools group.
 DEVTOOLS = ("--tools", "pages,devtools")
+
+
+@pytest.fixture(scope="module")
+def other_origin() -> Iterator[str]:
+    """tests/site served again on 127.0.0.2: another origin (and site) than `site`, still loopback only."""
+    server = _Server(("127.0.0.2", 0), SiteHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.2:{server.server_address[1]}"
+    server.shutdown()
 
 
 async def snapshot(client: Any) -> str:
@@ -219,3 +231,109 @@ async def test_dropdowns_hover_menus_and_tooltips(home: BrowserdHome, site: str)
 
         tip = text_of(await ok(client, "browser_hover", {"target": ref(opened, "paragraph", "ⓘ Pricing")}))
         assert 'tooltip "Prices include tax"' in tip, tip
+
+
+# --- lists that frameworks render anew, feeds, virtual lists -----------------------------------------------
+
+
+async def test_refs_survive_a_list_rendered_anew_after_every_change(home: BrowserdHome, site: str) -> None:
+    """A React-like list replaces every node on each change: refs from the first snapshot still reach
+    the element now bearing the same role and name, a check reports the list re-rendered, and a ref
+    whose element has no twin any more is a clear error."""
+    async with mcp_client(home) as client:
+        opened = text_of(await ok(client, "browser_open", {"url": f"{site}/w-lists.html"}))
+        checked = await act(client, "browser_check", ref(opened, "checkbox", "Walk dog"))
+        assert "rendered it anew" in checked, checked
+        await act(client, "browser_check", ref(opened, "checkbox", "Buy milk"))
+        assert await status(client) == "done: Buy milk, Walk dog"
+        moved = await act(client, "browser_click", ref(opened, "button", "Move Write report up"))
+        assert "rendered anew" in moved, moved
+        await act(client, "browser_click", ref(opened, "button", "Delete Walk dog"))
+        assert await status(client) == "left: Buy milk, Write report"
+        delete_walk = {"target": ref(opened, "button", "Delete Walk dog")}
+        gone = await fails(client, "browser_click", delete_walk, "ELEMENT_NOT_FOUND", "REF_NOT_FOUND")
+        assert "browser_snapshot" in gone["recoverHint"], gone
+
+
+async def test_wheel_over_a_feed_or_virtual_list_brings_its_items(home: BrowserdHome, site: str) -> None:
+    """browser_scroll with a target and a delta wheels over that box: an infinite feed fetches its next
+    page (in the answer's delta), a virtual list renders rows it did not have, and their refs act."""
+    async with mcp_client(home) as client:
+        opened = text_of(await ok(client, "browser_open", {"url": f"{site}/w-lists.html"}))
+        assert "Like post 6" not in opened and "Contact 30" not in opened
+        feed = text_of(await ok(client, "browser_scroll", {"target": ref(opened, "feed", "Feed"), "deltaY": 400}))
+        await act(client, "browser_click", ref(feed, "button", "Like post 6"))
+        assert await status(client) == "liked post 6"
+        rows = text_of(await ok(client, "browser_scroll", {"target": ref(opened, "list", "Contacts"), "deltaY": 600}))
+        assert "is now at 0,600" in rows, rows
+        await act(client, "browser_click", ref(rows, "button", "Contact 22"))
+        assert await status(client) == "opened contact 22"
+
+
+# --- web components, plain elements with handlers, a cross-origin frame ------------------------------------
+
+
+async def test_shadow_roots_handler_elements_and_a_cross_origin_frame(
+    home: BrowserdHome, site: str, other_origin: str
+) -> None:
+    """Shoelace-like components (input and button in open shadow roots), a div card with onclick, a span
+    role=button worked by Enter, a javascript:void(0) link, and a payment form in a frame from another
+    origin: each ref from the one snapshot acts, and the page (or the frame) says so."""
+    async with mcp_client(home) as client:
+        url = f"{site}/w-components.html?frame={other_origin}"
+        opened = text_of(await ok(client, "browser_open", {"url": url}))
+        await act(client, "browser_fill", ref(opened, "textbox", "Coupon code"), value="SAVE10")
+        await act(client, "browser_click", ref(opened, "button", "Apply coupon"))
+        assert await status(client) == "coupon: SAVE10"
+        card = re.search(r"- generic \[ref=(\w+)\] \[cursor=pointer\]:\n\s+- strong \[ref=\w+\]: Premium plan", opened)
+        assert card, opened
+        await act(client, "browser_click", card.group(1))
+        assert await status(client) == "card: Premium plan"
+        await ok(client, "browser_press", {"target": ref(opened, "button", "Load more results"), "key": "Enter"})
+        assert await status(client) == "span button pressed"
+        await act(client, "browser_click", ref(opened, "link", "Show details"))
+        assert await status(client) == "details shown"
+
+        assert re.search(r"ref=f\d+e\d+", opened), "the cross-origin frame's content is in the snapshot"
+        await act(client, "browser_fill", ref(opened, "textbox", "Card holder"), value="Ada Lovelace")
+        await act(client, "browser_check", ref(opened, "checkbox", "Save card"))
+        await act(client, "browser_select", ref(opened, "combobox", "Card brand"), labels=["Visa"])
+        await act(client, "browser_click", ref(opened, "button", "Pay now"))
+        assert await status(client) == "paid by Ada Lovelace visa save=on from other origin"
+
+
+# --- sortable lists ----------------------------------------------------------------------------------------
+
+
+async def test_drag_reorders_html5_and_pointer_event_sortables_both_ways(home: BrowserdHome, site: str) -> None:
+    """An item dragged onto another takes its place, down or up, in an HTML5 drag-and-drop list and in a
+    pointer-event list that starts a drag only after the pointer has moved 5 px."""
+    async with mcp_client(home) as client:
+        opened = text_of(await ok(client, "browser_open", {"url": f"{site}/w-sortable.html"}))
+        alpha, charlie = ref(opened, "listitem", "Alpha task"), ref(opened, "listitem", "Charlie task")
+        await ok(client, "browser_drag", {"source": alpha, "target": charlie, "snapshot": "none"})
+        assert await status(client) == "html5: Bravo task, Charlie task, Alpha task, Delta task"
+        await ok(
+            client,
+            "browser_drag",
+            {
+                "source": ref(opened, "listitem", "Delta task"),
+                "target": ref(opened, "listitem", "Bravo task"),
+                "snapshot": "none",
+            },
+        )
+        assert await status(client) == "html5: Delta task, Bravo task, Charlie task, Alpha task"
+
+        one, three = ref(opened, "button", "Song one"), ref(opened, "button", "Song three")
+        await ok(client, "browser_drag", {"source": one, "target": three, "snapshot": "none"})
+        assert await status(client) == "pointer: Song two, Song three, Song one, Song four"
+        await ok(
+            client,
+            "browser_drag",
+            {
+                "source": ref(opened, "button", "Song four"),
+                "target": ref(opened, "button", "Song two"),
+                "snapshot": "none",
+            },
+        )
+        assert await status(client) == "pointer: Song four, Song two, Song three, Song one"
