@@ -66,6 +66,11 @@ _CHECKED_JS = """(el) => !el.isConnected ? null
   : el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked') === 'true'"""
 
 
+# Snapshot roles of the elements this module clicks through their labels.
+CHECKABLE_ROLES = frozenset({"checkbox", "radio"})
+_VIA_LABEL = "Its input is hidden, so its label was clicked."
+
+
 @dataclass
 class Checkable:
     kind: str  # checkbox, radio, switch... or "none"
@@ -120,15 +125,7 @@ async def set_checked(locator: Locator, described: str, checked: bool, timeout_m
             action=action,
             target=described,
         )
-    if box.click is None:
-        raise ElementNotInteractable(
-            f"{described} is a {box.kind} hidden from view with no visible label to click",
-            hint="browser_click what the page draws for it (see browser_snapshot), then browser_is checked.",
-            action=action,
-            target=described,
-        )
-    clicked = box.click
-    await patiently(lambda ms: clicked.click(timeout=ms), locator.page, timeout_ms)
+    await _click(locator, box, described, action, timeout_ms)
     now = await box.element.evaluate(_CHECKED_JS)
     if now is None:
         return "The page rendered it anew after the click: its state is in the snapshot."
@@ -140,4 +137,23 @@ async def set_checked(locator: Locator, described: str, checked: bool, timeout_m
             action=action,
             target=described,
         )
-    return "Its input is hidden, so its label was clicked." if box.via_label else ""
+    return _VIA_LABEL if box.via_label else ""
+
+
+async def toggle(locator: Locator, described: str, timeout_ms: float) -> str:
+    """A click on a checkbox, radio or switch: through its label when the input is hidden or covered."""
+    box = await checkable(locator, described, "click", timeout_ms)
+    await _click(locator, box, described, "click", timeout_ms)
+    return _VIA_LABEL if box.via_label else ""
+
+
+async def _click(locator: Locator, box: Checkable, described: str, action: str, timeout_ms: float) -> None:
+    if box.click is None:
+        raise ElementNotInteractable(
+            f"{described} is a {box.kind} hidden from view with no visible label to click",
+            hint="browser_click what the page draws for it (see browser_snapshot), then browser_is checked.",
+            action=action,
+            target=described,
+        )
+    clicked = box.click
+    await patiently(lambda ms: clicked.click(timeout=ms), locator.page, timeout_ms)

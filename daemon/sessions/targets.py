@@ -33,6 +33,8 @@ class Target:
     exists: bool = False
     # True when the snapshot showed a plain one-line text input: fill needs no closer look at it.
     plain_text: bool = False
+    # The role the snapshot showed ("" for a selector): a click on a checkbox goes through its label.
+    role: str = ""
 
 
 def is_ref(target: str) -> bool:
@@ -95,7 +97,7 @@ async def locate(tab: Tab, target: str) -> Target:
     if info.clickable is not None:
         await _same_clickable(locator, info.clickable, described, ref)
     plain_text = info.role in ("textbox", "searchbox") and info.kind is None and info.clickable is None
-    return Target(locator, described, _code_for(info, selector), exists=True, plain_text=plain_text)
+    return Target(locator, described, _code_for(info, selector), exists=True, plain_text=plain_text, role=info.role)
 
 
 async def _same_clickable(locator: Locator, clickable: Clickable, described: str, ref: str) -> None:
@@ -128,7 +130,7 @@ async def _rendered_anew(tab: Tab, ref: str, info: RefInfo) -> Locator | None:
 
 def _found_again(locator: Locator, ref: str, info: RefInfo) -> Target:
     described = f"ref {ref} ({info.role} {json.dumps(info.name, ensure_ascii=False)}, rendered anew since)"
-    return Target(locator, described, _code_for(info, ""), exists=True)
+    return Target(locator, described, _code_for(info, ""), exists=True, role=info.role)
 
 
 def _stale(tab: Tab, ref: str) -> RefNotFound:

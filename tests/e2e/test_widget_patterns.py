@@ -84,6 +84,10 @@ async def test_check_flips_switches_and_points_stateless_toggles_to_click(home: 
         assert "browser_check" in radio["recoverHint"], radio
         await act(client, "browser_click", "#notify")
         assert "notify=true" in await status(client), "the daemon keeps serving after the errors"
+        # A click on a Bootstrap checkbox's ref (covered by its label) ticks it as browser_check does.
+        clicked = await act(client, "browser_click", ref(opened, "checkbox", "Send me the newsletter"))
+        assert "label was clicked" in clicked, clicked
+        assert (await status(client)).startswith("newsletter=on;")
 
 
 # --- custom selects ------------------------------------------------------------------------------------
