@@ -5,7 +5,8 @@ Three shapes cover most of the web:
   combobox beside or around it that mirrors it. Choosing in the hidden <select> (with its change event)
   is what the library itself does when a person picks, so that is done here.
 - react-select, Headless UI, MUI and ARIA comboboxes have no <select>: options (role=option) exist only
-  once the widget is opened. The widget is clicked open and the option is clicked, as a person would.
+  once the widget is opened. The widget is clicked open and the option is clicked, as a person would;
+  an autocomplete that lists options only for what is typed gets the label typed first.
 - Home-made dropdowns with no ARIA at all: the same, finding the option by its exact visible text.
 """
 
@@ -17,6 +18,13 @@ from playwright.async_api import ElementHandle, Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from browserd.daemon.errors import ElementNotFound
+
+# How long an opened combobox one can type into is given to show the option before the label is typed.
+TYPE_AFTER_MS = 500
+# Options come within this after the click or the typing that asks for them (an animation, a debounce, a
+# fetch); the action's own timeout, when shorter, wins.
+OPTIONS_WAIT_MS = 3_000
+_TYPABLE_JS = "(el) => el.matches('input:not([type=hidden]):not([readonly]):not([disabled]), textarea')"
 
 # How far up from the widget a mirrored <select> is looked for: Select2 puts its combobox three levels
 # inside the container that follows the <select>; farther up is the form, holding other fields' selects.
@@ -108,12 +116,19 @@ async def native_options(select: ElementHandle) -> list[str]:
 async def pick_options(page: Page, locator: Locator, wanted: Sequence[str], described: str, timeout_ms: float) -> None:
     """Open the widget when the option is not on screen, then click each wanted option as a person does."""
     start = await locator.element_handle(timeout=timeout_ms)
+    wait = min(timeout_ms, OPTIONS_WAIT_MS)
     try:
         for label in wanted:
             option = await _option_on_screen(page, start, label, 0)
             if option is None:
                 await start.click(timeout=timeout_ms)
-                option = await _option_on_screen(page, start, label, timeout_ms)
+                typable = await start.evaluate(_TYPABLE_JS)
+                # An autocomplete offers options only for what is typed: wait briefly, then type the label.
+                option = await _option_on_screen(page, start, label, TYPE_AFTER_MS if typable else wait)
+                if option is None and typable:
+                    await locator.fill("", timeout=timeout_ms)
+                    await locator.press_sequentially(label, timeout=timeout_ms)
+                    option = await _option_on_screen(page, start, label, wait)
             if option is None:
                 raise await _no_such_option(start, label, described)
             await option.click(timeout=timeout_ms)

@@ -109,6 +109,11 @@ async def test_select_picks_in_select2_react_select_aria_and_plain_dropdowns(hom
         shown = await snapshot(client)
         assert 'combobox "Germany"' in shown, "Select2 mirrors what was set in its <select>"
 
+        # An autocomplete lists options only for what is typed: the label is typed, then its option picked.
+        fruit = text_of(await ok(client, "browser_open", {"url": f"{site}/autocomplete.html"}))
+        await act(client, "browser_select", ref(fruit, "combobox", "Search fruit"), labels=["Blueberry"])
+        assert await status(client) == "Selected: Blueberry"
+
 
 async def test_select_names_the_options_there_are_when_one_is_missing(home: BrowserdHome, site: str) -> None:
     async with mcp_client(home) as client:
