@@ -23,6 +23,8 @@ from browserd.daemon.errors import ElementNotInteractable
 # clears within this; a cookie banner or a modal waits for the agent).
 COVER_PATIENCE_MS = 2_000
 _INTERCEPTS = "intercepts pointer events"
+# Playwright's log line once the input is dispatched: `- click action done` (hover, dblclick alike).
+_DONE = re.compile(r"- \w+ action done")
 # Playwright's log line: `<p>cover</p> from <div class="modal-backdrop">…</div> subtree intercepts pointer events`.
 _INTERCEPTOR = re.compile(r"- (<.*?) intercepts pointer events")
 
@@ -73,6 +75,10 @@ async def patiently(act: Callable[[float], Awaitable[Any]], page: Page, timeout_
         await act(first)
         return
     except PlaywrightTimeout as exc:
+        if _DONE.search(str(exc)):
+            # The action was done; what timed out is the wait for the navigation it started, which the
+            # answer's settling covers. Trying again would click twice (a form sent twice).
+            return
         if timeout_ms <= first:
             raise
         covered = _INTERCEPTS in str(exc)
