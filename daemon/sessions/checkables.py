@@ -140,6 +140,12 @@ async def set_checked(locator: Locator, described: str, checked: bool, timeout_m
     return _VIA_LABEL if box.via_label else ""
 
 
+async def is_checkable(locator: Locator) -> bool:
+    """Whether the target is (or stands for) a checkbox, radio or switch."""
+    found: bool = await locator.evaluate("(start) => !!(" + _FIND_JS + ")(start)")
+    return found
+
+
 async def toggle(locator: Locator, described: str, timeout_ms: float) -> str:
     """A click on a checkbox, radio or switch: through its label when the input is hidden or covered."""
     box = await checkable(locator, described, "click", timeout_ms)

@@ -88,6 +88,10 @@ async def test_check_flips_switches_and_points_stateless_toggles_to_click(home: 
         clicked = await act(client, "browser_click", ref(opened, "checkbox", "Send me the newsletter"))
         assert "label was clicked" in clicked, clicked
         assert (await status(client)).startswith("newsletter=on;")
+        # The same by a CSS selector, which names no role: found out once the label is seen covering it.
+        by_selector = await act(client, "browser_click", "#ship-exp")
+        assert "label was clicked" in by_selector, by_selector
+        assert "ship=express" in await status(client)
 
 
 # --- custom selects ------------------------------------------------------------------------------------
