@@ -30,18 +30,21 @@ _TYPABLE_JS = "(el) => el.matches('input:not([type=hidden]):not([readonly]):not(
 # inside the container that follows the <select>; farther up is the form, holding other fields' selects.
 _MIRROR_DEPTH = 4
 
+# A <select> kept out of people's sight: the mirror of a widget drawn in its place.
+HIDDEN_JS = """(el) => {
+  const box = el.getBoundingClientRect();
+  const style = getComputedStyle(el);
+  return box.width <= 1 || box.height <= 1 || style.visibility === 'hidden' || style.opacity === '0'
+    || el.getAttribute('aria-hidden') === 'true';
+}"""
+
 # The native <select> behind the target: the target itself, a label's control, or a select hidden from
 # view (so it is the widget's mirror, not a field of its own) inside or just before one of its ancestors.
 # The climb stops where an ancestor holds a control of something else: that is the form, not the widget.
 _NATIVE_JS = f"""(start) => {{
   if (start.tagName === 'SELECT') return start;
   if (start.tagName === 'LABEL' && start.control && start.control.tagName === 'SELECT') return start.control;
-  const hidden = (el) => {{
-    const box = el.getBoundingClientRect();
-    const style = getComputedStyle(el);
-    return box.width <= 1 || box.height <= 1 || style.visibility === 'hidden' || style.opacity === '0'
-      || el.getAttribute('aria-hidden') === 'true';
-  }};
+  const hidden = {HIDDEN_JS};
   const CONTROLS = 'input:not([type=hidden]), textarea, button, select, [role=combobox], [contenteditable=""], '
     + '[contenteditable=true]';
   const foreign = (node) => [...node.querySelectorAll(CONTROLS)].some(

@@ -10,7 +10,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from browserd.daemon.errors import ElementNotFound, ElementNotInteractable, InvalidParameter
 from browserd.daemon.sessions.checkables import CHECKABLE_ROLES, is_checkable, set_checked, toggle
-from browserd.daemon.sessions.choices import native_options, native_select, pick_options
+from browserd.daemon.sessions.choices import HIDDEN_JS, native_options, native_select, pick_options
 from browserd.daemon.sessions.dragging import drag
 from browserd.daemon.sessions.fields import ARIA_VALUES, FieldInfo, check_taken, field_info, input_value
 from browserd.daemon.sessions.keyed_values import move_by_keys, set_picker_value
@@ -279,7 +279,7 @@ async def browser_select(ctx: ToolContext, tab: Tab, params: SelectParams, respo
             response.text("It is a custom select: it was opened and the option clicked.")
             return
         try:
-            mirrored = not await select.evaluate("(s, t) => s === t", await target.locator.element_handle())
+            mirrored = await select.evaluate(HIDDEN_JS)
             # A library's hidden <select> is not for people to see, so Playwright's visibility wait is skipped.
             chosen = await select.select_option(**choice, timeout=params.timeout, force=mirrored)
         except PlaywrightTimeout as exc:
