@@ -21,11 +21,17 @@ from browserd.daemon.errors import ElementNotInteractable, ExecutionError, Inval
 _FIELD_JS = """(e) => {
   const el = e.tagName === 'LABEL' && e.control ? e.control : e;
   const tag = el.tagName.toLowerCase();
+  const role = el.getAttribute('role');
+  const aria = role === 'slider' || (role === 'spinbutton' && tag !== 'input');
   const kind = tag === 'input' ? el.type : tag === 'textarea' || tag === 'select' ? tag
-    : el.isContentEditable ? 'contenteditable' : tag;
+    : el.isContentEditable ? 'contenteditable' : aria ? 'aria-' + role : tag;
   const disabled = el.matches(':disabled') || !!el.closest('[aria-disabled="true"]');
   const readonly = el.readOnly === true || el.getAttribute('aria-readonly') === 'true';
-  return [kind, el.getAttribute('min') || '', el.getAttribute('max') || '', disabled, readonly];
+  // A read-only text input that a date or time picker fills (flatpickr, pikaday, jQuery UI datepicker).
+  const picker = readonly && tag === 'input' && (el.hasAttribute('aria-haspopup')
+    || /date|time|picker|calendar/i.test([el.className, el.id, el.name, el.placeholder].join(' ')));
+  const bound = (name) => el.getAttribute(aria ? 'aria-value' + name : name) || '';
+  return [kind, bound('min'), bound('max'), disabled, readonly, picker];
 }"""
 # Any CSS color as the #rrggbb a color input stores; null when it is no color or not opaque.
 _COLOR_JS = """(value) => {
@@ -35,6 +41,8 @@ _COLOR_JS = """(value) => {
   return context.fillStyle.startsWith('#') ? context.fillStyle : null;
 }"""
 
+# ARIA widgets with a value that keys move (rc-slider, MUI, noUiSlider...): filled by key presses.
+ARIA_VALUES = frozenset({"aria-slider", "aria-spinbutton"})
 TEXT_KINDS = frozenset({"text", "search", "email", "password", "tel", "url", "textarea", "contenteditable"})
 # Kinds fill cannot set, and the call that does what was meant.
 _OTHER_CALLS = {
@@ -57,6 +65,8 @@ FORMATS = {
     "color": "a color such as #336699 (also #369, rgb(51, 102, 153) or a CSS name)",
     "number": "a number such as 3 or -1.5",
     "range": "a number",
+    "aria-slider": "a number",
+    "aria-spinbutton": "a number",
 }
 _NUMBER = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 _WEEK = re.compile(r"^(\d{4})-?W(\d{1,2})$", re.I)
@@ -72,10 +82,16 @@ class FieldInfo:
     max: str = ""
     disabled: bool = False
     readonly: bool = False
+    picker: bool = False  # a read-only input that a date/time picker fills
 
     @property
     def described(self) -> str:
-        return {"textarea": "text area", "contenteditable": "rich-text editor"}.get(self.kind, f"{self.kind} field")
+        return {
+            "textarea": "text area",
+            "contenteditable": "rich-text editor",
+            "aria-slider": "slider",
+            "aria-spinbutton": "spinbutton",
+        }.get(self.kind, f"{self.kind} field")
 
 
 async def field_info(locator: Locator, described: str, timeout_ms: int | None) -> FieldInfo:
@@ -91,7 +107,7 @@ async def field_info(locator: Locator, described: str, timeout_ms: int | None) -
             action="fill",
             target=described,
         )
-    if kind not in TEXT_KINDS and kind not in FORMATS:
+    if kind not in TEXT_KINDS and kind not in FORMATS and kind not in ARIA_VALUES:
         raise ElementNotInteractable(
             f"{described} is a <{kind}>, not a field one can fill",
             hint="Fill a textbox, searchbox or spinbutton from browser_snapshot (a label's ref works too); "
@@ -116,7 +132,9 @@ async def input_value(page: Page, field: FieldInfo, value: str, described: str) 
             field="value",
             kind=field.kind,
         )
-    if field.kind == "range":
+    if field.kind in ("range", "aria-slider", "aria-spinbutton") and (
+        field.kind == "range" or (field.min and field.max)
+    ):
         low, high = float(field.min or 0), float(field.max or 100)
         if not low <= float(stored) <= high:
             raise InvalidParameter(
@@ -129,7 +147,7 @@ async def input_value(page: Page, field: FieldInfo, value: str, described: str) 
 
 
 def _formatted(field: FieldInfo, text: str) -> str | None:
-    if field.kind in ("number", "range"):
+    if field.kind in ("number", "range", *ARIA_VALUES):
         return text if _NUMBER.match(text) else None
     if field.kind == "week":
         week = _WEEK.match(text)
@@ -163,6 +181,30 @@ async def _color(page: Page, text: str) -> str | None:
         return "#" + (hex_digits if len(hex_digits) == 6 else "".join(c * 2 for c in hex_digits))
     found: Any = await page.evaluate(_COLOR_JS, text)
     return found if isinstance(found, str) else None
+
+
+# A field's value as a person reads it: what an input holds, a rich-text editor's text, or the value an
+# ARIA slider or spinbutton announces; null for an element that has no value.
+_VALUE_JS = """(e) => {
+  const el = e.tagName === 'LABEL' && e.control ? e.control : e;
+  if ('value' in el && ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) return el.value;
+  // Paragraph margins come out of innerText as blank lines: one line per paragraph, as it was written.
+  if (el.isContentEditable) return el.innerText.replace(/\\n\\n+/g, '\\n').replace(/\\n$/, '');
+  return el.getAttribute('aria-valuetext') ?? el.getAttribute('aria-valuenow');
+}"""
+
+
+async def field_value(locator: Locator, described: str, timeout_ms: float | None = None) -> str:
+    """The value of an input, a rich-text editor or an ARIA slider/spinbutton; a clear error for others."""
+    value = await locator.evaluate(_VALUE_JS, timeout=timeout_ms)
+    if value is None:
+        raise ElementNotInteractable(
+            f"{described} has no value: it is no input, editor, slider or spinbutton",
+            hint="Use browser_get with what='text' for its text, or pick the field's ref from browser_snapshot.",
+            action="get value",
+            target=described,
+        )
+    return str(value)
 
 
 async def check_taken(locator: Locator, field: FieldInfo, stored: str, described: str, timeout_ms: int | None) -> None:

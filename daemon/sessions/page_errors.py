@@ -21,6 +21,7 @@ from browserd.daemon.errors import (
     PageCrashed,
 )
 from browserd.daemon.runtime.browser import is_crash
+from browserd.daemon.sessions.overlays import interceptor
 
 
 @contextmanager
@@ -67,9 +68,11 @@ def _action_error(exc: PlaywrightError, action: str, described: str) -> Browserd
             details["count"] = int(many)
         return ElementAmbiguous(f"{described} matched {many} elements; {action} needs exactly one", **details)
     if "intercepts pointer events" in text:
+        cover = interceptor(text)
         return ElementNotInteractable(
-            f"{described} is covered by another element, which would receive the {action}",
+            f"{described} is covered by {cover or 'another element'}, which would receive the {action}",
             hint="Close the dialog or overlay on top (browser_snapshot shows it), or browser_scroll it into view.",
+            covered=True,
             **details,
         )
     if "not enabled" in text or "element is disabled" in text:

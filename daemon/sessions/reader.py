@@ -81,6 +81,8 @@ async def read(tab: Tab, options: SnapshotOptions, facts: aria.PageFacts | None 
     except ExecutionError as exc:
         raise ExecutionError(exc.message, hint=TOO_BIG_HINT, **exc.details) from exc
     nodes = aria.parse(captured.text)
+    same_document = (tab.refs_document, tab.refs_navigations) == (tab.document, tab.navigations)
+    tab.earlier = {**tab.earlier, **tab.refs} if same_document else {}
     tab.refs = _refs(nodes, captured.clickables)
     tab.refs_document, tab.refs_navigations = tab.document, tab.navigations
     tab.issued.update(tab.refs)

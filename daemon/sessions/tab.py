@@ -97,6 +97,9 @@ class Tab:
     refs: dict[str, RefInfo] = field(default_factory=dict)
     # Every ref any snapshot of this tab has shown, to tell a stale ref from one that never existed.
     issued: set[str] = field(default_factory=set)
+    # Refs of the earlier snapshots of the current document: one whose element a framework has since
+    # rendered anew is found again by its role and name (sessions/targets.py).
+    earlier: dict[str, RefInfo] = field(default_factory=dict)
     document: int = 0
     refs_document: int = -1
     # Main-frame document loads, counted when their request starts (long before domcontentloaded moves

@@ -18,6 +18,8 @@ from browserd.daemon.sessions.snapshot import IDENTITY_JS, Clickable
 from browserd.daemon.sessions.tab import RefInfo, Tab
 
 _REF = re.compile(r"^@?((?:f\d+)?e\d+|c\d+)$")
+# Roles whose names are only their text, not an author's label: another element may well say the same.
+_NOT_REFOUND = frozenset({"generic", "text", "paragraph", "clickable", "cell", "gridcell", "listitem", "img"})
 # The element was there a moment ago (count > 0): reading it takes no longer than a round trip.
 IDENTITY_TIMEOUT_MS = 2_000
 
@@ -33,6 +35,8 @@ class Target:
     plain_text: bool = False
     # How an answer names it after acting: `button "Save"` (the ref was the caller's own words); else `described`.
     short: str = ""
+    # The role the snapshot showed ("" for a selector): a click on a checkbox goes through its label.
+    role: str = ""
 
     @property
     def named(self) -> str:
@@ -62,6 +66,11 @@ async def locate(tab: Tab, target: str) -> Target:
     if not tab.refs_current:
         raise _stale(tab, ref)
     info = tab.refs.get(ref)
+    if info is None and ref in tab.earlier:
+        earlier = tab.earlier[ref]
+        again = await _rendered_anew(tab, ref, earlier)
+        if again is not None:
+            return _found_again(again, ref, earlier)
     if info is None:
         raise RefNotFound(
             f"ref {ref} is not in the latest snapshot of {tab.id} (an earlier one showed it)", ref=ref, tabId=tab.id
@@ -84,15 +93,20 @@ async def locate(tab: Tab, target: str) -> Target:
     if count == 0 and tab.navigations != tab.refs_navigations:
         raise _stale(tab, ref)
     if count == 0:
-        raise ElementNotFound(
-            f"{described} is no longer on the page",
-            hint="The page changed since the snapshot: call browser_snapshot for fresh refs.",
-            ref=ref,
-        )
+        again = await _rendered_anew(tab, ref, info)
+        if again is None:
+            raise ElementNotFound(
+                f"{described} is no longer on the page",
+                hint="The page changed since the snapshot: call browser_snapshot for fresh refs.",
+                ref=ref,
+            )
+        return _found_again(again, ref, info)
     if info.clickable is not None:
         await _same_clickable(locator, info.clickable, described, ref)
     plain_text = info.role in ("textbox", "searchbox") and info.kind is None and info.clickable is None
-    return Target(locator, described, _code_for(info, selector), exists=True, plain_text=plain_text, short=short)
+    return Target(
+        locator, described, _code_for(info, selector), exists=True, plain_text=plain_text, short=short, role=info.role
+    )
 
 
 async def _same_clickable(locator: Locator, clickable: Clickable, described: str, ref: str) -> None:
@@ -109,6 +123,23 @@ async def _same_clickable(locator: Locator, clickable: Clickable, described: str
             ref=ref,
             expected={"tag": clickable.tag.lower(), "text": clickable.text},
         )
+
+
+async def _rendered_anew(tab: Tab, ref: str, info: RefInfo) -> Locator | None:
+    """The element a framework rendered in place of the ref's (React, Vue and the like replace nodes on
+    every update): the one element on the page now with the ref's role and name, when that pair was
+    unique in the snapshot too. Unnamed or generic elements, and elements inside frames, are not guessed."""
+    if info.clickable is not None or info.nth is not None or not info.name or info.role in _NOT_REFOUND:
+        return None
+    if not ref.startswith("e"):
+        return None
+    locator = tab.page.get_by_role(info.role, name=info.name, exact=True)  # type: ignore[arg-type]
+    return locator if await locator.count() == 1 else None
+
+
+def _found_again(locator: Locator, ref: str, info: RefInfo) -> Target:
+    described = f"ref {ref} ({info.role} {json.dumps(info.name, ensure_ascii=False)}, rendered anew since)"
+    return Target(locator, described, _code_for(info, ""), exists=True, role=info.role)
 
 
 def _stale(tab: Tab, ref: str) -> RefNotFound:

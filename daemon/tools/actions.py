@@ -5,11 +5,17 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import msgspec
+from playwright.async_api import ElementHandle, Locator
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Locator
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from browserd.daemon.errors import ElementNotInteractable, InvalidParameter
-from browserd.daemon.sessions.fields import FieldInfo, check_taken, field_info, input_value
+from browserd.daemon.errors import ElementNotFound, ElementNotInteractable, InvalidParameter
+from browserd.daemon.sessions.checkables import CHECKABLE_ROLES, is_checkable, set_checked, toggle
+from browserd.daemon.sessions.choices import HIDDEN_JS, native_options, native_select, pick_options
+from browserd.daemon.sessions.dragging import drag
+from browserd.daemon.sessions.fields import ARIA_VALUES, FieldInfo, check_taken, field_info, input_value
+from browserd.daemon.sessions.keyed_values import move_by_keys, set_picker_value
+from browserd.daemon.sessions.overlays import content_point, covers_named, patiently
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.targets import Target, locate
@@ -23,12 +29,20 @@ SUBMIT_KEY = "Enter"
 SLOW_TYPING_DELAY_MS = 60  # between keys when typing slowly: lets key handlers and suggestions keep up
 
 
-_SCROLL_SETTLED_JS = """() => new Promise((resolve) => {
+# Where the scroller comes to rest after a wheel: the page, or the nearest scrollable box around the
+# element the wheel turned over (a feed, a virtual list), whose offset is what the answer reports.
+_SCROLL_SETTLED_JS = """(el) => new Promise((resolve) => {
+  const scrolls = (node) => node.scrollHeight > node.clientHeight + 1
+    && /auto|scroll/.test(getComputedStyle(node).overflowY + getComputedStyle(node).overflowX);
+  let box = el;
+  while (box && box !== document.body && !scrolls(box)) box = box.parentElement;
+  const inner = box && box !== document.body;
+  const at = inner ? () => [box.scrollLeft, box.scrollTop] : () => [window.scrollX, window.scrollY];
   let last = null, still = 0;
-  const done = () => resolve([window.scrollX, window.scrollY]);
+  const done = () => resolve(at());
   const cap = setTimeout(done, 1000);
   const tick = () => {
-    const now = window.scrollX + ',' + window.scrollY;
+    const now = at().join(',');
     still = now === last ? still + 1 : 0;
     last = now;
     if (still >= 3) { clearTimeout(cap); done(); } else { requestAnimationFrame(tick); }
@@ -86,7 +100,9 @@ class DragParams(ActionParams, kw_only=True):
 
 
 class ScrollParams(ActionParams, kw_only=True):
-    target: Annotated[TargetText, msgspec.Meta(description="Scroll this element into view.")] | None = None
+    target: (
+        Annotated[TargetText, msgspec.Meta(description="Scroll it into view; with a delta, wheel over it.")] | None
+    ) = None
     delta_x: Annotated[int, msgspec.Meta(description="Wheel pixels to the right (negative: left).")] = 0
     delta_y: Annotated[int, msgspec.Meta(description="Wheel pixels down (negative: up).")] = 0
 
@@ -114,7 +130,8 @@ async def _editable(locator: Locator) -> bool:
 
 _NOT_USABLE_HINTS = {
     "disabled": "Do what enables it first (fill the required fields...), then retry.",
-    "read-only": "Pick a field that can be edited.",
+    "read-only": "Pick a field that can be edited; a field filled by a picker or a popup takes browser_click, "
+    "then a click on the choice that opens.",
 }
 
 
@@ -132,22 +149,39 @@ def _done(response: Response, what: str, target: Target, code: str) -> None:
 @tab_tool("browser_click", "pages", "Click an element (a ref or CSS selector).", ClickParams)
 async def browser_click(ctx: ToolContext, tab: Tab, params: ClickParams, response: Response) -> None:
     target = await locate(tab, params.target)
-    options: dict[str, Any] = {"button": params.button, "timeout": params.timeout}
+    options: dict[str, Any] = {"button": params.button}
     if params.modifiers:
         options["modifiers"] = params.modifiers
     if params.position is not None:
         options["position"] = {"x": params.position.x, "y": params.position.y}
     verb = "dblclick" if params.double else "click"
     await usable(target, verb)
-    with action_errors(verb, target.described):
-        await getattr(target.locator, verb)(**options)
-    shown = {k: v for k, v in options.items() if k != "timeout" and v != "left"}
+    note = ""
+    plain = verb == "click" and options == {"button": "left"}
+    timeout = _timeout(ctx, params.timeout)
+    async with covers_named(target.locator, target.described, verb):
+        with action_errors(verb, target.described):
+            if plain and target.role in CHECKABLE_ROLES:
+                # Themes hide the input under a drawn box: the click goes where a person's would, its label.
+                note = await toggle(target.locator, target.described, timeout)
+            else:
+                act = getattr(target.locator, verb)
+                try:
+                    await patiently(lambda ms: act(**options, timeout=ms), tab.page, timeout)
+                except PlaywrightTimeout as exc:
+                    # A selector names no role: a checkbox its own label covers is found out only now.
+                    if not (plain and "intercepts pointer events" in str(exc) and await is_checkable(target.locator)):
+                        raise
+                    note = await toggle(target.locator, target.described, timeout)
+    shown = {k: v for k, v in options.items() if v != "left"}
     _done(
         response,
         "Double-clicked" if params.double else "Clicked",
         target,
         f"{verb}({', '.join(f'{k}={v!r}' for k, v in shown.items())})",
     )
+    if note:
+        response.text(note)
 
 
 def _written(response: Response, what: str, target: Target, code: str, submit: bool, note: str = "") -> None:
@@ -164,24 +198,34 @@ async def browser_fill(ctx: ToolContext, tab: Tab, params: FillParams, response:
     target = await locate(tab, params.target)
     # What kind of field it is decides the format it stores and the error that helps when it is no field;
     # the same read says whether it is disabled or read-only, so the fill fails at once then.
-    if target.plain_text:
-        # The snapshot already said what it is: two cheap checks instead of a script in the page.
-        await usable(target, "fill", editable=True)
+    with action_errors("fill", target.described):
+        # The snapshot already said it is a plain textbox: one cheap check instead of a script in the page.
+        plain = target.plain_text and await target.locator.is_editable()
+    if plain:
         field = FieldInfo("text")
     else:
         with action_errors("fill", target.described):
             field = await field_info(target.locator, target.described, params.timeout)
-        if target.exists and (field.disabled or field.readonly):
+        # The read found the element, so a disabled or read-only one fails now, not after the timeout.
+        if field.disabled or (field.readonly and not field.picker):
             raise _not_usable(target, "fill", "disabled" if field.disabled else "read-only")
     stored = await input_value(tab.page, field, params.value, target.described)
+    note = f"It holds {stored!r}, the field's own format for {params.value!r}." if stored != params.value else ""
     with action_errors("fill", target.described):
-        await target.locator.fill(stored, timeout=params.timeout)
-        # Pages rewrite or refuse values (masks, maxlength, scripts): "Filled" is said only of a value that took.
-        await check_taken(target.locator, field, stored, target.described, params.timeout)
+        if field.kind in ARIA_VALUES:
+            said = await move_by_keys(target.locator, field, stored, target.described, params.timeout)
+            note = f"It is a {field.described} moved by arrow keys; it now says {said!r}."
+        elif field.picker:
+            await set_picker_value(target.locator, stored, params.timeout)
+            note = "It is a read-only picker input: its value was set directly (browser_click opens its picker)."
+        else:
+            await target.locator.fill(stored, timeout=params.timeout)
+        if field.kind not in ARIA_VALUES:
+            # Pages rewrite or refuse values (masks, maxlength, scripts): "Filled" is said only of a value that took.
+            await check_taken(target.locator, field, stored, target.described, params.timeout)
         if params.submit:
             await target.locator.press(SUBMIT_KEY, timeout=params.timeout)
-    as_stored = f"It holds {stored!r}, the field's own format for {params.value!r}." if stored != params.value else ""
-    _written(response, "Filled", target, f"fill({stored!r})", params.submit, as_stored)
+    _written(response, "Filled", target, f"fill({stored!r})", params.submit, note)
 
 
 @tab_tool("browser_type", "pages", "Type text into an element key by key (after what it holds).", TypeParams)
@@ -214,45 +258,86 @@ async def browser_press(ctx: ToolContext, tab: Tab, params: PressParams, respons
 @tab_tool("browser_hover", "pages", "Move the mouse over an element.", TargetParams)
 async def browser_hover(ctx: ToolContext, tab: Tab, params: TargetParams, response: Response) -> None:
     target = await locate(tab, params.target)
-    with action_errors("hover", target.described):
-        await target.locator.hover(timeout=params.timeout)
+    timeout = _timeout(ctx, params.timeout)
+    async with covers_named(target.locator, target.described, "hover"):
+        with action_errors("hover", target.described):
+            # Hover handlers sit on the content (an inline trigger in a paragraph), not on the empty box centre.
+            point = await content_point(target.locator, timeout)
+            await patiently(lambda ms: target.locator.hover(position=point, timeout=ms), tab.page, timeout)
     _done(response, "Hovered over", target, "hover()")
 
 
-@tab_tool("browser_select", "pages", "Choose options of a select element by value or by label.", SelectParams)
+@tab_tool(
+    "browser_select",
+    "pages",
+    "Choose options of a select by value or label: a native <select> or a custom one "
+    "(Select2, react-select, an ARIA combobox), opened and picked from as a person would.",
+    SelectParams,
+)
 async def browser_select(ctx: ToolContext, tab: Tab, params: SelectParams, response: Response) -> None:
     if not params.values and not params.labels:
         raise InvalidParameter("give values or labels to select", field="values")
     target = await locate(tab, params.target)
     choice: dict[str, Any] = {"value": params.values} if params.values else {"label": params.labels}
+    code = f"select_option({', '.join(f'{k}={v!r}' for k, v in choice.items())})"
     with action_errors("select", target.described):
-        chosen = await target.locator.select_option(**choice, timeout=params.timeout)
+        select = await native_select(target.locator, params.timeout)
+        if select is None:
+            wanted = params.labels or params.values or []
+            await pick_options(tab.page, target.locator, wanted, target.described, _timeout(ctx, params.timeout))
+            response.data({"selected": wanted})
+            _done(response, f"Selected {', '.join(wanted)} in", target, "click()")
+            response.text("It is a custom select: it was opened and the option clicked.")
+            return
+        try:
+            mirrored = await select.evaluate(HIDDEN_JS)
+            # A library's hidden <select> is not for people to see, so Playwright's visibility wait is skipped.
+            chosen = await select.select_option(**choice, timeout=params.timeout, force=mirrored)
+        except PlaywrightTimeout as exc:
+            raise await _missing_option(select, target, choice) from exc
+        finally:
+            await select.dispose()
     response.data({"selected": chosen})
-    _done(
-        response,
-        f"Selected {', '.join(chosen)} in",
-        target,
-        f"select_option({', '.join(f'{k}={v!r}' for k, v in choice.items())})",
+    _done(response, f"Selected {', '.join(chosen)} in", target, code)
+    if mirrored:
+        response.text("It is a custom select: the hidden <select> it mirrors was set.")
+
+
+async def _missing_option(select: ElementHandle, target: Target, choice: dict[str, Any]) -> ElementNotFound:
+    labels = await native_options(select)
+    kind, wanted = next(iter(choice.items()))
+    return ElementNotFound(
+        f"{target.described} has no option with {kind} {', '.join(map(repr, wanted))}; its options are "
+        + ", ".join(map(repr, labels)),
+        hint="Pass labels (or values) from that list.",
+        options=labels,
     )
 
 
-async def _set_checked(tab: Tab, params: TargetParams, response: Response, checked: bool) -> None:
+def _timeout(ctx: ToolContext, timeout_ms: float | None) -> float:
+    return timeout_ms if timeout_ms is not None else ctx.services.config.browser.action_timeout_ms
+
+
+async def _set_checked(ctx: ToolContext, tab: Tab, params: TargetParams, response: Response, checked: bool) -> None:
     target = await locate(tab, params.target)
     verb = "check" if checked else "uncheck"
     await usable(target, verb)
-    with action_errors(verb, target.described):
-        await target.locator.set_checked(checked, timeout=params.timeout)
+    async with covers_named(target.locator, target.described, verb):
+        with action_errors(verb, target.described):
+            note = await set_checked(target.locator, target.described, checked, _timeout(ctx, params.timeout))
     _done(response, "Checked" if checked else "Unchecked", target, f"{verb}()")
+    if note:
+        response.text(note)
 
 
 @tab_tool("browser_check", "pages", "Tick a checkbox or choose a radio button.", TargetParams)
 async def browser_check(ctx: ToolContext, tab: Tab, params: TargetParams, response: Response) -> None:
-    await _set_checked(tab, params, response, True)
+    await _set_checked(ctx, tab, params, response, True)
 
 
 @tab_tool("browser_uncheck", "pages", "Untick a checkbox.", TargetParams)
 async def browser_uncheck(ctx: ToolContext, tab: Tab, params: TargetParams, response: Response) -> None:
-    await _set_checked(tab, params, response, False)
+    await _set_checked(ctx, tab, params, response, False)
 
 
 @tab_tool("browser_drag", "pages", "Drag one element onto another.", DragParams)
@@ -260,26 +345,38 @@ async def browser_drag(ctx: ToolContext, tab: Tab, params: DragParams, response:
     source = await locate(tab, params.source)
     target = await locate(tab, params.target)
     with action_errors("drag", f"{source.described} onto {target.described}"):
-        await source.locator.drag_to(target.locator, timeout=params.timeout)
-    response.text(f"Dragged {source.described} onto {target.described}")
+        await drag(tab.page, source.locator, target.locator, _timeout(ctx, params.timeout))
+    response.text(f"Dragged {source.named} onto {target.named}")
     response.code(f"await {source.code}.drag_to({target.code})")
 
 
 @tab_tool("browser_scroll", "pages", "Scroll an element into view, or the page by a wheel delta.", ScrollParams)
 async def browser_scroll(ctx: ToolContext, tab: Tab, params: ScrollParams, response: Response) -> None:
-    if params.target is not None:
-        target = await locate(tab, params.target)
+    wheel = bool(params.delta_x or params.delta_y)
+    target = await locate(tab, params.target) if params.target is not None else None
+    if target is not None and not wheel:
         with action_errors("scroll", target.described):
             await target.locator.scroll_into_view_if_needed()
         _done(response, "Scrolled into view:", target, "scroll_into_view_if_needed()")
         return
-    if not params.delta_x and not params.delta_y:
+    if not wheel:
         raise InvalidParameter("give a target to scroll into view, or a deltaX/deltaY to scroll by", field="target")
+    where, over = "the page", None
+    if target is not None:
+        # The wheel turns over the target, so the box it sits in scrolls (a feed, a virtual list).
+        with action_errors("scroll", target.described):
+            await target.locator.scroll_into_view_if_needed()
+            box = await target.locator.bounding_box()
+            over = await target.locator.element_handle()
+        if box is None:
+            raise ElementNotInteractable(f"{target.described} is not on screen to scroll over", action="scroll")
+        await tab.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        where = f"the box of {target.described}"
     await tab.page.mouse.wheel(params.delta_x, params.delta_y)
     # The wheel returns before the page has scrolled: report where it comes to rest.
-    position = await tab.page.evaluate(_SCROLL_SETTLED_JS)
+    position = await tab.page.evaluate(_SCROLL_SETTLED_JS, over)
     response.data({"scrollX": position[0], "scrollY": position[1]})
-    response.text(f"Scrolled by ({params.delta_x}, {params.delta_y}); the page is now at {position[0]},{position[1]}")
+    response.text(f"Scrolled by ({params.delta_x}, {params.delta_y}); {where} is now at {position[0]},{position[1]}")
     response.code(f"await page.mouse.wheel({params.delta_x}, {params.delta_y})")
 
 

@@ -11,6 +11,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from browserd.daemon.errors import ExecutionError, InvalidParameter
 from browserd.daemon.runtime.images import image_size
+from browserd.daemon.sessions.fields import field_value
 from browserd.daemon.sessions.page_errors import action_errors, page_errors
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.targets import locate
@@ -133,7 +134,7 @@ async def browser_get(ctx: ToolContext, tab: Tab, params: GetParams, response: R
         elif params.what == "html":
             value = await locator.inner_html()
         elif params.what == "value":
-            value = await locator.input_value()
+            value = await field_value(locator, target.described)
         elif params.what == "box":
             value = await locator.bounding_box()
         else:

@@ -1,0 +1,165 @@
+"""Checkboxes, radios and switches as widget libraries draw them, for browser_check and browser_uncheck.
+
+Bootstrap, Material and most themes hide the real <input> (opacity 0 under its label, display:none, a
+1 px clip) and let the label or a span draw the box. A person clicks what is drawn; Playwright's check
+clicks the input itself and fails as "covered" or "not visible". Here the element that takes the click
+is found first (the input, else its label), and the checked state is read back after the click.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from playwright.async_api import ElementHandle, Locator
+
+from browserd.daemon.errors import ElementNotInteractable, ExecutionError
+from browserd.daemon.sessions.overlays import patiently
+
+# What the target is as a checkable: itself, the control of a label, or the one checkable inside it
+# (a ref on the paragraph or row a theme draws around a hidden input). `clickAt` is the element a
+# person's click toggles it through: the input when a click at its centre lands on it, else a visible
+# label of it, else the (visible) element the target named around it, else nothing.
+_CHECKABLE = (
+    "input[type=checkbox], input[type=radio], [role=checkbox], [role=radio], [role=switch], "
+    "[role=menuitemcheckbox], [role=menuitemradio]"
+)
+_FIND_JS = f"""(start) => {{
+  const el = start.tagName === 'LABEL' && start.control ? start.control : start;
+  if (el.matches('{_CHECKABLE}')) return el;
+  const inside = el.querySelectorAll('{_CHECKABLE}');
+  return inside.length === 1 ? inside[0] : null;
+}}"""
+_PROBE_JS = (
+    """(start) => {
+  const el = ("""
+    + _FIND_JS
+    + """)(start);
+  if (!el) return [{ kind: 'none', tag: start.tagName.toLowerCase() }, null];
+  const native = el.tagName === 'INPUT';
+  const checked = native ? el.checked : el.getAttribute('aria-checked') === 'true';
+  // Opacity 0 is no reason: themes lay a transparent input over their drawing so that it takes the click.
+  const shown = (node) => {
+    const box = node.getBoundingClientRect();
+    return box.width > 1 && box.height > 1 && getComputedStyle(node).visibility !== 'hidden';
+  };
+  const labels = [...(el.labels || [])];
+  // Where a click at the input's centre lands: the input, one of its labels (drawn over it), or elsewhere.
+  const landing = () => {
+    if (!shown(el)) return null;
+    el.scrollIntoView({ block: 'center', inline: 'center' });
+    const box = el.getBoundingClientRect();
+    const top = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    if (top && (top === el || el.contains(top))) return el;
+    return labels.find((label) => label.contains(top)) || null;
+  };
+  const clickAt = !native ? el
+    : landing() || labels.find((label) => shown(label) || [...label.children].some(shown))
+      || (start !== el && shown(start) ? start : null);
+  const disabled = el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true';
+  return [{ kind: native ? el.type : el.getAttribute('role'), checked, disabled,
+    viaLabel: !!clickAt && clickAt !== el && clickAt !== start }, clickAt, el];
+}"""
+)
+# The state after the click; null when the page rendered the element anew (React and the like replace
+# the whole list on a change), so that the old element no longer says anything.
+_CHECKED_JS = """(el) => !el.isConnected ? null
+  : el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked') === 'true'"""
+
+
+# Snapshot roles of the elements this module clicks through their labels.
+CHECKABLE_ROLES = frozenset({"checkbox", "radio"})
+_VIA_LABEL = "Its input is hidden, so its label was clicked."
+
+
+@dataclass
+class Checkable:
+    kind: str  # checkbox, radio, switch... or "none"
+    checked: bool
+    via_label: bool  # the click goes to its label, the input itself being hidden or covered
+    click: ElementHandle | None  # what to click; None when nothing a person sees toggles it
+    disabled: bool
+    element: ElementHandle  # the checkbox, radio or switch itself
+
+
+async def checkable(locator: Locator, described: str, action: str, timeout_ms: float | None) -> Checkable:
+    """What `browser_check` toggles for this target, or a clear error when it has no checked state."""
+    handle = await locator.evaluate_handle(_PROBE_JS, timeout=timeout_ms)
+    try:
+        found = await handle.get_properties()
+        info = await found["0"].json_value()
+        if info["kind"] == "none":
+            raise ElementNotInteractable(
+                f"{described} is a <{info['tag']}> with no checked state a page exposes (no checkbox, radio or "
+                "switch in or behind it)",
+                hint="If it is a toggle drawn without ARIA, browser_click it and read the page's state; "
+                "otherwise pick the checkbox or switch ref from browser_snapshot.",
+                action=action,
+                target=described,
+            )
+        return Checkable(
+            kind=str(info["kind"]),
+            checked=bool(info["checked"]),
+            via_label=bool(info["viaLabel"]),
+            click=found["1"].as_element(),
+            disabled=bool(info["disabled"]),
+            element=found["2"].as_element(),  # type: ignore[arg-type]  # set whenever kind is not "none"
+        )
+    finally:
+        await handle.dispose()
+
+
+async def set_checked(locator: Locator, described: str, checked: bool, timeout_ms: float) -> str:
+    """Toggle the target to `checked` the way a person would; a note on how, "" when it was plain."""
+    action = "check" if checked else "uncheck"
+    box = await checkable(locator, described, action, timeout_ms)
+    if box.disabled:
+        raise ElementNotInteractable(
+            f"{described} is disabled", hint="Do what enables it first, then retry.", action=action, target=described
+        )
+    if box.checked == checked:
+        return f"It was already {'checked' if checked else 'unchecked'}."
+    if box.kind == "radio" and not checked:
+        raise ElementNotInteractable(
+            f"{described} is a radio button: it is unchecked by choosing another of its group",
+            hint="browser_check the radio button that should be chosen instead.",
+            action=action,
+            target=described,
+        )
+    await _click(locator, box, described, action, timeout_ms)
+    now = await box.element.evaluate(_CHECKED_JS)
+    if now is None:
+        return "The page rendered it anew after the click: its state is in the snapshot."
+    if now != checked:
+        raise ExecutionError(
+            f"{described} is still {'unchecked' if checked else 'checked'} after clicking it"
+            + (" through its label" if box.via_label else ""),
+            hint="The page refused the change (a script or a condition): browser_snapshot shows why.",
+            action=action,
+            target=described,
+        )
+    return _VIA_LABEL if box.via_label else ""
+
+
+async def is_checkable(locator: Locator) -> bool:
+    """Whether the target is (or stands for) a checkbox, radio or switch."""
+    found: bool = await locator.evaluate("(start) => !!(" + _FIND_JS + ")(start)")
+    return found
+
+
+async def toggle(locator: Locator, described: str, timeout_ms: float) -> str:
+    """A click on a checkbox, radio or switch: through its label when the input is hidden or covered."""
+    box = await checkable(locator, described, "click", timeout_ms)
+    await _click(locator, box, described, "click", timeout_ms)
+    return _VIA_LABEL if box.via_label else ""
+
+
+async def _click(locator: Locator, box: Checkable, described: str, action: str, timeout_ms: float) -> None:
+    if box.click is None:
+        raise ElementNotInteractable(
+            f"{described} is a {box.kind} hidden from view with no visible label to click",
+            hint="browser_click what the page draws for it (see browser_snapshot), then browser_is checked.",
+            action=action,
+            target=described,
+        )
+    clicked = box.click
+    await patiently(lambda ms: clicked.click(timeout=ms), locator.page, timeout_ms)

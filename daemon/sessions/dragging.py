@@ -1,0 +1,49 @@
+"""Dragging as a person drags, so that every kind of drag-and-drop library sees it.
+
+Playwright's drag_to presses, makes one move to the target's centre and releases. Pointer-event
+libraries (dnd-kit, react-beautiful-dnd, SortableJS's fallback) start a drag only once the pointer has
+moved a few pixels with the button down, and decide where the item goes on the moves after that; one
+move is then no drag at all. A sortable list also puts the item before or after the one under the
+pointer by which half it is in, so the centre is a coin toss. Here the pointer moves in small steps,
+first past the libraries' start threshold, then to the part of the target beyond its middle in the
+direction of travel (the item takes the target's place; a drop zone is still hit well inside).
+"""
+
+from __future__ import annotations
+
+from playwright.async_api import FloatRect, Locator, Page
+
+# Past every common activation distance (dnd-kit and react-beautiful-dnd use 5 px, SortableJS 1-3 px).
+START_MOVE_PX = 10
+STEPS = 8
+
+
+async def drag(page: Page, source: Locator, target: Locator, timeout_ms: float) -> None:
+    await source.scroll_into_view_if_needed(timeout=timeout_ms)
+    # The hover waits for the source to be visible, stable and uncovered, as a click would.
+    await source.hover(timeout=timeout_ms)
+    start = _centre(await _box(source, timeout_ms))
+    end_box = await _box(target, timeout_ms)
+    end = _centre(end_box)
+    down = 1 if end[1] > start[1] else -1 if end[1] < start[1] else 0
+    right = 1 if end[0] > start[0] and not down else -1 if end[0] < start[0] and not down else 0
+    # A quarter of the target's size beyond its middle: the half a sortable list reads as "its place".
+    end = (end[0] + right * end_box["width"] / 4, end[1] + down * end_box["height"] / 4)
+    await page.mouse.down()
+    toward = (down or right or 1) * START_MOVE_PX
+    await page.mouse.move(start[0] + (toward if right else 0), start[1] + (toward if not right else 0), steps=2)
+    await page.mouse.move(*end, steps=STEPS)
+    # Chromium accepts an HTML5 drop only once the page's dragover answer has reached it: one more move.
+    await page.mouse.move(end[0] + 1, end[1])
+    await page.mouse.up()
+
+
+async def _box(locator: Locator, timeout_ms: float) -> FloatRect:
+    box = await locator.bounding_box(timeout=timeout_ms)
+    if box is None:
+        raise ValueError("element has no box")  # hover() above has already waited for it to be visible
+    return box
+
+
+def _centre(box: FloatRect) -> tuple[float, float]:
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2

@@ -1,0 +1,144 @@
+"""What covers an element a pointer action was meant for, said so that a model can clear it.
+
+Cookie banners, sticky bars and modal dialogs sit on top of the page; Playwright then retries a click
+until its timeout and says only that some element "intercepts pointer events". Here a covered click
+gives up after a short patience (a fading toast clears by then; a banner never does), and the error
+names the overlay (`dialog "Terms of use"`, `region "Cookie banner"`) and the buttons that close it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Locator, Page, Position
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from browserd.daemon.errors import ElementNotInteractable
+
+# How long a pointer action waits for a cover to go before it reports it (a toast or an animation
+# clears within this; a cookie banner or a modal waits for the agent).
+COVER_PATIENCE_MS = 2_000
+_INTERCEPTS = "intercepts pointer events"
+# Playwright's log line once the input is dispatched: `- click action done` (hover, dblclick alike).
+_DONE = re.compile(r"- \w+ action done")
+# Playwright's log line: `<p>cover</p> from <div class="modal-backdrop">…</div> subtree intercepts pointer events`.
+_INTERCEPTOR = re.compile(r"- (<.*?) intercepts pointer events")
+
+# The overlay over the element's centre: the nearest dialog, named landmark or fixed/sticky box that
+# holds the topmost element there, else the nearest popup (an absolutely placed box: an open dropdown);
+# a backdrop (no content of its own) stands for the open modal dialog.
+# Answered as [role and name, names of the buttons and links inside it (what closes it)].
+_COVER_JS = """(el) => {
+  const box = el.getBoundingClientRect();
+  const top = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  if (!top || el.contains(top)) return null;
+  const clean = (text) => (text || '').replace(/\\s+/g, ' ').trim();
+  const named = (node) => clean(node.getAttribute('aria-label') || (node.getAttribute('aria-labelledby') || '')
+    .split(' ').map((id) => document.getElementById(id)).filter(Boolean).map((n) => n.textContent).join(' '));
+  const shown = (node) => { const r = node.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const IMPLICIT = { A: 'link', BUTTON: 'button', DIALOG: 'dialog', HEADER: 'banner', FOOTER: 'contentinfo',
+    NAV: 'navigation', UL: 'list', ASIDE: 'complementary', FORM: 'form' };
+  const roleOf = (node) => node.getAttribute('role') || IMPLICIT[node.tagName] || 'generic';
+  const LANDMARKS = ['dialog', 'alertdialog', 'region', 'banner', 'alert', 'complementary', 'navigation', 'menu',
+    'listbox', 'tooltip'];
+  const modal = [...document.querySelectorAll('[aria-modal=true], dialog[open], [role=dialog], [role=alertdialog]')]
+    .find((node) => shown(node) && node.getAttribute('aria-hidden') !== 'true');
+  let cover = null; let popup = null;
+  for (let node = top; node && node !== document.body; node = node.parentElement) {
+    if (LANDMARKS.includes(roleOf(node)) || node.getAttribute('aria-modal') === 'true') { cover = node; break; }
+    const style = getComputedStyle(node);
+    if (style.position === 'fixed' || style.position === 'sticky') cover = node;
+    else if (!popup && style.position === 'absolute') popup = node;
+  }
+  if ((!cover || !cover.querySelector('button, a, [role=button]')) && modal) cover = modal;
+  cover = cover || popup || top;
+  const name = named(cover) || (cover.children.length ? '' : clean(cover.textContent).slice(0, 40));
+  const label = (node) => clean(node.getAttribute('aria-label') || node.textContent);
+  const buttons = [...cover.querySelectorAll('button, a[href], [role=button]')].filter(shown).map(label)
+    .filter(Boolean).slice(0, 6);
+  const tag = cover.tagName.toLowerCase();
+  const what = name ? `${roleOf(cover)} ${JSON.stringify(name)}` : `a ${roleOf(cover)} <${tag}>`;
+  return [what, buttons, cover === popup];
+}"""
+
+
+async def patiently(act: Callable[[float], Awaitable[Any]], page: Page, timeout_ms: float) -> None:
+    """Run a pointer action within `timeout_ms`. When a cover holds it, move the pointer away once (a menu
+    opened by hovering closes when the pointer leaves it, as it does for a person) and try again; if it
+    is still covered, fail (Playwright's own error) after COVER_PATIENCE_MS in all, not the whole timeout."""
+    first = min(timeout_ms, COVER_PATIENCE_MS / 2)
+    try:
+        await act(first)
+        return
+    except PlaywrightTimeout as exc:
+        if _DONE.search(str(exc)):
+            # The action was done; what timed out is the wait for the navigation it started, which the
+            # answer's settling covers. Trying again would click twice (a form sent twice).
+            return
+        if timeout_ms <= first:
+            raise
+        covered = _INTERCEPTS in str(exc)
+    if covered:
+        await page.mouse.move(0, 0)
+        await act(min(timeout_ms - first, COVER_PATIENCE_MS / 2))
+    else:
+        # Not covered: the element was still on its way (appearing, enabling); nothing was clicked yet.
+        await act(timeout_ms - first)
+
+
+@asynccontextmanager
+async def covers_named(locator: Locator, described: str, action: str) -> AsyncIterator[None]:
+    """A covered-element error that names the overlay and the buttons that close it."""
+    try:
+        yield
+    except ElementNotInteractable as exc:
+        if not exc.details.get("covered"):
+            raise
+        try:
+            found = await locator.first.evaluate(_COVER_JS, timeout=COVER_PATIENCE_MS)
+        except PlaywrightError:
+            found = None
+        if not found:
+            raise
+        cover, buttons, popup = found
+        closers = " or ".join(repr(name) for name in buttons)
+        if popup:
+            # An open dropdown or popover: a person closes it by pressing Escape or clicking elsewhere.
+            hint = "It is an open popup: pick from it, or close it (browser_press Escape, or click elsewhere)"
+        elif buttons:
+            hint = f"Close {cover} first: browser_click its {closers} (refs in browser_snapshot)"
+        else:
+            hint = f"Close or dismiss {cover} first (browser_snapshot shows it), or press Escape"
+        raise ElementNotInteractable(
+            f"{described} is covered by {cover}, which would receive the {action}",
+            hint=hint + "; then retry.",
+            **{**exc.details, "coveredBy": cover, "closers": buttons},
+        ) from exc
+
+
+# Where a person points at a block whose content is narrower than its box (a paragraph holding a short
+# inline trigger): the middle of its first line of content, relative to the box; null for the box centre.
+_CONTENT_POINT_JS = """(el) => {
+  const box = el.getBoundingClientRect();
+  const range = document.createRange();
+  range.selectNodeContents(el);
+  const line = [...range.getClientRects()].find((r) => r.width > 0 && r.height > 0);
+  if (!line || (line.width > box.width / 2 && line.height > box.height / 2)) return null;
+  return { x: line.left - box.left + Math.min(line.width / 2, 8), y: line.top - box.top + line.height / 2 };
+}"""
+
+
+async def content_point(locator: Locator, timeout_ms: float) -> Position | None:
+    """The point of `locator`'s content to aim a hover at, when its box centre would miss its content."""
+    point = await locator.evaluate(_CONTENT_POINT_JS, timeout=timeout_ms)
+    return Position(x=point["x"], y=point["y"]) if point else None
+
+
+def interceptor(text: str) -> str | None:
+    """The element Playwright's log says intercepts the pointer, as it wrote it."""
+    found = _INTERCEPTOR.findall(text)
+    return found[-1] if found else None
