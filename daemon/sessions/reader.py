@@ -92,7 +92,7 @@ async def read(tab: Tab, options: SnapshotOptions, facts: aria.PageFacts | None 
             raise ElementNotFound(f"scope {options.scope} is not in the page's snapshot", scope=options.scope)
         if options.max_depth is not None:
             nodes = aria.prune(nodes, options.max_depth)
-    nodes = aria.lean(nodes, _origin(tab.page.url))
+    nodes = aria.lean(nodes, _origin(tab.page.url), captured.actionable)
     whole = "\n".join(aria.render(nodes))
     page_nodes = nodes
     shown_refs = sum(1 for node in aria.walk(nodes) if node.ref is not None and f"[ref={node.ref}]" in node.text)

@@ -57,6 +57,7 @@ _SPECIAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|[\n:](\s|$)|\s#|[\
 _YAML_WORDS = frozenset({"y", "n", "yes", "no", "true", "false", "on", "off", "null", "~"})
 _VALUE_ESCAPES = re.compile(r'[\\"\x00-\x1f\x7f-\x9f]')
 _ESCAPED = {"\\": "\\\\", '"': '\\"', "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_REF_IN_LINE = re.compile(r"\[ref=(\w+)\]")
 _BOX = re.compile(r" \[box=(-?\d+),(-?\d+),(\d+),(\d+)\]")
 # For the script that annotates a snapshot, when the caller gives no timeout (Playwright's default).
 DEFAULT_TIMEOUT_MS = 30_000
@@ -77,9 +78,11 @@ CLICK_TRACKER_JS = """(() => {
 })();"""
 
 # Elements whose kind or state the ARIA snapshot does not show, with their rounded client boxes:
-# [x, y, w, h, [attributes to add], selector, label, tag]. The last three are set for elements that act on
-# a click without a role; Playwright folds those into their parent's text when they are inline, so
-# they get a ref of ours (c1, c2...) resolved through a CSS selector unique in the document.
+# [x, y, w, h, [attributes to add], selector, label, tag, actionable]. Selector, label and tag are set for
+# elements that act on a click without a role; Playwright folds those into their parent's text when they
+# are inline, so they get a ref of ours (c1, c2...) resolved through a CSS selector unique in the document.
+# `actionable` (a click handler, draggable, focusable by tabindex) keeps the ref of a prose line that
+# holds the element: lean() would otherwise hide it, and an agent drags, hovers or clicks such lines.
 _ANNOTATIONS_JS = """() => {
   const found = [];
   const clickables = window.__browserdClickables;
@@ -120,7 +123,9 @@ _ANNOTATIONS_JS = """() => {
             && !e.parentElement.open);
       // Selectors cannot reach into a shadow root from the document: only light-DOM clickables.
       const clickable = root === document && isClickable(e);
-      if (!kind && !flagged && !collapsed && !clickable) continue;
+      const actionable = root === document && (clickable || e.getAttribute('draggable') === 'true'
+        || (e.hasAttribute('tabindex') && e.tabIndex >= 0));
+      if (!kind && !flagged && !collapsed && !actionable) continue;
       const r = e.getBoundingClientRect();
       if (!r.width && !r.height) continue;
       const extra = [];
@@ -130,7 +135,7 @@ _ANNOTATIONS_JS = """() => {
       if (collapsed) extra.push('collapsed');
       const label = clickable ? (e.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 80) : null;
       found.push([Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height), extra,
-                  clickable ? selectorOf(e) : null, label, e.tagName]);
+                  clickable ? selectorOf(e) : null, label, e.tagName, actionable]);
     }
   };
   visit(document);
@@ -344,12 +349,13 @@ def _label(node: Node) -> str:
     return ""
 
 
-def lean(nodes: list[Node], origin: str = "") -> list[Node]:
+def lean(nodes: list[Node], origin: str = "", actionable: frozenset[str] | set[str] = frozenset()) -> list[Node]:
     """The snapshot as a model reads it: Playwright's, less what costs tokens and tells nothing.
 
     - `[cursor=pointer]` on a role that is clickable anyway (link, button...): the role says it;
     - refs on lines of prose (a paragraph, a list item, a status text): no tool acts on them,
-      while anything interactive, any container (a scope, a screenshot), heading or generic keeps its ref;
+      while anything interactive, any container (a scope, a screenshot), heading or generic keeps its ref,
+      and so does a prose line holding something that acts (`actionable`: a handler, draggable, tabindex);
     - a text line repeating the name of its parent or of a sibling (a label next to its field);
     - an unnamed wrapper around a single line: the line takes its place;
     - the page's own origin at the start of a link's /url.
@@ -361,7 +367,7 @@ def lean(nodes: list[Node], origin: str = "") -> list[Node]:
     kept: list[Node] = []
     names = {node.name for node in nodes if node.name}
     for node in nodes:
-        children = lean(node.children, origin)
+        children = lean(node.children, origin, actionable)
         if node.name:
             children = [child for child in children if not _repeats(child, node.name)]
         if node.role == "" and node.key == "text" and node.value is not None and node.value.strip() in names:
@@ -369,7 +375,7 @@ def lean(nodes: list[Node], origin: str = "") -> list[Node]:
         if len(children) == 1 and _wrapper(node):
             kept.append(children[0])
             continue
-        _make_lean(node, children, origin)
+        _make_lean(node, children, origin, node.ref in actionable)
         kept.append(node)
     return kept
 
@@ -382,12 +388,12 @@ def _wrapper(node: Node) -> bool:
     return node.role in WRAPPER_ROLES and not node.name and not node.value and not node.interactive
 
 
-def _make_lean(node: Node, children: list[Node], origin: str) -> None:
+def _make_lean(node: Node, children: list[Node], origin: str, acts: bool) -> None:
     had_children, node.children = bool(node.children), children
     drop = ""
     if node.role in INTERACTIVE_ROLES:
         drop = " [cursor=pointer]" if "[cursor=pointer]" in node.key else ""
-    elif node.ref is not None and node.role in PROSE_ROLES and (not children or node.role != "listitem"):
+    elif node.ref is not None and node.role in PROSE_ROLES and not acts and (not children or node.role != "listitem"):
         # The ref still works (browser_find names it): the line just does not spend characters on it.
         drop = f" [ref={node.ref}]"
     elif node.key == "/url" and origin and node.value is not None and node.value.startswith(origin + "/"):
@@ -471,6 +477,8 @@ class Capture:
     text: str
     clickables: dict[str, Clickable] = field(default_factory=dict)
     title: str | None = None  # the document's title when the annotations were read
+    # Refs of lines holding an element that acts (a handler, draggable, tabindex): lean() keeps them shown.
+    actionable: set[str] = field(default_factory=set)
 
 
 # What a snapshot reads of the page besides Playwright's ARIA snapshot, in one round trip: the
@@ -515,7 +523,10 @@ async def capture(
 
 
 def _annotate(text: str, marks: list[list[Any]]) -> Capture:
-    by_box = {f"{x},{y},{w},{h}": mark for mark in marks for x, y, w, h in [mark[:4]]}
+    by_box: dict[str, list[Any]] = {}
+    # A mark that only says "acts" never hides one with attributes or a selector in the same box.
+    for mark in sorted(marks, key=lambda mark: bool(mark[4] or mark[5])):
+        by_box[",".join(str(v) for v in mark[:4])] = mark
     matched: set[str] = set()
 
     def replace(match: re.Match[str]) -> str:
@@ -541,14 +552,30 @@ def _annotate(text: str, marks: list[list[Any]]) -> Capture:
         lines.append(_BOX.sub(replace, line) if frame_indent is None else _BOX.sub("", line))
         if frame_indent is None and line.lstrip(" ").startswith("- iframe"):
             frame_indent = indent
-    return _add_clickables(lines, boxes, [m for k, m in by_box.items() if m[5] and k not in matched])
+    captured = _add_clickables(lines, boxes, [m for k, m in by_box.items() if m[5] and k not in matched])
+    captured.actionable = _actionable_refs(lines, boxes, [m for m in by_box.values() if m[8] and not m[5]])
+    return captured
+
+
+def _actionable_refs(lines: list[str], boxes: list[tuple[int, int, int, int, int]], marks: list[list[Any]]) -> set[str]:
+    """The ref of the deepest line holding each actionable element (its own line, or the paragraph an inline
+    one was folded into)."""
+    refs: set[str] = set()
+    for x, y, w, h, *_ in marks:
+        cx, cy = x + w / 2, y + h / 2
+        holder = next(
+            (i for i, left, top, right, bottom in reversed(boxes) if left <= cx <= right and top <= cy <= bottom), None
+        )
+        if holder is not None and (found := _REF_IN_LINE.search(lines[holder])):
+            refs.add(found[1])
+    return refs
 
 
 def _add_clickables(lines: list[str], boxes: list[tuple[int, int, int, int, int]], marks: list[list[Any]]) -> Capture:
     """Each clickable goes under the deepest line whose box holds its centre."""
     inserts: dict[int, list[str]] = {}
     clickables: dict[str, Clickable] = {}
-    for number, (x, y, w, h, _extra, selector, label, tag) in enumerate(marks, start=1):
+    for number, (x, y, w, h, _extra, selector, label, tag, _actionable) in enumerate(marks, start=1):
         cx, cy = x + w / 2, y + h / 2
         holder = next(
             (i for i, left, top, right, bottom in reversed(boxes) if left <= cx <= right and top <= cy <= bottom), None

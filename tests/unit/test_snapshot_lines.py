@@ -139,6 +139,22 @@ def test_lean_lines_leave_out_what_the_role_implies_and_refs_no_tool_needs() -> 
         assert f"[ref={kept}]" in shown, f"{kept} is actionable, a container or a heading: it keeps its ref\n{shown}"
 
 
+def test_a_prose_line_holding_something_that_acts_keeps_its_ref() -> None:
+    """A draggable list item, or a paragraph around a focusable tooltip trigger, is what an agent drags or
+    hovers: the annotations name their lines as actionable and lean() leaves their refs shown."""
+    nodes = aria.parse("- list:\n  - listitem [ref=e3]: Alpha task\n  - listitem [ref=e4]: Bravo task")
+    shown = "\n".join(aria.render(aria.lean(nodes, "", {"e3"})))
+    assert "listitem [ref=e3]: Alpha task" in shown and "- listitem: Bravo task" in shown, shown
+
+
+def test_an_inline_actionable_element_marks_the_line_it_was_folded_into() -> None:
+    text = "- paragraph [ref=e5] [box=0,0,400,20]: Pricing\n- paragraph [ref=e6] [box=0,30,400,20]: Plain"
+    # [x, y, w, h, attributes, selector, label, tag, actionable]: a span with tabindex inside the first paragraph.
+    captured = aria._annotate(text, [[10, 2, 60, 16, [], None, None, "SPAN", True]])
+    assert captured.actionable == {"e5"}, captured
+    assert "[box=" not in captured.text
+
+
 def test_a_label_repeating_its_field_goes_and_its_wrapper_with_it() -> None:
     shown = lean(ARTICLE)
     assert '    - textbox "Full name" [ref=e14] [required]\n' in shown, shown
