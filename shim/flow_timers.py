@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from browserd.shim.service import Echo, daemon_command, exec_quote, systemctl, unit_dir, user_manager
+from browserd.shim.service import Echo, daemon_command, exec_quote, run_or_show, systemctl, unit_dir, user_manager
 
 _DAYS = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _NAMES = {day.lower(): str(index) for index, day in enumerate(_DAYS[:7])}
@@ -98,13 +98,7 @@ def install(schedule_id: str, flow_id: str, cron: str, echo: Echo) -> int:
     (target / timer).write_text(timer_unit(schedule_id, flow_id, cron))
     (target / service).write_text(service_unit(schedule_id, flow_id))
     echo(f"wrote {target / timer} and {service}")
-    commands = [["daemon-reload"], ["enable", "--now", timer]]
-    if user_manager():
-        return 0 if all(systemctl(args, echo) for args in commands) else 1
-    echo("no systemd user manager answers here; where one does, run:")
-    for args in commands:
-        echo(f"  systemctl --user {' '.join(args)}")
-    return 0
+    return run_or_show([["daemon-reload"], ["enable", "--now", timer]], echo)
 
 
 def uninstall(schedule_id: str, echo: Echo) -> None:

@@ -88,6 +88,11 @@ def install(enable: bool, echo: Echo) -> int:
     if not enable:
         echo(f"not enabled; to start it on demand: systemctl --user enable --now {SOCKET_UNIT}")
         commands = commands[:1]
+    return run_or_show(commands, echo)
+
+
+def run_or_show(commands: list[list[str]], echo: Echo) -> int:
+    """Runs the `systemctl --user` commands, or prints them where no user manager answers (a container)."""
     if user_manager():
         return 0 if all(systemctl(args, echo) for args in commands) else 1
     echo("no systemd user manager answers here; where one does, run:")
