@@ -65,6 +65,11 @@ TRACKER_JS = f"""(() => {{
   const observe = () => observer.observe(document, {{ subtree: true, childList: true, attributes: true,
     characterData: true }});
   observe();
+  // The parser's last insertions reach the observer after readyState has left 'loading': drop them when
+  // the parse ends, or every load would wait out a quiet window for its own markup.
+  document.addEventListener('readystatechange', () => {{
+    if (document.readyState === 'interactive') observer.takeRecords();
+  }});
   // Runs `fn` as part of the action (gen > 0) or of the page's own life, and files its DOM changes so.
   const run = (gen, fn, self, args) => {{
     const outer = generation;
