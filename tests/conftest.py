@@ -240,14 +240,23 @@ class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
 
 
+@contextmanager
+def serve_site_on(host: str) -> Iterator[str]:
+    """tests/site served on a loopback address `host`, for as long as the block runs; yields its base URL."""
+    server = _Server((host, 0), SiteHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://{host}:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
 @pytest.fixture(scope="session")
 def site() -> Iterator[str]:
     """Base URL of tests/site served on 127.0.0.1 (only loopback traffic)."""
-    server = _Server(("127.0.0.1", 0), SiteHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serve_site_on("127.0.0.1") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -287,6 +296,13 @@ class BrowserdHome:
         return subprocess.run(
             [BROWSERD, *args], env=self.env, capture_output=True, text=True, timeout=timeout, check=check
         )
+
+    def status_json(self) -> dict[str, Any]:
+        """`browserd status --json` of this home's daemon, parsed."""
+        done = self.browserd("status", "--json", timeout=30)
+        assert done.returncode == 0, done.stderr
+        status: dict[str, Any] = json.loads(done.stdout)
+        return status
 
     def stop_daemon(self) -> None:
         pid = self.daemon_pid()

@@ -9,7 +9,6 @@ shows they never left the browser.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -112,9 +111,7 @@ async def test_cookies_go_both_ways_on_the_fast_path(home: BrowserdHome, site: s
 
 def scrape_contexts(home: BrowserdHome) -> dict[str, int]:
     """The warm scrape contexts' counters of `browserd status --json`."""
-    done = home.browserd("status", "--json", timeout=30)
-    assert done.returncode == 0, done.stderr
-    counters: dict[str, int] = json.loads(done.stdout)["scrapeContexts"]
+    counters: dict[str, int] = home.status_json()["scrapeContexts"]
     return counters
 
 

@@ -7,7 +7,6 @@ daemon.
 
 from __future__ import annotations
 
-import json
 import re
 
 import anyio
@@ -22,9 +21,7 @@ SPARE_WAIT_S = 30
 
 
 def browser_status(home: BrowserdHome) -> dict[str, object]:
-    done = home.browserd("status", "--json", timeout=30)
-    assert done.returncode == 0, done.stderr
-    browser: dict[str, object] = json.loads(done.stdout)["browser"]
+    browser: dict[str, object] = home.status_json()["browser"]
     return browser
 
 

@@ -10,13 +10,12 @@ itself reports (its status line), never the daemon's own word for it.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.conftest import BrowserdHome, SiteHandler, _Server, mcp_client
+from tests.conftest import BrowserdHome, mcp_client, serve_site_on
 from tests.e2e.results import text_of
 from tests.e2e.test_actions import fails, ok, ref, status
 
@@ -30,11 +29,8 @@ DEVTOOLS = ("--tools", "pages,devtools")
 @pytest.fixture(scope="module")
 def other_origin() -> Iterator[str]:
     """tests/site served again on 127.0.0.2: another origin (and site) than `site`, still loopback only."""
-    server = _Server(("127.0.0.2", 0), SiteHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.2:{server.server_address[1]}"
-    server.shutdown()
+    with serve_site_on("127.0.0.2") as url:
+        yield url
 
 
 async def snapshot(client: Any) -> str:
