@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from playwright.async_api import ElementHandle, Locator
+from playwright.async_api import Locator
 
 from browserd.daemon.errors import ElementNotInteractable, ExecutionError
 from browserd.daemon.sessions.overlays import patiently
 
 # What the target is as a checkable: itself, the control of a label, or the one checkable inside it
-# (a ref on the paragraph or row a theme draws around a hidden input). `clickAt` is the element a
-# person's click toggles it through: the input when a click at its centre lands on it, else a visible
-# label of it, else the (visible) element the target named around it, else nothing.
+# (a ref on the paragraph or row a theme draws around a hidden input).
 _CHECKABLE = (
     "input[type=checkbox], input[type=radio], [role=checkbox], [role=radio], [role=switch], "
     "[role=menuitemcheckbox], [role=menuitemradio]"
@@ -29,14 +27,10 @@ _FIND_JS = f"""(start) => {{
   const inside = el.querySelectorAll('{_CHECKABLE}');
   return inside.length === 1 ? inside[0] : null;
 }}"""
-_PROBE_JS = (
-    """(start) => {
-  const el = ("""
-    + _FIND_JS
-    + """)(start);
-  if (!el) return [{ kind: 'none', tag: start.tagName.toLowerCase() }, null];
+# Where a person's click toggles it: the input when a click at its centre lands on it, else a visible
+# label of it, else the (visible) element the target named around it, else nothing.
+_CLICK_AT_JS = """(start, el) => {
   const native = el.tagName === 'INPUT';
-  const checked = native ? el.checked : el.getAttribute('aria-checked') === 'true';
   // Opacity 0 is no reason: themes lay a transparent input over their drawing so that it takes the click.
   const shown = (node) => {
     const box = node.getBoundingClientRect();
@@ -52,18 +46,31 @@ _PROBE_JS = (
     if (top && (top === el || el.contains(top))) return el;
     return labels.find((label) => label.contains(top)) || null;
   };
-  const clickAt = !native ? el
+  return !native ? el
     : landing() || labels.find((label) => shown(label) || [...label.children].some(shown))
       || (start !== el && shown(start) ? start : null);
-  const disabled = el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true';
-  return [{ kind: native ? el.type : el.getAttribute('role'), checked, disabled,
-    viaLabel: !!clickAt && clickAt !== el && clickAt !== start }, clickAt, el];
 }"""
-)
+# What the target is as a checkable, in one read that hands back no object: `click` says where the click
+# goes ("target": the target itself, so its locator clicks it; "other": a label or wrapper, fetched
+# only then; null: nothing a person sees).
+_PROBE_JS = f"""(start) => {{
+  const el = ({_FIND_JS})(start);
+  if (!el) return {{ kind: 'none', tag: start.tagName.toLowerCase() }};
+  const native = el.tagName === 'INPUT';
+  const clickAt = ({_CLICK_AT_JS})(start, el);
+  return {{ kind: native ? el.type : el.getAttribute('role'),
+    checked: native ? el.checked : el.getAttribute('aria-checked') === 'true',
+    disabled: el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true',
+    click: !clickAt ? null : clickAt === start ? 'target' : 'other',
+    viaLabel: !!clickAt && clickAt !== el && clickAt !== start }};
+}}"""
+_CLICK_TARGET_JS = f"(start) => ({_CLICK_AT_JS})(start, ({_FIND_JS})(start))"
 # The state after the click; null when the page rendered the element anew (React and the like replace
-# the whole list on a change), so that the old element no longer says anything.
-_CHECKED_JS = """(el) => !el.isConnected ? null
-  : el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked') === 'true'"""
+# the whole list on a change): the old element no longer says anything. See _now_checked for the root.
+_CHECKED_JS = f"""(start) => {{
+  const el = start === document.documentElement ? null : ({_FIND_JS})(start);
+  return !el ? null : el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked') === 'true';
+}}"""
 
 
 # Snapshot roles of the elements this module clicks through their labels.
@@ -76,36 +83,29 @@ class Checkable:
     kind: str  # checkbox, radio, switch... or "none"
     checked: bool
     via_label: bool  # the click goes to its label, the input itself being hidden or covered
-    click: ElementHandle | None  # what to click; None when nothing a person sees toggles it
+    click: str | None  # "target" (the target itself), "other" (a label or wrapper), None (nothing to click)
     disabled: bool
-    element: ElementHandle  # the checkbox, radio or switch itself
 
 
 async def checkable(locator: Locator, described: str, action: str, timeout_ms: float | None) -> Checkable:
     """What `browser_check` toggles for this target, or a clear error when it has no checked state."""
-    handle = await locator.evaluate_handle(_PROBE_JS, timeout=timeout_ms)
-    try:
-        found = await handle.get_properties()
-        info = await found["0"].json_value()
-        if info["kind"] == "none":
-            raise ElementNotInteractable(
-                f"{described} is a <{info['tag']}> with no checked state a page exposes (no checkbox, radio or "
-                "switch in or behind it)",
-                hint="If it is a toggle drawn without ARIA, browser_click it and read the page's state; "
-                "otherwise pick the checkbox or switch ref from browser_snapshot.",
-                action=action,
-                target=described,
-            )
-        return Checkable(
-            kind=str(info["kind"]),
-            checked=bool(info["checked"]),
-            via_label=bool(info["viaLabel"]),
-            click=found["1"].as_element(),
-            disabled=bool(info["disabled"]),
-            element=found["2"].as_element(),  # type: ignore[arg-type]  # set whenever kind is not "none"
+    info = await locator.evaluate(_PROBE_JS, timeout=timeout_ms)
+    if info["kind"] == "none":
+        raise ElementNotInteractable(
+            f"{described} is a <{info['tag']}> with no checked state a page exposes (no checkbox, radio or "
+            "switch in or behind it)",
+            hint="If it is a toggle drawn without ARIA, browser_click it and read the page's state; "
+            "otherwise pick the checkbox or switch ref from browser_snapshot.",
+            action=action,
+            target=described,
         )
-    finally:
-        await handle.dispose()
+    return Checkable(
+        kind=str(info["kind"]),
+        checked=bool(info["checked"]),
+        via_label=bool(info["viaLabel"]),
+        click=info["click"],
+        disabled=bool(info["disabled"]),
+    )
 
 
 async def set_checked(locator: Locator, described: str, checked: bool, timeout_ms: float) -> str:
@@ -126,7 +126,7 @@ async def set_checked(locator: Locator, described: str, checked: bool, timeout_m
             target=described,
         )
     await _click(locator, box, described, action, timeout_ms)
-    now = await box.element.evaluate(_CHECKED_JS)
+    now = await _now_checked(locator)
     if now is None:
         return "The page rendered it anew after the click: its state is in the snapshot."
     if now != checked:
@@ -161,5 +161,23 @@ async def _click(locator: Locator, box: Checkable, described: str, action: str, 
             action=action,
             target=described,
         )
-    clicked = box.click
-    await patiently(lambda ms: clicked.click(timeout=ms), locator.page, timeout_ms)
+    if box.click == "target":
+        await patiently(lambda ms: locator.click(timeout=ms), locator.page, timeout_ms)
+        return
+    # A label or the wrapper the theme draws: only this rarer path holds the element it clicks.
+    clicked = (await locator.evaluate_handle(_CLICK_TARGET_JS, timeout=timeout_ms)).as_element()
+    if clicked is None:
+        raise ElementNotInteractable(f"{described} changed while it was being clicked", action=action, target=described)
+    try:
+        await patiently(lambda ms: clicked.click(timeout=ms), locator.page, timeout_ms)
+    finally:
+        await clicked.dispose()
+
+
+async def _now_checked(locator: Locator) -> bool | None:
+    """The state read back in one round trip that never waits: a ref whose element was rendered anew
+    matches nothing, and a locator would wait out its timeout for it. The page's root, which always
+    matches and comes first in document order, stands in for it then."""
+    either = locator.or_(locator.page.locator(":root")).last
+    now: bool | None = await either.evaluate(_CHECKED_JS)
+    return now

@@ -13,6 +13,7 @@ Three shapes cover most of the web:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from playwright.async_api import ElementHandle, Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
@@ -31,7 +32,7 @@ _TYPABLE_JS = "(el) => el.matches('input:not([type=hidden]):not([readonly]):not(
 _MIRROR_DEPTH = 4
 
 # A <select> kept out of people's sight: the mirror of a widget drawn in its place.
-HIDDEN_JS = """(el) => {
+_HIDDEN_JS = """(el) => {
   const box = el.getBoundingClientRect();
   const style = getComputedStyle(el);
   return box.width <= 1 || box.height <= 1 || style.visibility === 'hidden' || style.opacity === '0'
@@ -44,7 +45,7 @@ HIDDEN_JS = """(el) => {
 _NATIVE_JS = f"""(start) => {{
   if (start.tagName === 'SELECT') return start;
   if (start.tagName === 'LABEL' && start.control && start.control.tagName === 'SELECT') return start.control;
-  const hidden = {HIDDEN_JS};
+  const hidden = {_HIDDEN_JS};
   const CONTROLS = 'input:not([type=hidden]), textarea, button, select, [role=combobox], [contenteditable=""], '
     + '[contenteditable=true]';
   const foreign = (node) => [...node.querySelectorAll(CONTROLS)].some(
@@ -102,8 +103,35 @@ _FIND_OPTION_JS = (
 _LIST_OPTIONS_JS = "(start) => {" + _OPTION_HELPERS + "  return options().map(text).slice(0, 30);\n}"
 
 
-async def native_select(locator: Locator, timeout_ms: float | None) -> ElementHandle | None:
-    """The <select> element that choosing in sets, or None for a widget without one."""
+@dataclass(frozen=True)
+class NativeSelect:
+    """Where a choice is made in a native <select>."""
+
+    own: bool  # the target is the <select> (or a label of it): its locator sets it
+    hidden: bool  # a library's mirror, kept out of sight: Playwright's visibility wait is skipped
+
+
+# One read: whether the target is a <select> (or its label), the hidden mirror of a widget, or neither.
+_CLASSIFY_JS = f"""(start) => {{
+  const select = ({_NATIVE_JS})(start);
+  if (!select) return null;
+  const own = select === start || select === start.control;
+  return [own, ({_HIDDEN_JS})(select)];
+}}"""
+_OPTIONS_JS = """(start) => {
+  const select = start.tagName === 'SELECT' ? start : start.control;
+  return [...select.options].map((o) => o.label || o.text).slice(0, 30);
+}"""
+
+
+async def native_select(locator: Locator, timeout_ms: float | None) -> NativeSelect | None:
+    """How a choice reaches the native <select> behind the target; None for a widget without one."""
+    found = await locator.evaluate(_CLASSIFY_JS, timeout=timeout_ms)
+    return None if found is None else NativeSelect(own=bool(found[0]), hidden=bool(found[1]))
+
+
+async def mirrored_select(locator: Locator, timeout_ms: float | None) -> ElementHandle | None:
+    """The hidden <select> a widget mirrors (NativeSelect.own being False): the element, to choose in."""
     handle = await locator.evaluate_handle(_NATIVE_JS, timeout=timeout_ms)
     found = handle.as_element()
     if found is None:
@@ -111,8 +139,9 @@ async def native_select(locator: Locator, timeout_ms: float | None) -> ElementHa
     return found
 
 
-async def native_options(select: ElementHandle) -> list[str]:
-    labels: list[str] = await select.evaluate("(s) => [...s.options].map((o) => o.label || o.text).slice(0, 30)")
+async def native_options(select: Locator | ElementHandle) -> list[str]:
+    """The labels of a <select>'s options (or of the <select> a label names)."""
+    labels: list[str] = await select.evaluate(_OPTIONS_JS)
     return labels
 
 

@@ -66,10 +66,14 @@ _COVER_JS = """(el) => {
 }"""
 
 
-async def patiently(act: Callable[[float], Awaitable[Any]], page: Page, timeout_ms: float) -> None:
+async def patiently(
+    act: Callable[[float], Awaitable[Any]], page: Page, timeout_ms: float, by_label: bool = False
+) -> None:
     """Run a pointer action within `timeout_ms`. When a cover holds it, move the pointer away once (a menu
     opened by hovering closes when the pointer leaves it, as it does for a person) and try again; if it
-    is still covered, fail (Playwright's own error) after COVER_PATIENCE_MS in all, not the whole timeout."""
+    is still covered, fail (Playwright's own error) after COVER_PATIENCE_MS in all, not the whole timeout.
+    `by_label`: a cover that is a <label> fails at once, for the caller to click through it (a checkbox
+    its own label draws over never uncovers)."""
     first = min(timeout_ms, COVER_PATIENCE_MS / 2)
     try:
         await act(first)
@@ -82,6 +86,8 @@ async def patiently(act: Callable[[float], Awaitable[Any]], page: Page, timeout_
         if timeout_ms <= first:
             raise
         covered = _INTERCEPTS in str(exc)
+        if covered and by_label and (interceptor(str(exc)) or "").startswith("<label"):
+            raise
     if covered:
         await page.mouse.move(0, 0)
         await act(min(timeout_ms - first, COVER_PATIENCE_MS / 2))
@@ -130,6 +136,14 @@ _CONTENT_POINT_JS = """(el) => {
   if (!line || (line.width > box.width / 2 && line.height > box.height / 2)) return null;
   return { x: line.left - box.left + Math.min(line.width / 2, 8), y: line.top - box.top + line.height / 2 };
 }"""
+
+
+# Snapshot roles of blocks that hold prose, whose hover handlers sit on an inline child: a hover on one
+# of these aims at its content. A control, a link or a CSS selector (which names the element itself) is
+# hovered at its centre, in one round trip.
+BLOCK_ROLES = frozenset(
+    {"paragraph", "generic", "text", "listitem", "cell", "gridcell", "blockquote", "group", "article", "region"}
+)
 
 
 async def content_point(locator: Locator, timeout_ms: float) -> Position | None:

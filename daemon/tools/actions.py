@@ -11,11 +11,11 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from browserd.daemon.errors import ElementNotFound, ElementNotInteractable, InvalidParameter
 from browserd.daemon.sessions.checkables import CHECKABLE_ROLES, is_checkable, set_checked, toggle
-from browserd.daemon.sessions.choices import HIDDEN_JS, native_options, native_select, pick_options
+from browserd.daemon.sessions.choices import mirrored_select, native_options, native_select, pick_options
 from browserd.daemon.sessions.dragging import drag
 from browserd.daemon.sessions.fields import ARIA_VALUES, FieldInfo, check_taken, field_info, input_value
 from browserd.daemon.sessions.keyed_values import move_by_keys, set_picker_value
-from browserd.daemon.sessions.overlays import content_point, covers_named, patiently
+from browserd.daemon.sessions.overlays import BLOCK_ROLES, content_point, covers_named, patiently
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.targets import Target, locate
@@ -167,9 +167,10 @@ async def browser_click(ctx: ToolContext, tab: Tab, params: ClickParams, respons
             else:
                 act = getattr(target.locator, verb)
                 try:
-                    await patiently(lambda ms: act(**options, timeout=ms), tab.page, timeout)
+                    await patiently(lambda ms: act(**options, timeout=ms), tab.page, timeout, by_label=plain)
                 except PlaywrightTimeout as exc:
-                    # A selector names no role: a checkbox its own label covers is found out only now.
+                    # A selector names no role: a checkbox its own label covers is found out only now (after
+                    # the first attempt, not the whole patience; looking first would cost every click).
                     if not (plain and "intercepts pointer events" in str(exc) and await is_checkable(target.locator)):
                         raise
                     note = await toggle(target.locator, target.described, timeout)
@@ -262,7 +263,7 @@ async def browser_hover(ctx: ToolContext, tab: Tab, params: TargetParams, respon
     async with covers_named(target.locator, target.described, "hover"):
         with action_errors("hover", target.described):
             # Hover handlers sit on the content (an inline trigger in a paragraph), not on the empty box centre.
-            point = await content_point(target.locator, timeout)
+            point = await content_point(target.locator, timeout) if target.role in BLOCK_ROLES else None
             await patiently(lambda ms: target.locator.hover(position=point, timeout=ms), tab.page, timeout)
     _done(response, "Hovered over", target, "hover()")
 
@@ -281,29 +282,33 @@ async def browser_select(ctx: ToolContext, tab: Tab, params: SelectParams, respo
     choice: dict[str, Any] = {"value": params.values} if params.values else {"label": params.labels}
     code = f"select_option({', '.join(f'{k}={v!r}' for k, v in choice.items())})"
     with action_errors("select", target.described):
-        select = await native_select(target.locator, params.timeout)
-        if select is None:
+        native = await native_select(target.locator, params.timeout)
+        if native is None:
             wanted = params.labels or params.values or []
             await pick_options(tab.page, target.locator, wanted, target.described, _timeout(ctx, params.timeout))
             response.data({"selected": wanted})
             _done(response, f"Selected {', '.join(wanted)} in", target, "click()")
             response.text("It is a custom select: it was opened and the option clicked.")
             return
+        # The target is the <select> (or its label) in the usual case: its own locator chooses, with no handle.
+        select = target.locator if native.own else await mirrored_select(target.locator, params.timeout)
+        if select is None:
+            raise ElementNotFound(f"{target.described} changed while the select was being chosen in")
         try:
-            mirrored = await select.evaluate(HIDDEN_JS)
             # A library's hidden <select> is not for people to see, so Playwright's visibility wait is skipped.
-            chosen = await select.select_option(**choice, timeout=params.timeout, force=mirrored)
+            chosen = await select.select_option(**choice, timeout=params.timeout, force=native.hidden)
         except PlaywrightTimeout as exc:
             raise await _missing_option(select, target, choice) from exc
         finally:
-            await select.dispose()
+            if isinstance(select, ElementHandle):
+                await select.dispose()
     response.data({"selected": chosen})
     _done(response, f"Selected {', '.join(chosen)} in", target, code)
-    if mirrored:
+    if native.hidden:
         response.text("It is a custom select: the hidden <select> it mirrors was set.")
 
 
-async def _missing_option(select: ElementHandle, target: Target, choice: dict[str, Any]) -> ElementNotFound:
+async def _missing_option(select: Locator | ElementHandle, target: Target, choice: dict[str, Any]) -> ElementNotFound:
     labels = await native_options(select)
     kind, wanted = next(iter(choice.items()))
     return ElementNotFound(
