@@ -153,7 +153,7 @@ def _formatted(field: FieldInfo, text: str) -> str | None:
         week = _WEEK.match(text)
         if week:
             return f"{int(week[1]):04d}-W{int(week[2]):02d}"
-    when = _when(text)
+    when = parse_when(text)
     if when is None:
         return None
     if field.kind == "date":
@@ -167,7 +167,8 @@ def _formatted(field: FieldInfo, text: str) -> str | None:
     return clock if field.kind == "time" else f"{when:%Y-%m-%d}T{clock}"
 
 
-def _when(text: str) -> datetime | None:
+def parse_when(text: str) -> datetime | None:
+    """A date or time as people write it (`10/20/2017`, `Oct 20 2017`, `3:30 PM`); None when it is none."""
     try:
         when: datetime = dateparser.parse(text, default=_DEFAULT)
     except (ValueError, OverflowError):

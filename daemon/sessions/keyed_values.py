@@ -2,27 +2,49 @@
 
 A `role=slider` div (rc-slider, MUI, noUiSlider) takes no text; a person moves it with the arrow keys,
 and every library implements those keys (the WAI-ARIA slider pattern). Filling one presses the arrows
-until `aria-valuenow` is the wanted number. A date picker's input (flatpickr, pikaday) is read-only
-so that people pick in its calendar; its value is set directly, with the events a picker sends, and the
-answer says that the calendar is the way a person would pick.
+until `aria-valuenow` is the wanted number. A date picker's input (flatpickr, pikaday, jQuery UI) is
+read-only so that people pick in its calendar, and the picker keeps its own state: the selected date,
+often a hidden input the form sends (flatpickr's altInput shows "October 20, 2017" and sends 2017-10-20
+from another field). Writing the visible input leaves that state behind, so the date goes through the
+picker's own setter when the page exposes one (flatpickr's instance on the input, jQuery's datepicker);
+otherwise the value is set with the events a picker listens to (pikaday reads its input on change), and
+the answer says that the calendar is the way a person would pick.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from playwright.async_api import Locator
 
 from browserd.daemon.errors import ExecutionError
-from browserd.daemon.sessions.fields import FieldInfo
+from browserd.daemon.sessions.fields import FieldInfo, parse_when
 
 # More presses than this are not a slider a person would move by keys (a step of 1 over a wide range).
 MAX_PRESSES = 400
 _NOW_JS = "(el) => Number(el.getAttribute('aria-valuenow'))"
-# What a picker's own code does when a day is picked: the value, then input and change.
-_SET_VALUE_JS = """(el, value) => {
+# The picker's own setter when there is one (flatpickr keeps its instance on the input, or with altInput
+# on the hidden input just before the one people see; jQuery UI and bootstrap-datepicker answer
+# .datepicker('setDate')); else what a picker's code does when a day is picked: the value, then input and
+# change. Answers [the setter used or null, the value the field shows].
+_SET_PICKER_JS = """(el, [value, parts]) => {
+  const date = parts && new Date(parts[0], parts[1] - 1, parts[2], parts[3], parts[4]);
+  const before = el.previousElementSibling;
+  const flatpickr = el._flatpickr || (before && before.type === 'hidden' && before._flatpickr);
+  if (date && flatpickr && typeof flatpickr.setDate === 'function') {
+    flatpickr.setDate(date, true);
+    return ['flatpickr', el.value];
+  }
+  const $ = window.jQuery;
+  if (date && $ && $.fn && $.fn.datepicker && ($(el).hasClass('hasDatepicker') || $(el).data('datepicker'))) {
+    $(el).datepicker('setDate', date);
+    $(el).trigger('change');
+    return ['datepicker', el.value];
+  }
   Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(el, value);
   el.dispatchEvent(new Event('input', { bubbles: true }));
   el.dispatchEvent(new Event('change', { bubbles: true }));
-  return el.value;
+  return [null, el.value];
 }"""
 
 
@@ -70,5 +92,24 @@ async def _said(locator: Locator) -> str:
     return str(text)
 
 
-async def set_picker_value(locator: Locator, value: str, timeout_ms: float | None) -> None:
-    await locator.evaluate(_SET_VALUE_JS, value, timeout=timeout_ms)
+@dataclass(frozen=True)
+class Picked:
+    setter: str | None  # the picker's own setter that took the date ("flatpickr", "datepicker"), or None
+    shown: str  # what the field shows now (a picker formats it its own way: "October 20, 2017")
+
+    @property
+    def note(self) -> str:
+        if self.setter:
+            return f"It is a {self.setter} date picker: its own setter took the date, shown as {self.shown!r}."
+        return (
+            "It is a read-only picker input: its value was set with the input and change events; a picker that "
+            "keeps its own state may not see it (browser_click opens its calendar to pick the day)."
+        )
+
+
+async def set_picker_value(locator: Locator, value: str, timeout_ms: float | None) -> Picked:
+    """Set a read-only picker input to `value`, through the picker itself when the page exposes it."""
+    when = parse_when(value)
+    parts = None if when is None else [when.year, when.month, when.day, when.hour, when.minute]
+    setter, shown = await locator.evaluate(_SET_PICKER_JS, [value, parts], timeout=timeout_ms)
+    return Picked(setter, str(shown))

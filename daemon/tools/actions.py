@@ -217,11 +217,12 @@ async def browser_fill(ctx: ToolContext, tab: Tab, params: FillParams, response:
             said = await move_by_keys(target.locator, field, stored, target.described, params.timeout)
             note = f"It is a {field.described} moved by arrow keys; it now says {said!r}."
         elif field.picker:
-            await set_picker_value(target.locator, stored, params.timeout)
-            note = "It is a read-only picker input: its value was set directly (browser_click opens its picker)."
+            picked = await set_picker_value(target.locator, stored, params.timeout)
+            note = picked.note
         else:
             await target.locator.fill(stored, timeout=params.timeout)
-        if field.kind not in ARIA_VALUES:
+        # A picker's setter writes the field in its own format ("October 20, 2017"): that is the value taking.
+        if field.kind not in ARIA_VALUES and not (field.picker and picked.setter):
             # Pages rewrite or refuse values (masks, maxlength, scripts): "Filled" is said only of a value that took.
             await check_taken(target.locator, field, stored, target.described, params.timeout)
         if params.submit:

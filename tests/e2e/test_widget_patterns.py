@@ -199,17 +199,20 @@ async def test_fill_and_type_reach_quill_and_prosemirror_models(home: BrowserdHo
 
 
 async def test_fill_sets_a_readonly_date_picker_an_aria_slider_and_a_spinner(home: BrowserdHome, site: str) -> None:
-    """flatpickr's read-only input takes the date (set as its calendar would), a role=slider div is moved
-    by arrow keys to the value, out-of-range values name the range, and the spinner takes a number."""
+    """flatpickr's read-only input takes the date (set as its calendar would); with altInput, the date goes
+    through the picker's own setter, so the hidden field the form sends holds it too; a role=slider div is
+    moved by arrow keys to the value, out-of-range values name the range, and the spinner takes a number."""
     async with mcp_client(home) as client:
         opened = text_of(await ok(client, "browser_open", {"url": f"{site}/w-pickers.html"}))
         picked = await act(client, "browser_fill", ref(opened, "textbox", "Check-in date"), value="2017-10-20")
         assert "picker" in picked, picked
+        checkout = await act(client, "browser_fill", ref(opened, "textbox", "Check-out date"), value="10/22/2017")
+        assert "flatpickr date picker" in checkout and "'October 22, 2017'" in checkout, checkout
         price = ref(opened, "slider", "Max price")
         moved = await act(client, "browser_fill", price, value="250")
         assert "'$250'" in moved, moved
         await act(client, "browser_fill", ref(opened, "spinbutton", "Guests"), value="4", submit=True)
-        assert await status(client) == "checkin=2017-10-20; guests=4; price=250"
+        assert await status(client) == "checkin=2017-10-20; checkout=2017-10-22; guests=4; price=250"
         outside = await fails(client, "browser_fill", {"target": price, "value": "600"}, "INVALID_PARAMETER")
         assert "from 0 to 500" in outside["error"], outside
         value = await ok(client, "browser_get", {"what": "value", "target": price})
