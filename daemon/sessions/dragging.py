@@ -23,15 +23,19 @@ async def drag(page: Page, source: Locator, target: Locator, timeout_ms: float) 
     # The hover waits for the source to be visible, stable and uncovered, as a click would.
     await source.hover(timeout=timeout_ms)
     start = _centre(await _box(source, timeout_ms))
-    end_box = await _box(target, timeout_ms)
-    end = _centre(end_box)
+    end = _centre(await _box(target, timeout_ms))
     down = 1 if end[1] > start[1] else -1 if end[1] < start[1] else 0
     right = 1 if end[0] > start[0] and not down else -1 if end[0] < start[0] and not down else 0
-    # A quarter of the target's size beyond its middle: the half a sortable list reads as "its place".
-    end = (end[0] + right * end_box["width"] / 4, end[1] + down * end_box["height"] / 4)
     await page.mouse.down()
     toward = (down or right or 1) * START_MOVE_PX
     await page.mouse.move(start[0] + (toward if right else 0), start[1] + (toward if not right else 0), steps=2)
+    # A target beyond the window (a far column, the bottom of a long list) is scrolled to with the item held,
+    # as a person wheels during a drag: the page scrolls, the drag goes on. Its place is read only then.
+    await target.scroll_into_view_if_needed(timeout=timeout_ms)
+    end_box = await _box(target, timeout_ms)
+    end = _centre(end_box)
+    # A quarter of the target's size beyond its middle: the half a sortable list reads as "its place".
+    end = (end[0] + right * end_box["width"] / 4, end[1] + down * end_box["height"] / 4)
     await page.mouse.move(*end, steps=STEPS)
     # Chromium accepts an HTML5 drop only once the page's dragover answer has reached it: one more move.
     await page.mouse.move(end[0] + 1, end[1])

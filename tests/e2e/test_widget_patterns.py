@@ -323,7 +323,8 @@ async def test_shadow_roots_handler_elements_and_a_cross_origin_frame(
 
 async def test_drag_reorders_html5_and_pointer_event_sortables_both_ways(home: BrowserdHome, site: str) -> None:
     """An item dragged onto another takes its place, down or up, in an HTML5 drag-and-drop list and in a
-    pointer-event list that starts a drag only after the pointer has moved 5 px."""
+    pointer-event list that starts a drag only after the pointer has moved 5 px; a target below the
+    window is scrolled to during the drag."""
     async with mcp_client(home) as client:
         opened = text_of(await ok(client, "browser_open", {"url": f"{site}/w-sortable.html"}))
         alpha, charlie = ref(opened, "listitem", "Alpha task"), ref(opened, "listitem", "Charlie task")
@@ -353,3 +354,8 @@ async def test_drag_reorders_html5_and_pointer_event_sortables_both_ways(home: B
             },
         )
         assert await status(client) == "pointer: Song four, Song two, Song three, Song one"
+
+        # A drop target beyond the window is scrolled to with the card held, as a person wheels mid-drag.
+        card, far = ref(opened, "listitem", "Write docs"), ref(opened, "list", "Done")
+        await ok(client, "browser_drag", {"source": card, "target": far, "snapshot": "none"})
+        assert await status(client) == "done: Ship it, Write docs"
