@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal, TypeVar
 import anyio
 import msgspec
 
+from browserd.daemon.errors import ElementNotFound
+from browserd.daemon.sessions import shadows
 from browserd.daemon.sessions.reader import SnapshotOptions, read
 from browserd.daemon.sessions.settle import Settled, settle_action
 from browserd.daemon.sessions.snapshot import PAGE_FACTS_JS, PageFacts
@@ -64,7 +66,11 @@ def tab_tool(
                 tab.take_events()  # what happened before this call was reported by an earlier one
                 # While the session records a flow, the action becomes a step (daemon/flows/recorder.py).
                 async with ctx.services.flows.recording(ctx.session.id, name, tab, args, response):
-                    await handler(ctx, tab, args, response)
+                    try:
+                        await handler(ctx, tab, args, response)
+                    except ElementNotFound as exc:
+                        # A selector that found nothing may aim inside a closed shadow root: say where they are.
+                        raise await shadows.explained(tab.page, exc) from exc
                     if isinstance(args, ActionParams):
                         await report_changes(ctx, tab, args.snapshot, response, titled)
             profile = tab.window.profile

@@ -310,6 +310,13 @@ async def test_shadow_roots_handler_elements_and_a_cross_origin_frame(
         await act(client, "browser_click", ref(opened, "link", "Show details"))
         assert await status(client) == "details shown"
 
+        # Inside a closed shadow root nothing reaches: the error names the host and what does work.
+        missing = {"target": "x-rating button", "timeout": 1000}
+        hidden = await fails(client, "browser_click", missing, "ELEMENT_NOT_FOUND")
+        assert '<x-rating id="stars">' in hidden["error"] and "browser_press" in hidden["recoverHint"], hidden
+        await act(client, "browser_click", "#stars", position={"x": 100, "y": 8})
+        assert await status(client) == "rated 3"
+
         assert re.search(r"ref=f\d+e\d+", opened), "the cross-origin frame's content is in the snapshot"
         await act(client, "browser_fill", ref(opened, "textbox", "Card holder"), value="Ada Lovelace")
         await act(client, "browser_check", ref(opened, "checkbox", "Save card"))
