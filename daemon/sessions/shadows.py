@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
@@ -19,22 +20,26 @@ from browserd.daemon.errors import ElementNotFound
 
 # Hosts named in an error: enough to recognise the component.
 MAX_HOSTS = 5
+# The look-up is one protocol call on the failure path; a relay that does not answer adds nothing.
+LOOKUP_TIMEOUT_S = 2.0
 
 
 async def closed_hosts(page: Page) -> list[str]:
-    """The hosts of the page's closed shadow roots (frames included), as `<tag id="…">`."""
-    try:
-        session = await page.context.new_cdp_session(page)
-    except PlaywrightError:
-        return []  # a backend without a CDP session of our own (the extension relay): nothing to add
-    try:
-        document = await session.send("DOM.getDocument", {"depth": -1, "pierce": True})
-    except PlaywrightError:
-        return []
-    finally:
-        await session.detach()
+    """The hosts of the page's closed shadow roots (frames included), as `<tag id="…">`; none when the
+    protocol cannot tell within LOOKUP_TIMEOUT_S (a backend without a CDP session of our own)."""
     hosts: list[str] = []
-    _walk(document["root"], hosts)
+    with anyio.move_on_after(LOOKUP_TIMEOUT_S):
+        try:
+            session = await page.context.new_cdp_session(page)
+        except PlaywrightError:
+            return hosts
+        try:
+            document = await session.send("DOM.getDocument", {"depth": -1, "pierce": True})
+            _walk(document["root"], hosts)
+        except PlaywrightError:
+            pass  # the page went away meanwhile: the error stands as it was
+        finally:
+            await session.detach()
     return hosts
 
 

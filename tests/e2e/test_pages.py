@@ -420,8 +420,12 @@ async def test_late_content_is_in_the_snapshot_once_waited_for(home: BrowserdHom
 
 async def test_very_large_page_is_cut_with_a_note_and_the_daemon_keeps_serving(home: BrowserdHome, site: str) -> None:
     """Issue 3 item 3: a 5000-row page's ~1 MB snapshot is bounded by the default maxChars, with the note."""
-    # A 1 MB ARIA snapshot takes seconds on a busy machine: give it room beyond the 10 s action default.
+    # A 1 MB ARIA snapshot takes seconds on an idle machine and passed 30 s at load 40-78 (2 cores shared):
+    # the load, the snapshot and the action get room far beyond their defaults. What is checked is the cut,
+    # not the speed (tests/bench measures that).
     home.env["BROWSERD_BROWSER_ACTION_TIMEOUT_MS"] = "60000"
+    home.env["BROWSERD_BROWSER_SNAPSHOT_TIMEOUT_MS"] = "240000"
+    home.env["BROWSERD_BROWSER_NAVIGATION_TIMEOUT_MS"] = "120000"
     async with mcp_client(home) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/large.html", "snapshot": "none"}))
         big = ok(await client.call_tool("browser_snapshot", {}))
