@@ -11,7 +11,7 @@ direction of travel (the item takes the target's place; a drop zone is still hit
 
 from __future__ import annotations
 
-from playwright.async_api import FloatRect, Locator, Page
+from playwright.async_api import FloatRect, Locator, Page, ViewportSize
 
 # Past every common activation distance (dnd-kit and react-beautiful-dnd use 5 px, SortableJS 1-3 px).
 START_MOVE_PX = 10
@@ -23,23 +23,30 @@ async def drag(page: Page, source: Locator, target: Locator, timeout_ms: float) 
     # The hover waits for the source to be visible, stable and uncovered, as a click would.
     await source.hover(timeout=timeout_ms)
     start = _centre(await _box(source, timeout_ms))
-    end = _centre(await _box(target, timeout_ms))
+    end_box = await _box(target, timeout_ms)
+    end = _centre(end_box)
     down = 1 if end[1] > start[1] else -1 if end[1] < start[1] else 0
     right = 1 if end[0] > start[0] and not down else -1 if end[0] < start[0] and not down else 0
     await page.mouse.down()
     toward = (down or right or 1) * START_MOVE_PX
     await page.mouse.move(start[0] + (toward if right else 0), start[1] + (toward if not right else 0), steps=2)
-    # A target beyond the window (a far column, the bottom of a long list) is scrolled to with the item held,
-    # as a person wheels during a drag: the page scrolls, the drag goes on. Its place is read only then.
-    await target.scroll_into_view_if_needed(timeout=timeout_ms)
-    end_box = await _box(target, timeout_ms)
-    end = _centre(end_box)
+    if not _in_window(end, page.viewport_size):
+        # A target beyond the window (a far column, the bottom of a long list) is scrolled to with the item
+        # held, as a person wheels during a drag: the page scrolls, the drag goes on, from its new place.
+        await target.scroll_into_view_if_needed(timeout=timeout_ms)
+        end_box = await _box(target, timeout_ms)
+        end = _centre(end_box)
     # A quarter of the target's size beyond its middle: the half a sortable list reads as "its place".
     end = (end[0] + right * end_box["width"] / 4, end[1] + down * end_box["height"] / 4)
     await page.mouse.move(*end, steps=STEPS)
     # Chromium accepts an HTML5 drop only once the page's dragover answer has reached it: one more move.
     await page.mouse.move(end[0] + 1, end[1])
     await page.mouse.up()
+
+
+def _in_window(point: tuple[float, float], window: ViewportSize | None) -> bool:
+    # A page without a set viewport has a size only the page knows: the scroll, a no-op when in view, decides.
+    return window is not None and 0 <= point[0] < window["width"] and 0 <= point[1] < window["height"]
 
 
 async def _box(locator: Locator, timeout_ms: float) -> FloatRect:
