@@ -118,6 +118,7 @@ class Execution:
                 status="failed",
                 error_code=error.code,
                 message=error.message,
+                recover_hint=error.recover_hint,
                 details=error.details or None,
                 took_ms=int((time.monotonic() - started) * 1000),
             )
@@ -171,8 +172,9 @@ class Execution:
             await anyio.sleep((node.ms or 0) / 1000)
             return "next", None
         if node.type == "http":
+            services = self.ctx.services
             answer = await http_node.send(
-                node, self.ctx.trust, self.ctx.services.scrape.http, values, outputs, runner.timeout_s(node)
+                node, self.ctx.trust, services.guards, services.scrape.http, values, outputs, runner.timeout_s(node)
             )
             outputs[node.id] = self._clean(answer)
             return "next", f"HTTP {answer['status']}"

@@ -199,6 +199,7 @@ class StepReport(_Struct):
     fallback: bool = False
     error_code: str | None = None
     message: str | None = None
+    recover_hint: str | None = None
     # A STOP's evidence: each candidate with what it found, and the best elements with their scores.
     details: dict[str, Any] | None = None
     screenshot_artifact_id: str | None = None

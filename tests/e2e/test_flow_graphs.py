@@ -6,9 +6,14 @@ acts through the same verified replay; which element was acted on is read from t
 
 from __future__ import annotations
 
+import http.server
 import json
 import secrets
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+from urllib.parse import quote
 
 import anyio
 import pytest
@@ -199,3 +204,54 @@ async def test_a_tab_switch_while_recording_becomes_a_switch_tab_step_that_repla
         assert answer["status"] == "succeeded", json.dumps(answer)[:4000]
         assert answer["outputs"]["s3"] == {"text": "Help page"}
         assert not any(t["url"].endswith("/help.html") for t in await tab_list(client))
+
+
+@contextmanager
+def request_log(host: str) -> Iterator[tuple[str, list[str]]]:
+    """A server on loopback address `host` that answers 200 to anything and keeps every request line."""
+    seen: list[str] = []
+
+    class Logged(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.requestline)
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_POST = do_CONNECT = do_GET
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer((host, 0), Logged)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"{host}:{server.server_address[1]}", seen
+    finally:
+        server.shutdown()
+
+
+async def test_an_http_node_goes_through_the_session_guard_on_every_hop(home: BrowserdHome, site: str) -> None:
+    """A remote session's http node: a redirect to a refused address stops the run with URL_NOT_ALLOWED and
+    the refused host (127.0.0.2, loopback like the exempt test site) never receives the request."""
+    home.env["BROWSERD_SECURITY_REMOTE_EXEMPT_ORIGINS"] = site
+    with request_log("127.0.0.2") as (other, seen):
+        async with mcp_client(home, args=("--trust", "remote", "--tools", "all")) as client:
+            for url in (
+                f"{site}/redirect?to={quote(f'http://{other}/secret')}",
+                f"{site}/redirect?to={quote(f'https://{other}/secret')}",  # a tunnel the guard refuses
+                f"http://{other}/secret",
+            ):
+                flow_id = await save(client, "hop", [node("hop", "http", url=url)], [])
+                answer = (await call(client, "flow_run", {"flowId": flow_id})).structured_content
+                assert answer["status"] == "failed", json.dumps(answer)[:2000]
+                assert answer["error"]["details"]["stepErrorCode"] == "URL_NOT_ALLOWED"
+                step = answer["steps"][0]
+                assert step["errorCode"] == "URL_NOT_ALLOWED" and step["details"]["rule"] == "loopback", step
+                assert "remote_exempt_origins" in step["recoverHint"] and other in step["message"]
+            # The daemon keeps serving, and a chain of allowed hops arrives through the guard.
+            flow_id = await save(client, "chain", [node("api", "http", url=f"{site}/api/redirect")], [])
+            answer = (await call(client, "flow_run", {"flowId": flow_id})).structured_content
+            assert answer["status"] == "succeeded", json.dumps(answer)[:2000]
+            assert answer["outputs"]["api"]["status"] == 200 and answer["outputs"]["api"]["url"] == f"{site}/api/items"
+    assert seen == []
