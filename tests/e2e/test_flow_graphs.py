@@ -255,3 +255,17 @@ async def test_an_http_node_goes_through_the_session_guard_on_every_hop(home: Br
             assert answer["status"] == "succeeded", json.dumps(answer)[:2000]
             assert answer["outputs"]["api"]["status"] == 200 and answer["outputs"]["api"]["url"] == f"{site}/api/items"
     assert seen == []
+
+
+async def test_a_replayed_step_waits_for_the_work_its_input_started(home: BrowserdHome, site: str) -> None:
+    """The browser tools' action-aware settle: the suggestions a debounced input handler shows 150 ms after
+    typing are on the page when the next node reads it (a DOM-quiet wait alone would read it empty)."""
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        typed = {"target": "#fruit", "value": "Ap", "snapshot": "none"}
+        recorded = await record_one(client, f"{site}/autocomplete.html", "browser_fill", typed)
+        await call(client, "browser_open", {"url": f"{site}/autocomplete.html", "snapshot": "none"})
+        nodes = [step_of(recorded, 0, "type"), node("read", "extract")]
+        flow_id = await save(client, "settle", nodes, edges("type>read"), variables=recorded["flow"]["variables"])
+        answer = (await call(client, "flow_run", {"flowId": flow_id, "args": {"fruit": "Ap"}})).structured_content
+        assert answer["status"] == "succeeded", json.dumps(answer)[:2000]
+        assert "Apricot" in answer["outputs"]["read"]["text"], answer["outputs"]
