@@ -9,6 +9,7 @@ from __future__ import annotations
 import http.server
 import json
 import secrets
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -269,3 +270,81 @@ async def test_a_replayed_step_waits_for_the_work_its_input_started(home: Browse
         answer = (await call(client, "flow_run", {"flowId": flow_id, "args": {"fruit": "Ap"}})).structured_content
         assert answer["status"] == "succeeded", json.dumps(answer)[:2000]
         assert "Apricot" in answer["outputs"]["read"]["text"], answer["outputs"]
+
+
+async def test_a_subflows_dataset_write_goes_to_the_subflows_own_dataset(home: BrowserdHome) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        inner = await save(client, "inner", [node("keep", "datasetWrite", fields={"who": "inner"})], [])
+        nodes = [node("call", "subflow", flowId=inner), node("mine", "datasetWrite", fields={"who": "outer"})]
+        outer = await save(client, "outer", nodes, edges("call>mine"))
+        answer = (await call(client, "flow_run", {"flowId": outer})).structured_content
+        assert answer["status"] == "succeeded", json.dumps(answer)[:2000]
+        assert [row["who"] for row in await rows_of(client, inner)] == ["inner"]
+        assert [row["who"] for row in await rows_of(client, outer)] == ["outer"]
+
+
+async def failed_run(client: Any, flow_id: str, code: str, **run: Any) -> dict[str, Any]:
+    """A run that fails with `code`: its failed step (with its message and recoverHint); the daemon serves on."""
+    answer = (await call(client, "flow_run", {"flowId": flow_id, **run})).structured_content
+    assert answer["status"] == "failed" and answer["error"]["details"]["stepErrorCode"] == code, answer
+    assert answer["error"]["recoverHint"]
+    step = next(s for s in answer["steps"] if s["status"] == "failed")
+    assert step["errorCode"] == code and step["recoverHint"], step
+    await call(client, "flow_list", {})
+    return dict(step)
+
+
+async def test_a_subflow_that_calls_itself_stops_at_the_depth_limit(home: BrowserdHome) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        flow_id = f"flow_self_{secrets.token_hex(3)}"
+        flow = {"id": flow_id, "name": "self", "nodes": [node("again", "subflow", flowId=flow_id)], "edges": []}
+        await call(client, "flow_save", {"flow": flow})
+        step = await failed_run(client, flow_id, "LIMIT_EXCEEDED")
+        assert "deeper than 5" in step["message"] and "break the chain" in step["recoverHint"]
+
+
+async def test_a_while_that_keeps_holding_stops_at_max_iterations(home: BrowserdHome) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        nodes = [node("spin", "while", condition="true", maxIterations=3), node("nap", "delay", ms=0)]
+        flow_id = await save(client, "spin", nodes, edges("spin>nap:body", "nap>spin"))
+        step = await failed_run(client, flow_id, "LIMIT_EXCEEDED")
+        assert "after 3 iterations" in step["message"] and "maxIterations" in step["recoverHint"]
+
+
+async def test_foreach_concurrency_above_ten_is_refused_at_save_time(home: BrowserdHome) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        nodes = [node("fan", "foreach", items="[1, 2]", concurrency=11), node("nap", "delay", ms=0)]
+        flow = {"id": f"flow_fan_{secrets.token_hex(3)}", "name": "fan", "nodes": nodes, "edges": edges("fan>nap:body")}
+        error = failed(await client.call_tool("flow_save", {"flow": flow}), "INVALID_PARAMETER")
+        assert "concurrency" in error["error"] and "10" in error["error"], error
+        flow["nodes"][0]["concurrency"] = 10
+        await call(client, "flow_save", {"flow": flow})
+
+
+async def test_a_dataset_cell_over_32_kb_is_refused(home: BrowserdHome) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        nodes = [node("keep", "datasetWrite", fields={"text": "{text}"})]
+        flow_id = await save(client, "cell", nodes, [], variables=[{"key": "text"}])
+        step = await failed_run(client, flow_id, "LIMIT_EXCEEDED", args={"text": "x" * 32_769})
+        assert "more than 32768 characters" in step["message"]
+        assert await rows_of(client, flow_id) == []
+        ok(await client.call_tool("flow_run", {"flowId": flow_id, "args": {"text": "x" * 32_768}}))
+
+
+async def test_a_dataset_holding_5000_rows_takes_no_more(home: BrowserdHome) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        flow_id = await save(client, "full", [node("keep", "datasetWrite", fields={"n": "1"})], [])
+        # 4,999 rows as earlier runs would have left them, written straight into the daemon's flows.db.
+        database = next(home.root.rglob("flows.db"))
+        with sqlite3.connect(database, timeout=30) as db:
+            db.executemany(
+                "INSERT INTO dataset (flow_id, n, run_id, row) VALUES (?, ?, 'seed', '{\"n\": \"0\"}')",
+                [(flow_id, n) for n in range(4_999)],
+            )
+        ok(await client.call_tool("flow_run", {"flowId": flow_id}))  # the 5,000th
+        step = await failed_run(client, flow_id, "LIMIT_EXCEEDED")
+        assert "holds 5000 rows" in step["message"] and "dataset_export" in step["recoverHint"]
+        exported = await call(client, "dataset_export", {"flowId": flow_id, "format": "json", "clear": True})
+        assert len(json.loads(exported.structured_content["text"])) == 5_000
+        ok(await client.call_tool("flow_run", {"flowId": flow_id}))
+        assert len(await rows_of(client, flow_id)) == 1
