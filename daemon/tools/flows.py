@@ -270,12 +270,6 @@ async def flow_update_targets(ctx: ToolContext, params: FlowParams, response: Re
 async def flow_export(ctx: ToolContext, params: ExportParams, response: Response) -> None:
     flow = await ctx.services.flows.get(params.flow_id)
     flow.meta.suggested_order = {}
-    if params.format == "playwright" and flow.nodes:
-        raise NotSupported(
-            f"flow {flow.id} is a graph (nodes and edges): a Playwright script holds only a chain of steps",
-            hint="Export it as json, or save its nodes as linear steps first.",
-            flowId=flow.id,
-        )
     if params.format == "playwright":
         script = playwright_script(flow)
         response.data({"flowId": flow.id, "format": "playwright", "script": script})

@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
 import secrets
 import sqlite3
+import subprocess
+import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -348,3 +353,67 @@ async def test_a_dataset_holding_5000_rows_takes_no_more(home: BrowserdHome) -> 
         assert len(json.loads(exported.structured_content["text"])) == 5_000
         ok(await client.call_tool("flow_run", {"flowId": flow_id}))
         assert len(await rows_of(client, flow_id)) == 1
+
+
+def run_script(script: str, **env: str) -> dict[str, Any]:
+    """An exported script run by real Python and Playwright on the system Chromium; what it printed last."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "flow.py"
+        path.write_text(script)
+        variables = {f"FLOW_{key.upper()}": value for key, value in env.items()}
+        ran = subprocess.run(
+            [sys.executable, str(path)],
+            env={**os.environ, **variables, "FLOW_BROWSER": "/usr/bin/chromium"},
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    return dict(json.loads(ran.stdout.strip().splitlines()[-1]))
+
+
+async def test_exported_scripts_of_a_chain_and_of_a_graph_run_in_playwright(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        recorded = await record_form_flow(client, site)
+        steps = [*recorded["flow"]["steps"], node("log", "extract", target=None)]
+        variables = recorded["flow"]["variables"]
+        chain = {"id": f"flow_chain_{secrets.token_hex(3)}", "name": "chain", "steps": steps, "variables": variables}
+        chain["meta"] = recorded["flow"]["meta"]
+        chain_id = (await call(client, "flow_save", {"flow": chain})).structured_content["flowId"]
+        script = (await call(client, "flow_export", {"flowId": chain_id, "format": "playwright"})).structured_content
+        printed = run_script(script["script"], **ARGS)
+        assert "click:signin" in printed["outputs"]["log"]["text"]
+        assert "click:delete-bob" in printed["outputs"]["log"]["text"]
+
+        nodes = [
+            node("open", "navigate", url=f"{site}/flow-form.html"),
+            node("api", "http", url=f"{site}/api/redirect"),
+            node("up", "if", condition='${outputs.api.status} == 200 && ${outputs.api.json.source} == "server"'),
+            step_of(recorded, 0, "email"),
+            step_of(recorded, 1, "pw"),
+            step_of(recorded, 2, "signin"),
+            node("each", "foreach", items="${outputs.api.json.items}", concurrency=2),
+            node("row", "datasetWrite", fields={"name": "${vars.item.name}", "n": "{itemIndex}"}),
+            node("twice", "while", condition="${outputs.twice.iteration} < 2"),
+            node("nap", "delay", ms=1),
+            node("log", "extract"),
+        ]
+        links = edges(
+            "open>api", "api>up", "up>email:true", "up>log:false", "email>pw", "pw>signin", "signin>each",
+            "each>row:body", "each>twice", "twice>nap:body", "nap>twice", "twice>log",
+        )  # fmt: skip
+        graph_id = await save(client, "graph", nodes, links, variables=variables)
+        script = (await call(client, "flow_export", {"flowId": graph_id, "format": "playwright"})).structured_content
+        assert "if outputs['up']['result']:" in script["script"] and "for index, item in" in script["script"]
+        printed = run_script(script["script"], **ARGS)
+        assert printed["rows"] == [{"name": "Teapot", "n": "0"}, {"name": "Mug", "n": "1"}]
+        assert printed["outputs"]["twice"] == {"iteration": 2}
+        log = printed["outputs"]["log"]["text"]
+        assert "click:signin" in log and "delete" not in log and "input:email" in log
+
+        # A subflow lives in another flow: the export names it instead of leaving it out.
+        calling = await save(client, "calls", [node("call", "subflow", flowId=chain_id)], [])
+        error = failed(
+            await client.call_tool("flow_export", {"flowId": calling, "format": "playwright"}), "NOT_SUPPORTED"
+        )
+        assert "subflow `call`" in error["error"], error
