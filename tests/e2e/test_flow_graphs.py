@@ -10,6 +10,7 @@ import http.server
 import json
 import os
 import secrets
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -355,6 +356,13 @@ async def test_a_dataset_holding_5000_rows_takes_no_more(home: BrowserdHome) -> 
         assert len(await rows_of(client, flow_id)) == 1
 
 
+def closed_port() -> int:
+    """A loopback port nothing listens on: a request to it fails at once."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 def run_script(script: str, **env: str) -> dict[str, Any]:
     """An exported script run by real Python and Playwright on the system Chromium; what it printed last."""
     with tempfile.TemporaryDirectory() as folder:
@@ -396,17 +404,20 @@ async def test_exported_scripts_of_a_chain_and_of_a_graph_run_in_playwright(home
             node("row", "datasetWrite", fields={"name": "${vars.item.name}", "n": "{itemIndex}"}),
             node("twice", "while", condition="${outputs.twice.iteration} < 2"),
             node("nap", "delay", ms=1),
+            node("closed", "http", url=f"http://127.0.0.1:{closed_port()}/"),
+            node("note", "datasetWrite", fields={"name": "no answer"}),
             node("log", "extract"),
         ]
         links = edges(
             "open>api", "api>up", "up>email:true", "up>log:false", "email>pw", "pw>signin", "signin>each",
-            "each>row:body", "each>twice", "twice>nap:body", "nap>twice", "twice>log",
+            "each>row:body", "each>twice", "twice>nap:body", "nap>twice", "twice>closed", "closed>log",
+            "closed>note:onError", "note>log",
         )  # fmt: skip
         graph_id = await save(client, "graph", nodes, links, variables=variables)
         script = (await call(client, "flow_export", {"flowId": graph_id, "format": "playwright"})).structured_content
         assert "if outputs['up']['result']:" in script["script"] and "for index, item in" in script["script"]
         printed = run_script(script["script"], **ARGS)
-        assert printed["rows"] == [{"name": "Teapot", "n": "0"}, {"name": "Mug", "n": "1"}]
+        assert printed["rows"] == [{"name": "Teapot", "n": "0"}, {"name": "Mug", "n": "1"}, {"name": "no answer"}]
         assert printed["outputs"]["twice"] == {"iteration": 2}
         log = printed["outputs"]["log"]["text"]
         assert "click:signin" in log and "delete" not in log and "input:email" in log
