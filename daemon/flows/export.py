@@ -11,44 +11,36 @@ another flow) refuses the export with NOT_SUPPORTED listing every such node.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
 from browserd.daemon.errors import NotSupported
-from browserd.daemon.flows import conditions
+from browserd.daemon.flows import conditions, templating
 from browserd.daemon.flows.graph import Graph, graph_of
 from browserd.daemon.flows.model import Candidate, Flow, Step, TargetLocator
 from browserd.daemon.flows.templating import variables_in
 
+# What a walk answers when each way of a fork ended, or reached a stop, on its own: nothing follows the fork.
+_FORKED = "\0forked"
 _UNSUPPORTED = {"subflow": "it runs another stored flow; export that flow on its own and call it here"}
 
-# The script's own small runtime: the flows' `{var}` / `${path}` substitution and condition semantics,
-# so a graph's conditions and templates mean in the script what they mean in a replay.
-_RUNTIME = '''
-PLACEHOLDER = re.compile(r"\\$\\{([A-Za-z0-9_.\\-]+)\\}|\\{([A-Za-z][A-Za-z0-9_]*)\\}")
-outputs: dict = {}
-rows: list = []
+# The script's own small runtime. The flows' lookup and comparison functions are copied in from their
+# modules' source, so a condition or template means in the script exactly what it means in a replay.
+_SHARED = (templating.lookup, conditions._truthy, conditions._number, conditions._compare, conditions._text)
+_HELPERS = '''
+def get(path):
+    """The value at `vars.<key>...` or `outputs.<nodeId>...`, or None."""
+    found = lookup(path, {"vars": VARS, "outputs": outputs})
+    return None if found is MISSING else found
+
+
+def text(value):
+    return value if isinstance(value, str) else _text(value)
 
 
 def env(key):
     return text(VARS[key])
-
-
-def get(path):
-    """The value at `vars.<key>...` or `outputs.<nodeId>...`, or None."""
-    node = {"vars": VARS, "outputs": outputs}
-    for part in path.split("."):
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return None
-    return node
-
-
-def text(value):
-    return value if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def render(template):
@@ -75,36 +67,6 @@ def value(template):
         return json.loads(found)
     except ValueError:
         return found
-
-
-def truthy(value):
-    if isinstance(value, str):
-        return value.strip().lower() not in ("", "false", "0")
-    return bool(value)
-
-
-def number(value):
-    if isinstance(value, bool) or value is None:
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def compare(op, left, right):
-    if op == "contains":
-        if isinstance(left, (list, tuple)):
-            return right in left or str(right) in [str(item) for item in left]
-        return left is not None and str(right) in str(left)
-    x, y = number(left), number(right)
-    if x is None or y is None:
-        x, y = (None if left is None else text(left)), (None if right is None else text(right))
-    if op in ("==", "!="):
-        return (x == y) == (op == "==")
-    if x is None or y is None:
-        return False
-    return {"<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[op]
 
 
 def one(*candidates):
@@ -135,6 +97,10 @@ def http(method, url, headers, body):
             pass
     return answer
 '''
+_RUNTIME = (
+    f"\nMISSING = object()\nPLACEHOLDER = re.compile({templating.PLACEHOLDER.pattern!r})\n"
+    "outputs: dict = {}\nrows: list = []\n\n\n" + "".join(inspect.getsource(f) + "\n\n" for f in _SHARED) + _HELPERS
+)
 
 
 def _locator(target: TargetLocator) -> str:
@@ -231,8 +197,8 @@ def _condition(tree: conditions.Node) -> str:
     if kind == "not":
         return f"(not {_condition(tree[1])})"
     if kind == "cmp":
-        return f"compare({tree[1]!r}, {_operand(tree[2])}, {_operand(tree[3])})"
-    return f"truthy({_operand(tree)})"
+        return f"_compare({tree[1]!r}, {_operand(tree[2])}, {_operand(tree[3])})"
+    return f"_truthy({_operand(tree)})"
 
 
 def _operand(tree: conditions.Node) -> str:
@@ -258,9 +224,10 @@ class _Writer:
         self.lines.append("    " * depth + line)
 
     def walk(self, start: str | None, stops: frozenset[str], depth: int, in_loop: bool) -> str | None:
-        """Statements from `start` until a stop or the end; where the walk stopped (None: the end)."""
+        """Statements from `start` until a stop or the end; where the walk stopped: a stop, None (the end: the
+        run's, or a loop body's turn) or _FORKED (ways that each ended, or reached a stop, on their own)."""
         current, before = start, len(self.lines)
-        while current is not None and current not in stops:
+        while current is not None and current != _FORKED and current not in stops:
             node = self.graph.nodes[current]
             if node.disabled:
                 current = self.graph.after(current)
@@ -276,10 +243,10 @@ class _Writer:
             self.emit(depth, "except Exception as error:  # onError")
             self.emit(depth + 1, f"outputs[{node.id!r}] = {{'error': {{'message': str(error)}}}}")
             self.branch(handler, stops, join, depth + 1, in_loop)
-            if after is not None and after != join:
+            if after not in (join, _FORKED):
                 self.emit(depth, "else:")
                 self.branch(after, stops, join, depth + 1, in_loop)
-            current = join
+            current = join if join is not None else _FORKED
         if len(self.lines) == before:
             self.emit(depth, "pass")
         return current
@@ -291,7 +258,7 @@ class _Writer:
         """One way of a fork, up to where the ways meet; a way that ends before that ends the run (or the
         loop body's turn), as the replay's walk does."""
         ended = self.walk(start, stops | ({join} if join else set()), depth, in_loop)
-        if ended is None and join is not None:
+        if ended is None:
             self.emit(depth, "continue" if in_loop else "return")
 
     def join(self, first: str | None, second: str | None, stops: frozenset[str]) -> str | None:
@@ -331,10 +298,7 @@ class _Writer:
             self.branch(yes, stops, join, depth + 1, in_loop)
             self.emit(depth, "else:")
             self.branch(no, stops, join, depth + 1, in_loop)
-            if join is None:
-                # Both ways end the walk: nothing follows the if.
-                self.emit(depth, "continue" if in_loop else "return")
-            return join
+            return join if join is not None else _FORKED
         if node.type == "while":
             limit = node.max_iterations or 100
             self.emit(depth, f"outputs[{node.id!r}] = {{'iteration': 0}}")
@@ -386,7 +350,8 @@ def playwright_script(flow: Flow) -> str:
     return (
         f'"""{flow.name} (browserd flow {flow.id} v{flow.version}). Variables: FLOW_<KEY> environment variables.\n\n'
         'Prints {"outputs": ..., "rows": ...} as JSON when it ends."""\n\n'
-        "import json\nimport os\nimport re\nimport time\nimport urllib.error\nimport urllib.request\n\n"
+        "from __future__ import annotations\n\nimport json\nimport os\nimport re\nimport time\n"
+        "import urllib.error\nimport urllib.request\nfrom typing import Any\n\n"
         "from playwright.sync_api import sync_playwright\n\n"
         f"{_variables(flow)}{_RUNTIME}\n\n"
         "def run(page):\n"
