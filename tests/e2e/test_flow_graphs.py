@@ -10,7 +10,6 @@ import http.server
 import json
 import os
 import secrets
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -28,22 +27,9 @@ import pytest
 from tests.conftest import BrowserdHome, mcp_client
 from tests.e2e.results import failed, ok
 from tests.e2e.test_flows import ARGS, call, record_form_flow, record_one
+from tests.unit.test_flows_export import closed_port, edges, node
 
 pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
-
-
-def node(node_id: str, kind: str, **fields: Any) -> dict[str, Any]:
-    return {"id": node_id, "type": kind, **fields}
-
-
-def edges(*links: str) -> list[dict[str, str]]:
-    """`a>b` (next) or `a>b:label`."""
-    found = []
-    for link in links:
-        ends, _, label = link.partition(":")
-        start, end = ends.split(">")
-        found.append({"from": start, "to": end, "on": label or "next"})
-    return found
 
 
 async def save(client: Any, name: str, nodes: list[Any], links: list[Any], **extra: Any) -> str:
@@ -354,13 +340,6 @@ async def test_a_dataset_holding_5000_rows_takes_no_more(home: BrowserdHome) -> 
         assert len(json.loads(exported.structured_content["text"])) == 5_000
         ok(await client.call_tool("flow_run", {"flowId": flow_id}))
         assert len(await rows_of(client, flow_id)) == 1
-
-
-def closed_port() -> int:
-    """A loopback port nothing listens on: a request to it fails at once."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def run_script(script: str, **env: str) -> dict[str, Any]:

@@ -19,6 +19,7 @@ def node(node_id: str, kind: str, **fields: Any) -> dict[str, Any]:
 
 
 def edges(*links: str) -> list[dict[str, str]]:
+    """`a>b` (next) or `a>b:label`."""
     found = []
     for link in links:
         ends, _, label = link.partition(":")
@@ -28,6 +29,7 @@ def edges(*links: str) -> list[dict[str, str]]:
 
 
 def closed_port() -> int:
+    """A loopback port nothing listens on: a request to it fails at once."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
