@@ -21,7 +21,7 @@ import msgspec
 from browserd.daemon.errors import BrowserdError, InvalidParameter, LimitExceeded
 from browserd.daemon.flows import conditions, http_node
 from browserd.daemon.flows.graph import Graph, check_graph, graph_of
-from browserd.daemon.flows.model import Flow, RunRecord, Step, StepReport
+from browserd.daemon.flows.model import MAX_CELL_CHARS, MAX_ROWS, Flow, RunRecord, Step, StepReport
 from browserd.daemon.flows.page_js import SENSITIVE_CSS
 from browserd.daemon.flows.runner import Runner, same_page, scrub
 from browserd.daemon.flows.templating import render, value
@@ -33,8 +33,6 @@ CONTROL = frozenset({"if", "while", "foreach", "subflow"})
 OWN_KINDS = CONTROL | {"delay", "http", "openTab", "switchTab", "closeTab", "datasetWrite"}
 MAX_DEPTH = 5  # subflows within subflows
 DEFAULT_MAX_ITERATIONS = 100
-DATASET_ROWS = 5_000
-CELL_CHARS = 32_768
 _SWITCH_POLL_S = 0.05
 
 
@@ -118,6 +116,7 @@ class Execution:
                 status="failed",
                 error_code=error.code,
                 message=error.message,
+                recover_hint=error.recover_hint,
                 details=error.details or None,
                 took_ms=int((time.monotonic() - started) * 1000),
             )
@@ -171,8 +170,9 @@ class Execution:
             await anyio.sleep((node.ms or 0) / 1000)
             return "next", None
         if node.type == "http":
+            services = self.ctx.services
             answer = await http_node.send(
-                node, self.ctx.trust, self.ctx.services.scrape.http, values, outputs, runner.timeout_s(node)
+                node, self.ctx.trust, services.guards, services.scrape.http, values, outputs, runner.timeout_s(node)
             )
             outputs[node.id] = self._clean(answer)
             return "next", f"HTTP {answer['status']}"
@@ -286,14 +286,15 @@ class Execution:
         row: dict[str, Any] = {}
         for column, template in (node.fields or {}).items():
             cell = scrub(render(template, lane.runner.values, lane.runner.outputs), self.secrets)
-            if len(cell) > CELL_CHARS:
+            if len(cell) > MAX_CELL_CHARS:
                 raise LimitExceeded(
-                    f"datasetWrite `{node.id}`: column `{column}` holds more than {CELL_CHARS} characters",
+                    f"datasetWrite `{node.id}`: column `{column}` holds more than {MAX_CELL_CHARS} characters",
                     hint="Write a shorter value (extract a part of the page, not all of it).",
                     nodeId=node.id,
                 )
             row[column] = cell
-        n = await self.ctx.services.flows.store.add_row(self.record.flow_id, self.ctx.run_id, row, DATASET_ROWS)
+        # The dataset of the flow that holds the node: a subflow writes to its own, whoever calls it.
+        n = await self.ctx.services.flows.store.add_row(lane.flow.id, self.ctx.run_id, row, MAX_ROWS)
         lane.runner.outputs[node.id] = {"row": n}
         return f"row {n}"
 

@@ -31,6 +31,9 @@ EdgeLabel = Literal["next", "true", "false", "body", "onError"]
 VariableType = Literal["string", "number", "boolean", "enum", "array"]
 SLUG = re.compile(r"^[a-z0-9_]{1,40}$")
 VARIABLE_KEY = re.compile(r"^[a-zA-Z][a-zA-Z0-9_]{0,39}$")
+# A dataset's limits (S4-70): rows a run takes or a flow's dataset holds, characters per cell.
+MAX_ROWS = 5_000
+MAX_CELL_CHARS = 32_768
 # A flow id names its file: nothing that could climb out of the flows folder.
 FLOW_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -199,6 +202,7 @@ class StepReport(_Struct):
     fallback: bool = False
     error_code: str | None = None
     message: str | None = None
+    recover_hint: str | None = None
     # A STOP's evidence: each candidate with what it found, and the best elements with their scores.
     details: dict[str, Any] | None = None
     screenshot_artifact_id: str | None = None

@@ -34,11 +34,12 @@ from browserd.daemon.errors import (
 from browserd.daemon.flows.model import Retry, Step, StepReport, TargetLocator
 from browserd.daemon.flows.page_js import RESOLVE_ELEMENT_JS, RESOLVED_JS
 from browserd.daemon.flows.templating import render
-from browserd.daemon.sessions.settle import settle
+from browserd.daemon.sessions.settle import settle_tab
 from browserd.daemon.sessions.tab import Tab
 
-# Steps after which the page may change (navigate, open a panel): settle before the next one.
-_CHANGING = frozenset({"click", "dblclick", "key", "navigate", "select", "check", "uncheck", "drag"})
+# Steps that only read the page: every other step settles as a browser tool's action does, waiting for what it
+# started (timers its input set, fetches, a navigation, a tab it opened) and not for the page's own churn.
+_READING = frozenset({"extract", "wait"})
 _POLL_START_S, _POLL_MAX_S = 0.03, 0.4
 _STOPS: dict[str, type[BrowserdError]] = {
     "none": ElementNotFound,
@@ -149,8 +150,8 @@ class Runner:
             if found.element is not None:
                 with contextlib.suppress(PlaywrightError):  # gone with a navigation the step caused
                     await found.element.dispose()
-        if step.type in _CHANGING:
-            await settle(self.tab.page, self.config.flows.settle_quiet_ms, self.config.browser.settle_max_ms)
+        if step.type not in _READING:
+            await settle_tab(self.tab, self.config.flows.settle_quiet_ms, self.config.browser.settle_max_ms)
         first = resolved.get("target")
         report = StepReport(
             step_id=step.id, type=step.type, status="success", took_ms=int((time.monotonic() - started) * 1000)

@@ -16,7 +16,7 @@ from browserd.daemon.config import Config, RunsConfig
 from browserd.daemon.errors import BrowserdError, LimitExceeded, SiteMismatch
 from browserd.daemon.flows.execute import Execution, Lane
 from browserd.daemon.flows.graph import graph_of
-from browserd.daemon.flows.model import Flow, RunRecord, StepReport
+from browserd.daemon.flows.model import MAX_CELL_CHARS, MAX_ROWS, Flow, RunRecord, StepReport
 from browserd.daemon.flows.runner import Runner, same_page
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.records import now_ms
@@ -24,8 +24,6 @@ from browserd.daemon.runs.templates.base import Inputs, Template
 from browserd.daemon.sessions.tab import Tab
 
 TabTarget = Literal["current", "new"]
-MAX_ROWS = 5_000  # S4-70
-MAX_CELL_CHARS = 32_768
 
 
 class FlowRunInputs(Inputs, kw_only=True):

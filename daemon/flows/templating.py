@@ -11,12 +11,12 @@ from typing import Any
 
 from browserd.daemon.errors import InvalidParameter
 
-_PLACEHOLDER = re.compile(r"\$\{([A-Za-z0-9_.\-]+)\}|\{([A-Za-z][A-Za-z0-9_]*)\}")
+PLACEHOLDER = re.compile(r"\$\{([A-Za-z0-9_.\-]+)\}|\{([A-Za-z][A-Za-z0-9_]*)\}")
 
 
 def variables_in(template: str) -> list[str]:
     """The variable keys a template names by `{key}`."""
-    return [m.group(2) for m in _PLACEHOLDER.finditer(template) if m.group(2)]
+    return [m.group(2) for m in PLACEHOLDER.finditer(template) if m.group(2)]
 
 
 MISSING = object()
@@ -54,12 +54,12 @@ def render(template: str, variables: dict[str, Any], outputs: dict[str, Any]) ->
             return match.group(0)  # not a variable of this flow: literal text
         return value if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
 
-    return _PLACEHOLDER.sub(substitute, template)
+    return PLACEHOLDER.sub(substitute, template)
 
 
 def value(template: str, variables: dict[str, Any], outputs: dict[str, Any]) -> Any:
     """What a template that is one placeholder names, as it is (a list stays a list); else its text."""
-    match = _PLACEHOLDER.fullmatch(template.strip())
+    match = PLACEHOLDER.fullmatch(template.strip())
     if match is not None and match.group(1) is not None:
         found = lookup(match.group(1), {"vars": variables, "outputs": outputs})
         if found is not MISSING:

@@ -30,7 +30,7 @@ from urllib.parse import urljoin, urlsplit
 import anyio
 
 from browserd.daemon.errors import NavigationTimeout
-from browserd.daemon.policy.proxy import REFUSED_HEADER, GuardProxy
+from browserd.daemon.policy.proxy import REFUSED_HEADER, GuardProxy, Guards
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.protocol.messages import TrustLevel
 
@@ -178,6 +178,29 @@ async def one_off_client(proxy: str) -> AsyncIterator[httpx.AsyncClient]:
     finally:
         with anyio.CancelScope(shield=True):
             await client.aclose()
+
+
+@asynccontextmanager
+async def client_for_session(
+    guards: Guards, pool: HttpPool, trust: TrustLevel, url: str, proxy: str | None = None
+) -> AsyncIterator[tuple[httpx.AsyncClient, GuardProxy | None]]:
+    """The client a request of a session at `trust` leaves through, and the guard it passes, if any.
+
+    A session whose browser traffic the URL guard sees (remote, or [security] lists) sends this request
+    through a guard of its own too: the guard resolves each host, checks the address and connects to
+    that very address, so a name re-bound between a check and the connection gains nothing. Otherwise
+    `proxy` when given, else the daemon's pooled client (with [browser] proxy).
+    """
+    if guards.policy.guarded(trust):
+        async with guards.guarding(trust) as guard:
+            assert guard is not None  # guarded() says this trust level has one
+            async with one_off_client(guard.server) as client:
+                yield client, guard
+    elif proxy:
+        async with one_off_client(proxy) as client:
+            yield client, None
+    else:
+        yield pool.client_for(url), None
 
 
 @dataclass

@@ -24,8 +24,8 @@ from browserd.daemon.scrape.fetch import (
     FetchRequest,
     NotHtml,
     browser_reason,
+    client_for_session,
     fetch_html,
-    one_off_client,
 )
 from browserd.daemon.scrape.task import VISUAL_FORMATS, Format, LoadedPage, PageLoad, Render, ScrapePageTask
 from browserd.protocol.messages import TrustLevel
@@ -121,16 +121,10 @@ async def fetch_page(
     )
     policy = services.guards.policy
     try:
-        if policy.guarded(request.trust_level):
-            async with services.guards.guarding(request.trust_level) as guard:
-                assert guard is not None  # guarded() says this trust level has one
-                async with one_off_client(guard.server) as client:
-                    fetched = await fetch_html(client, policy, fetch, guard)
-        elif request.proxy:
-            async with one_off_client(request.proxy) as client:
-                fetched = await fetch_html(client, policy, fetch)
-        else:
-            fetched = await fetch_html(services.scrape.http.client_for(request.url), policy, fetch)
+        async with client_for_session(
+            services.guards, services.scrape.http, request.trust_level, request.url, request.proxy
+        ) as (client, guard):
+            fetched = await fetch_html(client, policy, fetch, guard)
     except NotHtml as exc:
         if never:
             raise NotSupported(

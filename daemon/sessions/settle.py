@@ -19,11 +19,14 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
+
+if TYPE_CHECKING:
+    from browserd.daemon.sessions.tab import Tab
 
 # Whatever an action caused may take this long to start (a microtask, a message, an animation frame):
 # the grace ends with the page's next frame, or after this long when frames come slowly (a busy machine).
@@ -34,6 +37,7 @@ _TRACKED_DELAY_MS = 1000
 _MAX_GENERATION = 4
 _TICKING_TEXT_CHARS = 200
 _INTERRUPT_POLL_S = 0.02
+_OPENED_POLL_S = 0.01
 _DIGITS = re.compile(r"\d+")
 
 TRACKER_JS = f"""(() => {{
@@ -170,20 +174,6 @@ _ACTION_JS = """([graceMs, quietMs, maxMs, textChars]) => new Promise((resolve) 
   check();
 })"""
 
-_QUIET_JS = """([quietMs, maxMs]) => new Promise((resolve) => {
-  let timer;
-  const done = () => { observer.disconnect(); clearTimeout(timer); clearTimeout(cap); resolve(); };
-  const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(done, quietMs); });
-  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-  timer = setTimeout(done, quietMs);
-  const cap = setTimeout(done, maxMs);
-})"""
-
-
-async def settle(page: Page, quiet_ms: int, max_ms: int) -> None:
-    """Until the DOM has been quiet for `quiet_ms` (at most `max_ms`); never raises. For loads (scrape)."""
-    await _evaluate_across_navigation(page, _QUIET_JS, [quiet_ms, max_ms], max_ms)
-
 
 @dataclass(frozen=True)
 class Settled:
@@ -228,6 +218,24 @@ async def settle_action(
         return Settled()
     ticking = [text for text in found[0] if isinstance(text, str) and _DIGITS.search(text)]
     return Settled(ticking, bool(found[1]), bool(found[2]), found[3] if len(found) > 3 else None)
+
+
+async def settle_tab(tab: Tab, quiet_ms: int, max_ms: int, then_js: str | None = None) -> Settled:
+    """Settle after an action in `tab` (the browser tools' and flow replay's wait); a tab or a download it
+    started is waited for too, since each arrives as an event of its own after the page has answered."""
+    downloads = tab.window.downloads
+
+    def download_started() -> bool:
+        return any(record.tab_id == tab.id and not record.reported for record in downloads.records)
+
+    settled = await settle_action(tab.page, quiet_ms, max_ms, download_started, then_js)
+    if settled.downloading:
+        await downloads.started(tab.id, max_ms / 1000)
+    if settled.opening:
+        with anyio.move_on_after(max_ms / 1000):
+            while not tab.window.opened:
+                await anyio.sleep(_OPENED_POLL_S)
+    return settled
 
 
 async def _evaluate_across_navigation(page: Page, script: str, arg: list[int], max_ms: int) -> Any:

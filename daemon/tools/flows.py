@@ -15,8 +15,7 @@ import msgspec
 
 from browserd.daemon.errors import ExecutionError, InvalidParameter, NotSupported
 from browserd.daemon.flows.export import playwright_script
-from browserd.daemon.flows.model import Flow, StepReport
-from browserd.daemon.flows.template import MAX_ROWS
+from browserd.daemon.flows.model import MAX_ROWS, Flow, StepReport
 from browserd.daemon.flows.variables import args_struct, parse_args, tool_schema, values_of
 from browserd.daemon.runs.manager import StartRequest
 from browserd.daemon.runs.records import RunMode
@@ -271,12 +270,6 @@ async def flow_update_targets(ctx: ToolContext, params: FlowParams, response: Re
 async def flow_export(ctx: ToolContext, params: ExportParams, response: Response) -> None:
     flow = await ctx.services.flows.get(params.flow_id)
     flow.meta.suggested_order = {}
-    if params.format == "playwright" and flow.nodes:
-        raise NotSupported(
-            f"flow {flow.id} is a graph (nodes and edges): a Playwright script holds only a chain of steps",
-            hint="Export it as json, or save its nodes as linear steps first.",
-            flowId=flow.id,
-        )
     if params.format == "playwright":
         script = playwright_script(flow)
         response.data({"flowId": flow.id, "format": "playwright", "script": script})

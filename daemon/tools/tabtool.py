@@ -9,20 +9,18 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal, TypeVar
 
-import anyio
 import msgspec
 
 from browserd.daemon.errors import ElementNotFound
 from browserd.daemon.sessions import shadows
 from browserd.daemon.sessions.reader import SnapshotOptions, read
-from browserd.daemon.sessions.settle import Settled, settle_action
+from browserd.daemon.sessions.settle import Settled, settle_tab
 from browserd.daemon.sessions.snapshot import PAGE_FACTS_JS, PageFacts
 from browserd.daemon.sessions.tab import NAVIGATED, Tab, call_deadline_s
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool
 from browserd.daemon.tools.response import Response
 
-_OPENED_POLL_S = 0.01
 TabId = str  # the active tab when left out, as everywhere: saying so in every schema costs every client
 TargetText = Annotated[str, msgspec.Meta(description="Ref (e5) or CSS selector.")]
 TimeoutMs = Annotated[int, msgspec.Meta(ge=1, le=300_000, description="ms")]
@@ -88,28 +86,12 @@ def tab_tool(
     return register
 
 
-async def _settle(tab: Tab, quiet_ms: int, max_ms: int) -> Settled:
-    """Settle after an action; a tab or a download it started is waited for too, since each arrives as an event
-    of its own after the page has answered (so the answer can report it). The settled page's annotations
-    and title come back in the same round trip, for the snapshot that follows."""
-    downloads = tab.window.downloads
-
-    def download_started() -> bool:
-        return any(record.tab_id == tab.id and not record.reported for record in downloads.records)
-
-    settled = await settle_action(tab.page, quiet_ms, max_ms, download_started, PAGE_FACTS_JS)
-    if settled.downloading:
-        await downloads.started(tab.id, max_ms / 1000)
-    if settled.opening:
-        with anyio.move_on_after(max_ms / 1000):
-            while not tab.window.opened:
-                await anyio.sleep(_OPENED_POLL_S)
-    return settled
-
-
 async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Response, titled: bool = False) -> None:
     config = ctx.services.config.browser
-    settled = await _settle(tab, config.settle_quiet_ms, config.settle_max_ms) if mode != "none" else Settled()
+    settled = Settled()
+    if mode != "none":
+        # The settled page's annotations and title come back in the same round trip, for the snapshot.
+        settled = await settle_tab(tab, config.settle_quiet_ms, config.settle_max_ms, PAGE_FACTS_JS)
     changes = tab.take_events()
     # With snapshot=none there is no settling, so a download that starts later is told by the next answer.
     downloads = tab.window.downloads.take_unreported(tab.id)
