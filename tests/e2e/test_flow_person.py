@@ -1,0 +1,108 @@
+"""A person's own input recorded into a flow, in the user's Chrome through the extension (issue 14, S4-34..S4-43).
+
+The person is real input: the test's own Playwright drives the user's Chrome over its debugging port, so
+its clicks, typing and keys reach the page as trusted events, as a person's do. The session records
+through the extension backend; the flow it stops with is then replayed by flow_run, and the page's own
+status line shows the effect. Page: tests/site/person-form.html.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from playwright.async_api import Page, async_playwright
+
+from tests.conftest import BrowserdHome, mcp_client
+from tests.e2e import bridge_chrome
+from tests.e2e.results import ok, text_of
+from tests.e2e.test_flows import leaks_of
+
+pytestmark = pytest.mark.anyio
+
+TOOLS = ("--tools", "all")
+
+
+async def _answer(client: Any, tool: str, args: dict[str, Any], answers: list[str]) -> Any:
+    result = ok(await client.call_tool(tool, args))
+    answers.append(text_of(result) + json.dumps(result.structured_content or {}))
+    return result
+
+
+@asynccontextmanager
+async def _persons_tab(chrome: bridge_chrome.UserChrome, url: str) -> AsyncIterator[Page]:
+    """The session's tab as the person sees it: the same tab of the user's Chrome, driven by real input."""
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.connect_over_cdp(chrome.endpoint)
+        [page] = [p for context in browser.contexts for p in context.pages if p.url == url]
+        yield page
+        await browser.close()
+
+
+def _steps(flow: dict[str, Any]) -> list[tuple[str, str]]:
+    """Each step as (type, what it acts on: the target's accessible name, the keys, or the url)."""
+    return [
+        (s["type"], s.get("keys") or (s.get("target") or {}).get("fingerprint", {}).get("name") or s.get("url", ""))
+        for s in flow["steps"]
+    ]
+
+
+async def test_a_persons_clicks_typing_choices_and_keys_become_a_flow_that_replays(
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
+) -> None:
+    password = base64.urlsafe_b64encode(secrets.token_bytes(48)).decode()  # the canary
+    url = f"{site}/person-form.html"
+    answers: list[str] = []
+    async with mcp_client(bridge_home, args=TOOLS) as client:
+        await _answer(client, "browser_windows", {"action": "new", "kind": "extension"}, answers)
+        await _answer(client, "browser_open", {"url": url, "snapshot": "none"}, answers)
+        await _answer(client, "flow_record_start", {"name": "Sign up"}, answers)
+        async with _persons_tab(chrome, url) as person:
+            await person.click("#name-field")
+            await person.keyboard.type("Ann")
+            await person.click("#pw-field")
+            await person.keyboard.type(password)
+            await person.focus("#plan-field")
+            await person.keyboard.press("ArrowDown")  # Free -> Pro, as a person picks with the keyboard
+            await person.click("text=I agree to the terms")
+            # The session's own click: recorded once, as its tool action, not again as the page saw it.
+            await _answer(client, "browser_click", {"target": "#clear", "snapshot": "none"}, answers)
+            await person.click("#pw-field")
+            await person.keyboard.press("Enter")
+            assert (await person.text_content("#status") or "").startswith("Signed up Ann on Pro, terms agreed")
+            stopped = await _answer(client, "flow_record_stop", {}, answers)
+        flow = stopped.structured_content["flow"]
+        assert _steps(flow) == [
+            ("click", "Name"),
+            ("fill", "Name"),
+            ("click", "Password"),
+            ("fill", "Password"),
+            ("select", "Plan"),
+            ("check", "I agree to the terms"),
+            ("click", "Clear status"),
+            ("click", "Password"),
+            ("key", "Enter"),
+        ]
+        fills = [s for s in flow["steps"] if s["type"] == "fill"]
+        assert [s["value"] for s in fills] == ["{name}", "{password}"]
+        assert json.loads(flow["steps"][4]["value"]) == {"labels": ["Pro"]}
+        variables = {v["key"]: v for v in flow["variables"]}
+        assert variables["password"].get("sensitive") is True and "default" not in variables["password"]
+        assert "default" not in variables["name"], "a typed value was kept without keep-non-sensitive-values"
+
+        # Replay with other values, on the page as it loads afresh: the page's status line shows them.
+        await _answer(client, "browser_open", {"url": url, "snapshot": "none"}, answers)
+        args = {"name": "Bea", "password": password[:20]}
+        run = await _answer(client, "flow_run", {"flowId": stopped.structured_content["flowId"], "args": args}, answers)
+        assert run.structured_content["status"] == "succeeded", run.structured_content
+        status = await _answer(client, "browser_get", {"what": "text", "target": "#status"}, answers)
+        assert status.structured_content["value"] == ("Signed up Bea on Pro, terms agreed, password of 20 characters")
+    # The person typed the password: it is in no file of the daemon's (flows, sqlite and its WAL, logs) nor
+    # in any answer, in any encoding.
+    leaks = leaks_of(password, bridge_home.root, answers)
+    assert not leaks, f"the person's password leaked: {leaks}"
