@@ -5,9 +5,9 @@ frame (a new-document script, run at once in the documents already there) with a
 only that world sees. This works alike on the daemon's own Chromium, on CDP attach and on the user's
 Chrome through the extension, since each gives Playwright a CDP session per page.
 
-Events the session's own tool calls caused are not recorded twice: whatever arrives while a call
-holds the tab's lock (the action and its settling) is dropped, and so is a fill or scroll whose
-burst began then. Main-frame navigations the person made (a typed URL, back, forward, reload) are
+Events the session's own tool calls caused are not recorded twice: whatever the page reports while a
+call acts on the tab (the action and its settling) is dropped, and so is a fill or scroll whose burst
+began then. Main-frame navigations the person made (a typed URL, back, forward, reload) are
 navigate steps; those a click or a submit caused are that step's doing and are not repeated.
 """
 
@@ -16,17 +16,16 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager, suppress
 from typing import Any, Literal
 
 import anyio
-from playwright.async_api import CDPSession, Frame
+from playwright.async_api import CDPSession, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.flows.person_js import BINDING, STOP_JS, WORLD, person_script
 from browserd.daemon.flows.recorder import Recorder
-from browserd.daemon.sessions.tab import Tab
 
 log = logging.getLogger(__name__)
 
@@ -38,10 +37,14 @@ _BARRIER_TIMEOUT_S = 2.0
 
 
 class PersonInput:
-    def __init__(self, tab: Tab, recorder: Recorder, keep_values: bool) -> None:
-        self.tab = tab
+    """`busy`: whether something else holds the page now (a tool call, a flow run): what it reports then is
+    not the person's doing. `name` names the page in logs."""
+
+    def __init__(self, page: Page, recorder: Recorder, name: str, busy: Callable[[], bool]) -> None:
+        self.page = page
         self.recorder = recorder
-        self.keep_values = keep_values
+        self.name = name
+        self.busy = busy
         self._cdp: CDPSession | None = None
         self._script_id: str | None = None
         # Bursts (a field's edits, a scroll) that began while a tool call was acting on the tab.
@@ -53,9 +56,11 @@ class PersonInput:
         # A tool call of the session on the tab: "starting" until the page has reported all it saw before
         # the call (person's input), "acting" from then until the call and its settling are over.
         self._call: Literal["starting", "acting"] | None = None
+        self._start_soon: Callable[[Callable[[], Coroutine[Any, Any, None]]], object] | None = None
 
-    async def attach(self) -> None:
-        cdp = self._cdp = await self.tab.page.context.new_cdp_session(self.tab.page)
+    async def attach(self, start_soon: Callable[[Callable[[], Coroutine[Any, Any, None]]], object]) -> None:
+        """Listen from now on; `start_soon` runs the task that turns the page's reports into steps."""
+        cdp = self._cdp = await self.page.context.new_cdp_session(self.page)
         cdp.on("Runtime.bindingCalled", self._called)
         # Bindings are reported, and new-document scripts run, only to a session with these domains on.
         await cdp.send("Runtime.enable")
@@ -63,12 +68,18 @@ class PersonInput:
         await cdp.send("Runtime.addBinding", {"name": BINDING, "executionContextName": WORLD})
         added = await cdp.send(
             "Page.addScriptToEvaluateOnNewDocument",
-            {"source": person_script(self.keep_values), "worldName": WORLD, "runImmediately": True},
+            {"source": person_script(self.recorder.keep_values), "worldName": WORLD, "runImmediately": True},
         )
         self._script_id = str(added["identifier"])
         self._history = (await self._read_history())[:2]
-        self.tab.page.on("framenavigated", self._navigated)
-        self.tab.window.tasks.start_soon(self._consume, name=f"person input in {self.tab.id}")
+        self.page.on("framenavigated", self._navigated)
+        self._start_soon = start_soon
+        start_soon(self._consume)
+
+    def detach_soon(self) -> None:
+        """Detach in the background (the recording's session is going away)."""
+        if self._start_soon is not None:
+            self._start_soon(self.detach)
 
     async def detach(self) -> None:
         """Report what the page still holds (a field being typed in), then stop listening."""
@@ -76,7 +87,7 @@ class PersonInput:
         if cdp is None:
             return
         self._cdp = None
-        self.tab.page.remove_listener("framenavigated", self._navigated)
+        self.page.remove_listener("framenavigated", self._navigated)
         with anyio.move_on_after(_DETACH_TIMEOUT_S):
             try:
                 await self._evaluate_in_top(cdp, STOP_JS)
@@ -84,7 +95,7 @@ class PersonInput:
                     await cdp.send("Page.removeScriptToEvaluateOnNewDocument", {"identifier": self._script_id})
                 await cdp.send("Runtime.removeBinding", {"name": BINDING})
             except PlaywrightError:
-                log.debug("person input in %s: the page went away first", self.tab.id, exc_info=True)
+                log.debug("person input in %s: the page went away first", self.name, exc_info=True)
         self._send.close()
         with anyio.move_on_after(_DETACH_TIMEOUT_S):
             await self._drained.wait()
@@ -128,15 +139,15 @@ class PersonInput:
             self._queue(message)
 
     def _navigated(self, frame: Frame) -> None:
-        if frame == self.tab.page.main_frame:
+        if frame == self.page.main_frame:
             self._queue({"k": "navigated", "url": frame.url})
 
     def _queue(self, message: dict[str, Any]) -> None:
         # Whether a tool call is acting on the tab is read now, as the event arrives, not when it is handled.
         # A flow run in the tab takes its lock without a tool call: that counts as acting too.
-        tools_acting = self._call == "acting" or (self._call is None and self.tab.lock.locked())
+        tools_acting = self._call == "acting" or (self._call is None and self.busy())
         with suppress(anyio.ClosedResourceError):  # recording stopped
-            self._send.send_nowait((message, tools_acting, self.tab.page.url))
+            self._send.send_nowait((message, tools_acting, self.page.url))
 
     async def _consume(self) -> None:
         try:
@@ -164,7 +175,7 @@ class PersonInput:
         try:
             self.recorder.person(message, url)
         except (KeyError, TypeError, ValueError):
-            log.debug("person input in %s: a malformed event was dropped", self.tab.id, exc_info=True)
+            log.debug("person input in %s: a malformed event was dropped", self.name, exc_info=True)
 
     async def _read_history(self) -> tuple[list[int], int, str]:
         """The entry ids, the current index, and how the current entry was reached."""

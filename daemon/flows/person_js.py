@@ -150,15 +150,19 @@ listen('keydown', (e) => {
   send(target ? { k: 'key', keys, t: target } : { k: 'key', keys });
 });
 for (const type of ['wheel', 'touchmove']) listen(type, () => { intent = performance.now(); }, true);
+// Where each scroller was last seen, so a run of scrolling counts from where it started.
+const positions = new WeakMap([[document, [window.scrollX, window.scrollY]]]);
 listen('scroll', (e) => {
   const now = performance.now();
-  if (now - intent > 500) return;  // the page scrolled itself (an anchor, a script), not the person
   const page = e.target === document || e.target === document.documentElement || e.target === document.scrollingElement;
   const el = page ? null : e.target;
   const at = el ? [el.scrollLeft, el.scrollTop] : [window.scrollX, window.scrollY];
+  const before = positions.get(el || document) || [0, 0];
+  positions.set(el || document, at);
+  if (now - intent > 500) return;  // the page scrolled itself (an anchor, a script), not the person
   if (!scroll || scroll.el !== el) {
     flushScroll();
-    scroll = { el, id: ++seq, from: at, at, sent: now };
+    scroll = { el, id: ++seq, from: before, at, sent: now };
     send({ k: 'began', b: scroll.id });
     scroll.t = el ? describe(el) : null;
   }

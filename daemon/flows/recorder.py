@@ -18,8 +18,19 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Locator
 
 from browserd.daemon.errors import ElementNotFound
-from browserd.daemon.flows.model import Candidate, Fingerprint, Step, StepType, TargetLocator, VariableDef
+from browserd.daemon.flows.model import (
+    Candidate,
+    Fingerprint,
+    Flow,
+    Meta,
+    Step,
+    StepType,
+    TargetLocator,
+    VariableDef,
+    new_flow_id,
+)
 from browserd.daemon.flows.page_js import CAPTURE_JS, FRAME_CSS_JS
+from browserd.daemon.runs.records import now_ms
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.targets import locate
 
@@ -110,6 +121,17 @@ class Recorder:
     steps: list[Step] = field(default_factory=list)
     variables: list[VariableDef] = field(default_factory=list)
     start_url: str | None = None
+
+    def flow(self) -> Flow:
+        """What was recorded, as a new flow."""
+        now = now_ms()
+        return Flow(
+            id=new_flow_id(),
+            name=self.name,
+            meta=Meta(created_at=now, updated_at=now, start_url=self.start_url),
+            variables=self.variables,
+            steps=self.steps,
+        )
 
     def watches(self, tab: Tab) -> bool:
         return self.tab_id is None or tab.id == self.tab_id

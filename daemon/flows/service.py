@@ -21,7 +21,7 @@ from browserd.daemon.config import Config
 from browserd.daemon.errors import FlowNotFound, InvalidParameter
 from browserd.daemon.flows.chrome_recorder import from_recorder
 from browserd.daemon.flows.graph import GRAPH_HINT, check_graph
-from browserd.daemon.flows.model import FLOW_ID, SLUG, Flow, Meta, StepType, ToolMeta, decode, new_flow_id
+from browserd.daemon.flows.model import FLOW_ID, SLUG, Flow, StepType, ToolMeta, decode, new_flow_id
 from browserd.daemon.flows.person import PersonInput
 from browserd.daemon.flows.recorder import Recorder
 from browserd.daemon.flows.schedules import CRON_HINT, Schedule, Scheduler, check_cron, new_schedule_id
@@ -80,9 +80,9 @@ class FlowService:
             return None
         if tab.id in listeners:
             return listeners[tab.id]
-        listener = listeners[tab.id] = PersonInput(tab, recorder, recorder.keep_values)
+        listener = listeners[tab.id] = PersonInput(tab.page, recorder, tab.id, tab.lock.locked)
         try:
-            await listener.attach()
+            await listener.attach(lambda work: tab.window.tasks.start_soon(work, name=f"person input in {tab.id}"))
         except PlaywrightError:
             # Tool actions are still recorded; a page that cannot take the listener is usually gone already.
             log.warning("recording: %s cannot report a person's input", tab.id, exc_info=True)
@@ -94,14 +94,7 @@ class FlowService:
         recorder = self.recorders.pop(session_id, None)
         if recorder is None:
             raise InvalidParameter("this session is not recording", hint="Call flow_record_start first.")
-        now = now_ms()
-        flow = Flow(
-            id=new_flow_id(),
-            name=recorder.name,
-            meta=Meta(created_at=now, updated_at=now, start_url=recorder.start_url),
-            variables=recorder.variables,
-            steps=recorder.steps,
-        )
+        flow = recorder.flow()
         if save:
             await self.store.save(flow)
         return flow
@@ -115,7 +108,7 @@ class FlowService:
     def stop_all(self, session_id: str) -> None:
         self.recorders.pop(session_id, None)
         for listener in self.people.pop(session_id, {}).values():
-            listener.tab.window.tasks.start_soon(listener.detach, name=f"stop recording {listener.tab.id}")
+            listener.detach_soon()
 
     @asynccontextmanager
     async def recording(

@@ -99,10 +99,49 @@ async def test_a_persons_clicks_typing_choices_and_keys_become_a_flow_that_repla
         await _answer(client, "browser_open", {"url": url, "snapshot": "none"}, answers)
         args = {"name": "Bea", "password": password[:20]}
         run = await _answer(client, "flow_run", {"flowId": stopped.structured_content["flowId"], "args": args}, answers)
-        assert run.structured_content["status"] == "succeeded", run.structured_content
+        assert run.structured_content["status"] == "succeeded", json.dumps(run.structured_content)[:1500]
         status = await _answer(client, "browser_get", {"what": "text", "target": "#status"}, answers)
         assert status.structured_content["value"] == ("Signed up Bea on Pro, terms agreed, password of 20 characters")
     # The person typed the password: it is in no file of the daemon's (flows, sqlite and its WAL, logs) nor
     # in any answer, in any encoding.
     leaks = leaks_of(password, bridge_home.root, answers)
     assert not leaks, f"the person's password leaked: {leaks}"
+
+
+async def test_a_persons_navigations_scrolling_and_shortcuts_are_steps_but_a_links_load_is_not(
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
+) -> None:
+    answers: list[str] = []
+    start, scrolling = f"{site}/help.html?person", f"{site}/scroll.html"
+    async with mcp_client(bridge_home, args=TOOLS) as client:
+        await _answer(client, "browser_windows", {"action": "new", "kind": "extension"}, answers)
+        await _answer(client, "browser_open", {"url": start, "snapshot": "none"}, answers)
+        await _answer(client, "flow_record_start", {"name": "Browse"}, answers)
+        async with _persons_tab(chrome, start) as person:
+            await person.goto(scrolling)  # typed into the address bar
+            await person.hover("text=Inner item 1")
+            await person.mouse.wheel(0, 300)
+            await person.wait_for_function("document.querySelector('[aria-label=\"Inner scroller\"]').scrollTop > 0")
+            await person.keyboard.press("Control+k")
+            await person.go_back(wait_until="commit")  # the user's Chrome may restore it from its back-forward cache
+            await person.wait_for_url(start, wait_until="commit")
+            await person.click("text=Back to the index")  # its load is the click's doing: no step of its own
+            await person.wait_for_url(f"{site}/index.html")
+            stopped = await _answer(client, "flow_record_stop", {}, answers)
+        flow = stopped.structured_content["flow"]
+        steps = _steps(flow)
+        scrolls = [s for s in flow["steps"] if s["type"] == "scroll"]
+        assert steps == [
+            ("navigate", scrolling),
+            *[("scroll", "Inner scroller")] * len(scrolls),
+            ("key", "Control+k"),
+            ("navigate", "history:back"),
+            ("click", "Back to the index"),
+        ], steps
+        assert scrolls and sum(s["delta"][1] for s in scrolls) > 0
+        assert flow["meta"]["startUrl"] == scrolling  # the flow opens it itself
+        # Replayed from the start page, it ends where the person did.
+        await _answer(client, "browser_open", {"url": start, "snapshot": "none"}, answers)
+        run = await _answer(client, "flow_run", {"flowId": stopped.structured_content["flowId"]}, answers)
+        assert run.structured_content["status"] == "succeeded", json.dumps(run.structured_content)[:1500]
+        assert run.structured_content["url"] == f"{site}/index.html"
