@@ -21,7 +21,7 @@ from playwright.async_api import Page, async_playwright
 from tests.conftest import BrowserdHome, mcp_client
 from tests.e2e import bridge_chrome
 from tests.e2e.results import ok, text_of
-from tests.e2e.test_flows import leaks_of
+from tests.e2e.test_flows import leaks_of, record_one
 
 pytestmark = pytest.mark.anyio
 
@@ -145,3 +145,20 @@ async def test_a_persons_navigations_scrolling_and_shortcuts_are_steps_but_a_lin
         run = await _answer(client, "flow_run", {"flowId": stopped.structured_content["flowId"]}, answers)
         assert run.structured_content["status"] == "succeeded", json.dumps(run.structured_content)[:1500]
         assert run.structured_content["url"] == f"{site}/index.html"
+
+
+async def test_an_on_page_trigger_runs_in_the_bridged_tab_where_the_person_loaded_a_matching_page(
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
+) -> None:
+    answers: list[str] = []
+    async with mcp_client(bridge_home, args=TOOLS) as client:
+        await _answer(client, "browser_windows", {"action": "new", "kind": "extension"}, answers)
+        flow = await record_one(client, f"{site}/person-form.html", "browser_click", {"target": "#clear"})
+        trigger = {"action": "add", "flowId": flow["flowId"], "onPage": "**/person-form.html?trigger=*"}
+        schedule = (await _answer(client, "flow_schedule", trigger, answers)).structured_content
+        async with _persons_tab(chrome, f"{site}/person-form.html") as person:
+            await person.goto(f"{site}/person-form.html?other=1")
+            await person.goto(f"{site}/person-form.html?trigger=1")  # the person's own load, in the session's tab
+            # The flow runs in this very tab once the page has loaded: the page's status line shows its click.
+            await person.wait_for_function("document.getElementById('status').textContent === 'Cleared'")
+        await _answer(client, "flow_schedule", {"action": "remove", "scheduleId": schedule["scheduleId"]}, answers)
