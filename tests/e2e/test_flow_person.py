@@ -1,6 +1,6 @@
 """A person's own input recorded into a flow, in the user's Chrome through the extension (issue 14, S4-34..S4-43).
 
-The person is real input: the test's own Playwright drives the user's Chrome over its debugging port, so
+The person is real input: the test's own Playwright drives the user's browser over its debugging port, so
 its clicks, typing and keys reach the page as trusted events, as a person's do. The session records
 through the extension backend; the flow it stops with is then replayed by flow_run, and the page's own
 status line shows the effect. Page: tests/site/person-form.html.
@@ -21,6 +21,7 @@ from playwright.async_api import Page, async_playwright
 from tests.conftest import BrowserdHome, mcp_client
 from tests.e2e import bridge_chrome
 from tests.e2e.results import ok, text_of
+from tests.e2e.test_cdp_attach import ExternalChromium
 from tests.e2e.test_flows import leaks_of, record_one
 
 pytestmark = pytest.mark.anyio
@@ -35,10 +36,10 @@ async def _answer(client: Any, tool: str, args: dict[str, Any], answers: list[st
 
 
 @asynccontextmanager
-async def _persons_tab(chrome: bridge_chrome.UserChrome, url: str) -> AsyncIterator[Page]:
-    """The session's tab as the person sees it: the same tab of the user's Chrome, driven by real input."""
+async def _persons_tab(endpoint: str, url: str) -> AsyncIterator[Page]:
+    """The session's tab as the person sees it: the same tab of the user's browser, driven by real input."""
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.connect_over_cdp(chrome.endpoint)
+        browser = await playwright.chromium.connect_over_cdp(endpoint)
         [page] = [p for context in browser.contexts for p in context.pages if p.url == url]
         yield page
         await browser.close()
@@ -62,7 +63,7 @@ async def test_a_persons_clicks_typing_choices_and_keys_become_a_flow_that_repla
         await _answer(client, "browser_windows", {"action": "new", "kind": "extension"}, answers)
         await _answer(client, "browser_open", {"url": url, "snapshot": "none"}, answers)
         await _answer(client, "flow_record_start", {"name": "Sign up"}, answers)
-        async with _persons_tab(chrome, url) as person:
+        async with _persons_tab(chrome.endpoint, url) as person:
             await person.click("#name-field")
             await person.keyboard.type("Ann")
             await person.click("#pw-field")
@@ -117,7 +118,7 @@ async def test_a_persons_navigations_scrolling_and_shortcuts_are_steps_but_a_lin
         await _answer(client, "browser_windows", {"action": "new", "kind": "extension"}, answers)
         await _answer(client, "browser_open", {"url": start, "snapshot": "none"}, answers)
         await _answer(client, "flow_record_start", {"name": "Browse"}, answers)
-        async with _persons_tab(chrome, start) as person:
+        async with _persons_tab(chrome.endpoint, start) as person:
             await person.goto(scrolling)  # typed into the address bar
             await person.hover("text=Inner item 1")
             await person.mouse.wheel(0, 300)
@@ -156,9 +157,27 @@ async def test_an_on_page_trigger_runs_in_the_bridged_tab_where_the_person_loade
         flow = await record_one(client, f"{site}/person-form.html", "browser_click", {"target": "#clear"})
         trigger = {"action": "add", "flowId": flow["flowId"], "onPage": "**/person-form.html?trigger=*"}
         schedule = (await _answer(client, "flow_schedule", trigger, answers)).structured_content
-        async with _persons_tab(chrome, f"{site}/person-form.html") as person:
+        async with _persons_tab(chrome.endpoint, f"{site}/person-form.html") as person:
             await person.goto(f"{site}/person-form.html?other=1")
             await person.goto(f"{site}/person-form.html?trigger=1")  # the person's own load, in the session's tab
             # The flow runs in this very tab once the page has loaded: the page's status line shows its click.
             await person.wait_for_function("document.getElementById('status').textContent === 'Cleared'")
         await _answer(client, "flow_schedule", {"action": "remove", "scheduleId": schedule["scheduleId"]}, answers)
+
+
+async def test_a_persons_input_is_recorded_on_cdp_attach_too(
+    home: BrowserdHome, site: str, chromium: ExternalChromium
+) -> None:
+    url = f"{site}/person-form.html?attached"
+    answers: list[str] = []
+    async with mcp_client(home, args=TOOLS) as client:
+        await _answer(client, "browser_connect_cdp", {"endpoint": chromium.endpoint}, answers)
+        await _answer(client, "browser_open", {"url": url, "snapshot": "none"}, answers)
+        await _answer(client, "flow_record_start", {"name": "Attached"}, answers)
+        async with _persons_tab(chromium.endpoint, url) as person:
+            await person.click("#name-field")
+            await person.keyboard.type("Ann")
+            await person.keyboard.press("Enter")
+            assert (await person.text_content("#status") or "").startswith("Signed up Ann")
+            stopped = await _answer(client, "flow_record_stop", {}, answers)
+    assert _steps(stopped.structured_content["flow"]) == [("click", "Name"), ("fill", "Name"), ("key", "Enter")]
