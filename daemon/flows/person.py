@@ -53,6 +53,10 @@ class PersonInput:
         self._history: tuple[list[int], int] = ([], -1)
         self._send, self._receive = anyio.create_memory_object_stream[tuple[dict[str, Any], bool, str]](math.inf)
         self._drained = anyio.Event()
+        # Reports queued and not yet handled; `_idle` is set when there are none.
+        self._pending = 0
+        self._idle = anyio.Event()
+        self._idle.set()
         # A tool call of the session on the tab: "starting" until the page has reported all it saw before
         # the call (person's input), "acting" from then until the call and its settling are over.
         self._call: Literal["starting", "acting"] | None = None
@@ -97,8 +101,9 @@ class PersonInput:
             except PlaywrightError:
                 log.debug("person input in %s: the page went away first", self.name, exc_info=True)
         self._send.close()
-        with anyio.move_on_after(_DETACH_TIMEOUT_S):
-            await self._drained.wait()
+        if self._start_soon is not None:  # (an attach that failed part way started no task to wait for)
+            with anyio.move_on_after(_DETACH_TIMEOUT_S):
+                await self._drained.wait()
         # (A closed tab's session is gone with it.)
         with anyio.move_on_after(_DETACH_TIMEOUT_S), suppress(PlaywrightError):
             await cdp.detach()
@@ -114,6 +119,7 @@ class PersonInput:
                 # A page whose scripts hold its main thread never answers: then the call goes on without it.
                 with anyio.move_on_after(_BARRIER_TIMEOUT_S), suppress(PlaywrightError):
                     await self._cdp.send("Runtime.evaluate", {"expression": "0"})
+                    await self._idle.wait()  # and they are steps before the call's own
             self._call = "acting"
             yield
         finally:
@@ -148,12 +154,22 @@ class PersonInput:
         tools_acting = self._call == "acting" or (self._call is None and self.busy())
         with suppress(anyio.ClosedResourceError):  # recording stopped
             self._send.send_nowait((message, tools_acting, self.page.url))
+            self._pending += 1
+            if self._idle.is_set():
+                self._idle = anyio.Event()
 
     async def _consume(self) -> None:
         try:
             async with self._receive:
                 async for message, tools_acting, url in self._receive:
-                    await self._handle(message, tools_acting, url)
+                    try:
+                        await self._handle(message, tools_acting, url)
+                    except Exception:  # one odd report must not end the recording of all that follow
+                        log.exception("person input in %s: a report could not be recorded", self.name)
+                    finally:
+                        self._pending -= 1
+                        if not self._pending:
+                            self._idle.set()
         finally:
             self._drained.set()
 
@@ -172,10 +188,7 @@ class PersonInput:
                 return
         elif tools_acting:
             return
-        try:
-            self.recorder.person(message, url)
-        except (KeyError, TypeError, ValueError):
-            log.debug("person input in %s: a malformed event was dropped", self.name, exc_info=True)
+        self.recorder.person(message, url)
 
     async def _read_history(self) -> tuple[list[int], int, str]:
         """The entry ids, the current index, and how the current entry was reached."""
