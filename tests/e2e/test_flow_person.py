@@ -175,9 +175,13 @@ async def test_a_persons_input_is_recorded_on_cdp_attach_too(
         await _answer(client, "browser_open", {"url": url, "snapshot": "none"}, answers)
         await _answer(client, "flow_record_start", {"name": "Attached"}, answers)
         async with _persons_tab(chromium.endpoint, url) as person:
-            await person.click("#name-field")
-            await person.keyboard.type("Ann")
+            # The session fills Name; the page sees that typing too, and reports it once the person moves on.
+            fill = {"target": "#name-field", "value": "Zed", "snapshot": "none"}
+            await _answer(client, "browser_fill", fill, answers)
+            await person.click("#pw-field")
+            await person.keyboard.type("pw")
             await person.keyboard.press("Enter")
-            assert (await person.text_content("#status") or "").startswith("Signed up Ann")
+            assert (await person.text_content("#status") or "").startswith("Signed up Zed")
             stopped = await _answer(client, "flow_record_stop", {}, answers)
-    assert _steps(stopped.structured_content["flow"]) == [("click", "Name"), ("fill", "Name"), ("key", "Enter")]
+    steps = _steps(stopped.structured_content["flow"])
+    assert steps == [("fill", "Name"), ("click", "Password"), ("fill", "Password"), ("key", "Enter")]
