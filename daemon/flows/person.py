@@ -94,7 +94,7 @@ class PersonInput:
         self.page.remove_listener("framenavigated", self._navigated)
         with anyio.move_on_after(_DETACH_TIMEOUT_S):
             try:
-                await self._evaluate_in_top(cdp, STOP_JS)
+                await self._evaluate_in_frames(cdp, STOP_JS)
                 if self._script_id is not None:
                     await cdp.send("Page.removeScriptToEvaluateOnNewDocument", {"identifier": self._script_id})
                 await cdp.send("Runtime.removeBinding", {"name": BINDING})
@@ -125,12 +125,16 @@ class PersonInput:
         finally:
             self._call = None
 
-    async def _evaluate_in_top(self, cdp: CDPSession, expression: str) -> None:
-        """Run `expression` in the recorder's world of the top document (its bindings answer before this does)."""
-        tree = await cdp.send("Page.getFrameTree")
-        top = tree["frameTree"]["frame"]["id"]
-        world = await cdp.send("Page.createIsolatedWorld", {"frameId": top, "worldName": WORLD})
-        await cdp.send("Runtime.evaluate", {"expression": expression, "contextId": world["executionContextId"]})
+    async def _evaluate_in_frames(self, cdp: CDPSession, expression: str) -> None:
+        """Run `expression` in the recorder's world of every frame of the tab (what it reports arrives first)."""
+        trees = [(await cdp.send("Page.getFrameTree"))["frameTree"]]
+        while trees:
+            tree = trees.pop(0)
+            trees += tree.get("childFrames", [])
+            frame = {"frameId": tree["frame"]["id"], "worldName": WORLD}
+            with suppress(PlaywrightError):  # a frame that went away meanwhile
+                world = await cdp.send("Page.createIsolatedWorld", frame)
+                await cdp.send("Runtime.evaluate", {"expression": expression, "contextId": world["executionContextId"]})
 
     # -- events, in the order they happened ----------------------------------------------------------
 

@@ -183,5 +183,17 @@ async def test_a_persons_input_is_recorded_on_cdp_attach_too(
             await person.keyboard.press("Enter")
             assert (await person.text_content("#status") or "").startswith("Signed up Zed")
             stopped = await _answer(client, "flow_record_stop", {}, answers)
-    steps = _steps(stopped.structured_content["flow"])
-    assert steps == [("fill", "Name"), ("click", "Password"), ("fill", "Password"), ("key", "Enter")]
+        steps = _steps(stopped.structured_content["flow"])
+        assert steps == [("fill", "Name"), ("click", "Password"), ("fill", "Password"), ("key", "Enter")]
+
+        # In an iframe, with the recording stopped while the person is still in the field: the edit is kept.
+        framed = f"{site}/iframe.html?attached"
+        await _answer(client, "browser_open", {"url": framed, "snapshot": "none"}, answers)
+        await _answer(client, "flow_record_start", {"name": "Framed"}, answers)
+        async with _persons_tab(chromium.endpoint, framed) as person:
+            await person.frame_locator("iframe").get_by_label("Frame input").click()
+            await person.keyboard.type("inside")
+            stopped = await _answer(client, "flow_record_stop", {}, answers)
+        flow = stopped.structured_content["flow"]
+        assert _steps(flow) == [("click", "Frame input"), ("fill", "Frame input")]
+        assert flow["steps"][1]["target"]["frame"] == ["iframe:nth-of-type(1)"]
