@@ -1,9 +1,10 @@
-"""A person's own input recorded into a flow, in the user's Chrome through the extension (issue 14, S4-34..S4-43).
+"""A person's own input recorded into a flow, in the user's own browser (issue 14, S4-34..S4-43, D-47).
 
 The person is real input: the test's own Playwright drives the user's browser over its debugging port, so
 its clicks, typing and keys reach the page as trusted events, as a person's do. The session records
-through the extension backend; the flow it stops with is then replayed by flow_run, and the page's own
-status line shows the effect. Page: tests/site/person-form.html.
+through the extension backend (the user's Chrome with extension-bridge/) or CDP attach; the flow it stops
+with is replayed by flow_run, and the page's own status line shows the effect. Page:
+tests/site/person-form.html.
 """
 
 from __future__ import annotations
