@@ -64,8 +64,12 @@ const fillable = (el) => !!el && ((el.localName === 'input' && TEXTLIKE.has(type
   || el.isContentEditable);
 const checkable = (el) => !!el && el.localName === 'input' && ['checkbox', 'radio'].includes(typeOf(el));
 const formField = (el) => !!el && (fillable(el) || checkable(el) || el.localName === 'select');
-const ACTS = 'button, a[href], input, select, textarea, label, summary, [role], [onclick], [tabindex], '
-  + '[contenteditable]';
+// What a click acts on: the element itself unless it sits inside one of these (a button's icon, a link's text);
+// landmarks and other containers with a role or a tabindex of -1 are not it.
+const WIDGET_ROLES = ['button', 'link', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'option', 'checkbox',
+  'radio', 'switch', 'treeitem', 'gridcell', 'combobox', 'textbox', 'slider', 'spinbutton'];
+const ACTS = ['button', 'a[href]', 'input', 'select', 'textarea', 'label', 'summary', '[onclick]', '[contenteditable]',
+  '[tabindex]:not([tabindex="-1"])', ...WIDGET_ROLES.map((r) => `[role="${r}"]`)].join(', ');
 const actionable = (el) => (el && el.closest(ACTS)) || el;
 // Their change says what happened; a click step as well would toggle or open them twice on replay.
 const changeOnly = (el) => checkable(el) || ['select', 'option'].includes(el.localName)
