@@ -304,6 +304,31 @@ def login(profile: str, url: str | None, timeout_s: float | None, headless: bool
     sys.exit(code)
 
 
+@main.command()
+@click.option("--profile", "profile", default="master", show_default=True, help="The login profile's browser.")
+@click.option("--url", "url", required=True, help="The page the flow starts on.")
+@click.option("--name", "name", default="Recorded flow", show_default=True, help="The flow's name.")
+def record(profile: str, url: str, name: str) -> None:
+    """Record a flow yourself in a browser window on a login profile; prints the new flow's id."""
+    import anyio
+    import msgspec
+
+    from browserd.daemon.errors import BrowserdError
+    from browserd.daemon.flows.record_window import RecordRequest, check_display, run_record
+    from browserd.shim.flows_cli import GROUPS
+    from browserd.shim.runs_cli import run
+
+    try:
+        check_display()  # before anything starts: the config, the daemon, the profile
+        request = RecordRequest(profile, url, name)
+        flow = anyio.run(run_record, _load_config(), request, lambda text: click.echo(text, err=True))
+    except BrowserdError as exc:
+        click.echo(f"browserd record: [{exc.code}] {exc.message}\n{exc.recover_hint}", err=True)
+        sys.exit(2)
+    data = run(lambda call: call("flow_import", {"flow": msgspec.to_builtins(flow), "overwrite": True}), GROUPS)
+    click.echo(f"{data['flowId']}  v{data['version']}  ({len(flow.steps)} steps)")
+
+
 main.add_command(runs)
 main.add_command(bridge)
 main.add_command(flows)

@@ -73,6 +73,9 @@ class CdpRelay:
         self._client: ServerConnection | None = None
         self._tabs: dict[int, TabTarget] = {}
         self._aliases: dict[str, TabTarget] = {}  # further sessions on a tab -> the tab
+        # Binding name -> the alias that added it: Chrome reports its calls to the tab's one debugger session,
+        # and the relay hands them to the session that asked, as Chrome does for sessions of its own.
+        self._bindings: dict[str, str] = {}
         self._numbers = itertools.count(1)
         self._auto_attach = False
         # Commands from Playwright run here, and so do attaches the extension asks for (a tab the user shared).
@@ -162,6 +165,15 @@ class CdpRelay:
         own = session_id == tab.session_id or session_id in self._aliases
         if method == "Target.getTargetInfo" and own:
             return {"targetInfo": tab.target_info}
+        if session_id in self._aliases:
+            if method in ("Runtime.enable", "Page.enable"):
+                # The tab's one debugger session has them on (Playwright's); enabling Runtime again would
+                # make Chrome announce every execution context to Playwright a second time.
+                return {}
+            if method == "Runtime.addBinding":
+                self._bindings[str(params.get("name"))] = session_id
+            elif method == "Runtime.removeBinding":
+                self._bindings.pop(str(params.get("name")), None)
         return await self._send(tab, None if own else session_id, method, params)
 
     async def _browser_command(self, method: str, params: dict[str, Any]) -> Any:
@@ -200,6 +212,7 @@ class CdpRelay:
         if method == "Target.detachFromTarget":
             session_id = params.get("sessionId")
             if self._aliases.pop(str(session_id), None) is not None:
+                self._bindings = {name: alias for name, alias in self._bindings.items() if alias != session_id}
                 return {}
             tab = self._tab_of_session(str(session_id))
             if tab.session_id == session_id:
@@ -306,5 +319,9 @@ class CdpRelay:
                 tab.children.add(params["sessionId"])
             elif method == "Target.detachedFromTarget" and params.get("sessionId"):
                 tab.children.discard(params["sessionId"])
-            message = {"sessionId": child or tab.session_id, "method": method, "params": params}
+            to = child or tab.session_id
+            caller = self._bindings.get(str(params.get("name"))) if method == "Runtime.bindingCalled" else None
+            if caller is not None and not child and self._aliases.get(caller) is tab:
+                to = caller
+            message = {"sessionId": to, "method": method, "params": params}
         self._emit(message)

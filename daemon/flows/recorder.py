@@ -18,14 +18,27 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Locator
 
 from browserd.daemon.errors import ElementNotFound
-from browserd.daemon.flows.model import Candidate, Fingerprint, Step, StepType, TargetLocator, VariableDef
+from browserd.daemon.flows.model import (
+    Candidate,
+    Fingerprint,
+    Flow,
+    Meta,
+    Step,
+    StepType,
+    TargetLocator,
+    VariableDef,
+    new_flow_id,
+)
 from browserd.daemon.flows.page_js import CAPTURE_JS, FRAME_CSS_JS
+from browserd.daemon.runs.records import now_ms
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.targets import locate
 
 # Earlier strategies first (S4-46, D-29); the weight is the order a replay reports and a person may edit.
 _RANK = {"testid": 0, "css": 1, "role": 2, "label": 3, "placeholder": 4, "text": 5, "anchor": 6, "xpath": 7}
 # (`aria`, a name without a role, comes only from Chrome Recorder imports.)
+# A person's events that are a step on their target alone.
+_ON_ELEMENT: dict[str, StepType] = {"click": "click", "dblclick": "dblclick", "check": "check", "uncheck": "uncheck"}
 RECORDED_TOOLS = frozenset(
     {
         "browser_open", "browser_navigate", "browser_click", "browser_fill", "browser_type", "browser_press",
@@ -72,11 +85,15 @@ async def capture(tab: Tab, target: str) -> Captured:
             f"{located.described} could not be described for the recording",
             hint="Call browser_snapshot and act on a ref from it while recording.",
         ) from exc
+    return described(raw, await _frame_path(located.locator.first) if raw.get("inFrame") else [])
+
+
+def described(raw: dict[str, Any], frame: list[str]) -> Captured:
+    """A target as CAPTURE_JS described it (for a tool's action, or a person's event in person_js)."""
     candidates = [Candidate(type=c["type"], value=c["value"]) for c in raw["candidates"]]
     candidates.sort(key=lambda c: _RANK[c.type])
     for position, candidate in enumerate(candidates):
         candidate.weight = float(len(candidates) - position)
-    frame = await _frame_path(located.locator.first) if raw.get("inFrame") else []
     locator = TargetLocator(
         candidates=candidates,
         fingerprint=msgspec.convert(raw["fingerprint"], Fingerprint),
@@ -105,8 +122,22 @@ class Recorder:
     variables: list[VariableDef] = field(default_factory=list)
     start_url: str | None = None
 
+    def flow(self) -> Flow:
+        """What was recorded, as a new flow."""
+        now = now_ms()
+        return Flow(
+            id=new_flow_id(),
+            name=self.name,
+            meta=Meta(created_at=now, updated_at=now, start_url=self.start_url),
+            variables=self.variables,
+            steps=self.steps,
+        )
+
+    def watches(self, tab: Tab) -> bool:
+        return self.tab_id is None or tab.id == self.tab_id
+
     def wants(self, tool: str, tab: Tab) -> bool:
-        return tool in RECORDED_TOOLS and (self.tab_id is None or tab.id == self.tab_id)
+        return tool in RECORDED_TOOLS and self.watches(tab)
 
     def _id(self) -> str:
         return f"s{len(self.steps) + 1}"
@@ -148,7 +179,10 @@ class Recorder:
                 Step(id=step_id, type="select", target=captured.locator, value=msgspec.json.encode(choice).decode())
             )
         # browser_fill and browser_type: the value becomes a variable.
-        typed: str = params.value if tool == "browser_fill" else params.text
+        return self._fill(step_id, captured, params.value if tool == "browser_fill" else params.text)
+
+    def _fill(self, step_id: str, captured: Captured, typed: str | None) -> Pending:
+        """A fill step whose value is a new variable; what was typed is at most a non-sensitive default."""
         key = _key(captured.key_hint, {v.key for v in self.variables})
         variable = VariableDef(
             key=key,
@@ -158,6 +192,37 @@ class Recorder:
         )
         step = Step(id=step_id, type="fill", target=captured.locator, value="{" + key + "}")
         return Pending(step, variable, typed if captured.sensitive else None)
+
+    def person(self, event: dict[str, Any], url_before: str) -> None:
+        """A person's input event in the tab (person_js), as the step the same tool action would have been."""
+        kind, frame = str(event.get("k")), [str(part) for part in event.get("f") or []]
+        target = described(event["t"], frame).locator if event.get("t") else None
+        delta = [int(n) for n in event.get("d") or [0, 0]][:2]
+        step: Step | None = None
+        if kind == "navigate":
+            step = Step(id=self._id(), type="navigate", url=str(event["url"]))
+        elif kind == "key":
+            step = Step(id=self._id(), type="key", keys=str(event.get("keys") or ""), target=target)
+        elif kind == "scroll":
+            step = Step(id=self._id(), type="scroll", target=target, delta=delta)
+        elif target is None:
+            return  # every other event is about an element, which its frame could not describe
+        elif kind == "fill":
+            value = event.get("v")
+            captured = described(event["t"], frame)
+            self.commit(self._fill(self._id(), captured, value if isinstance(value, str) else None), url_before)
+        elif kind == "select":
+            choice = msgspec.json.encode({"labels": [str(label) for label in event.get("labels") or []]}).decode()
+            step = Step(id=self._id(), type="select", target=target, value=choice)
+        elif kind in _ON_ELEMENT:
+            if kind == "dblclick":
+                # A person's double click arrived as two clicks first; a replayed dblclick clicks twice itself.
+                for _ in range(2):
+                    if self.steps and self.steps[-1].type == "click" and self.steps[-1].target == target:
+                        self.steps.pop()
+            step = Step(id=self._id(), type=_ON_ELEMENT[kind], target=target)
+        if step is not None:
+            self.commit(Pending(step), url_before)
 
     async def _extract(self, tab: Tab, step_id: str, params: Any) -> Pending | None:
         """browser_get of an element's text, value or attribute: replay reads it into the run's outputs."""

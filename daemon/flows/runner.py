@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import anyio
@@ -259,6 +259,12 @@ class Runner:
             await target.hover(timeout=timeout)
         elif kind == "scroll":
             await target.scroll_into_view_if_needed(timeout=timeout)
+            box = await target.bounding_box() if step.delta else None
+            if step.delta and box is not None:
+                # A person's scrolling inside this element (a feed, a list): the wheel over it, by as much.
+                await self.tab.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+                dx, dy = step.delta[:2]
+                await self.tab.page.mouse.wheel(dx, dy)
         elif kind == "key":
             for key in (step.keys or "").split():
                 await target.press(key, timeout=timeout)
@@ -290,7 +296,11 @@ class Runner:
         try:
             if url.startswith("history:"):
                 move = url.removeprefix("history:")
-                await {"back": page.go_back, "forward": page.go_forward, "reload": page.reload}[move](timeout=timeout)
+                # Until the page is there: a page the user's Chrome restores from its back-forward cache never
+                # fires another load, and the settling after the step waits for the rest.
+                wait: Literal["load", "commit"] = "load" if move == "reload" else "commit"
+                moves = {"back": page.go_back, "forward": page.go_forward, "reload": page.reload}
+                await moves[move](timeout=timeout, wait_until=wait)
             else:
                 await page.goto(render(url, self.values, self.outputs), timeout=timeout)
         except PlaywrightError as exc:

@@ -7,25 +7,30 @@ every connected client when that list changes.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Protocol
 
 import msgspec
+from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.config import Config
 from browserd.daemon.errors import FlowNotFound, InvalidParameter
 from browserd.daemon.flows.chrome_recorder import from_recorder
 from browserd.daemon.flows.graph import GRAPH_HINT, check_graph
-from browserd.daemon.flows.model import FLOW_ID, SLUG, Flow, Meta, StepType, ToolMeta, decode, new_flow_id
+from browserd.daemon.flows.model import FLOW_ID, SLUG, Flow, StepType, ToolMeta, decode, new_flow_id
+from browserd.daemon.flows.person import PersonInput
 from browserd.daemon.flows.recorder import Recorder
 from browserd.daemon.flows.schedules import CRON_HINT, Schedule, Scheduler, check_cron, new_schedule_id
 from browserd.daemon.flows.store import FlowStore
 from browserd.daemon.flows.variables import ArgsBase, check_variables, parse_args
 from browserd.daemon.runs.records import now_ms
 from browserd.daemon.sessions.tab import Tab
+
+log = logging.getLogger(__name__)
 
 # Earlier versions of a published flow kept as tools: each costs every client a tools/list entry.
 PINNED_VERSIONS = 2
@@ -40,6 +45,8 @@ class FlowService:
         self.config = config
         self.store = FlowStore(Path(config.flows.root))
         self.recorders: dict[str, Recorder] = {}
+        # Per recording session: the tabs in which a person's own input is recorded too, by tab id.
+        self.people: dict[str, dict[str, PersonInput]] = {}
         # Tool name (flow_<slug>, flow_<slug>_v<N>) -> the flow version it runs.
         self.published: dict[str, Flow] = {}
         self.on_tools_changed: Callable[[], Awaitable[None]] | None = None
@@ -55,25 +62,39 @@ class FlowService:
 
     # -- recording -------------------------------------------------------------------------------
 
-    def start_recording(self, session_id: str, name: str, tab_id: str | None) -> None:
+    async def start_recording(self, session_id: str, name: str, tab_id: str | None, tab: Tab | None) -> None:
+        """Record the session's tool actions and, in `tab` (and any other tab it records), a person's input."""
         if session_id in self.recorders:
             raise InvalidParameter(
                 "this session is already recording", hint="Call flow_record_stop first.", field="name"
             )
         self.recorders[session_id] = Recorder(name, tab_id, self.config.flows.keep_non_sensitive_values)
+        self.people[session_id] = {}
+        if tab is not None:
+            await self._listen(session_id, tab)
+
+    async def _listen(self, session_id: str, tab: Tab) -> PersonInput | None:
+        """Record a person's input in `tab` too, from now until the recording stops (person.py)."""
+        listeners, recorder = self.people.get(session_id), self.recorders.get(session_id)
+        if listeners is None or recorder is None or not recorder.watches(tab):
+            return None
+        if tab.id in listeners:
+            return listeners[tab.id]
+        listener = listeners[tab.id] = PersonInput(tab.page, recorder, tab.id, tab.lock.locked)
+        try:
+            await listener.attach(lambda work: tab.window.tasks.start_soon(work, name=f"person input in {tab.id}"))
+        except PlaywrightError:
+            # Tool actions are still recorded; a page that cannot take the listener is usually gone already.
+            log.warning("recording: %s cannot report a person's input", tab.id, exc_info=True)
+        return listener
 
     async def stop_recording(self, session_id: str, save: bool) -> Flow:
+        for listener in self.people.pop(session_id, {}).values():
+            await listener.detach()  # what a person did until now is in the recording before it ends
         recorder = self.recorders.pop(session_id, None)
         if recorder is None:
             raise InvalidParameter("this session is not recording", hint="Call flow_record_start first.")
-        now = now_ms()
-        flow = Flow(
-            id=new_flow_id(),
-            name=recorder.name,
-            meta=Meta(created_at=now, updated_at=now, start_url=recorder.start_url),
-            variables=recorder.variables,
-            steps=recorder.steps,
-        )
+        flow = recorder.flow()
         if save:
             await self.store.save(flow)
         return flow
@@ -86,24 +107,29 @@ class FlowService:
 
     def stop_all(self, session_id: str) -> None:
         self.recorders.pop(session_id, None)
+        for listener in self.people.pop(session_id, {}).values():
+            listener.detach_soon()
 
     @asynccontextmanager
     async def recording(
         self, session_id: str, tool: str, tab: Tab, params: Any, response: Redactable
     ) -> AsyncIterator[None]:
-        """Around one tab action: while the session records, the action becomes a step if it succeeds."""
+        """Around one tab action: while the session records, the action becomes a step if it succeeds, and
+        what the page reports of it is not taken for a person's input."""
         recorder = self.recorders.get(session_id)
-        if recorder is None or not recorder.wants(tool, tab):
+        listener = await self._listen(session_id, tab) if recorder is not None else None
+        async with listener.acting() if listener is not None else nullcontext():
+            if recorder is None or not recorder.wants(tool, tab):
+                yield
+                return
+            url_before = tab.page.url
+            pending = await recorder.before(tab, tool, params)
             yield
-            return
-        url_before = tab.page.url
-        pending = await recorder.before(tab, tool, params)
-        yield
-        if pending is None:
-            return
-        recorder.commit(pending, url_before)
-        if pending.secret:
-            response.redact(pending.secret)
+            if pending is None:
+                return
+            recorder.commit(pending, url_before)
+            if pending.secret:
+                response.redact(pending.secret)
 
     # -- stored flows ----------------------------------------------------------------------------
 

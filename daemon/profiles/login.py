@@ -36,7 +36,7 @@ class LoginRequest:
     headless: bool = False
 
 
-async def _launch(config: Config, user_data_dir: str, headless: bool) -> tuple[Any, BrowserContext]:
+async def launch(config: Config, user_data_dir: str, headless: bool) -> tuple[Any, BrowserContext]:
     found = find_chromium(config.browser.executable)
     if found is None:
         raise ExecutionError("no Chromium executable found", hint="Run `browserd doctor`.")
@@ -50,14 +50,14 @@ async def _launch(config: Config, user_data_dir: str, headless: bool) -> tuple[A
     return playwright, context
 
 
-async def _wait_for_enter(done: anyio.Event) -> None:
+async def wait_for_enter(done: anyio.Event) -> None:
     # A closed or empty stdin (a service, a pipe at EOF) must not end the login: only a real line does.
     line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
     if line:
         done.set()
 
 
-async def _wait_for_signal(done: anyio.Event) -> None:
+async def wait_for_signal(done: anyio.Event) -> None:
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async for _signum in signals:
             done.set()
@@ -72,7 +72,7 @@ async def run_login(config: Config, request: LoginRequest, say: Callable[[str], 
     with login_lock(store.login_lock_path, store.profile_id):
         user_data = profiles.user_data_dir(store.profile_id)
         user_data.mkdir(mode=0o700, parents=True, exist_ok=True)
-        playwright, context = await _launch(config, str(user_data), request.headless)
+        playwright, context = await launch(config, str(user_data), request.headless)
         try:
             page = context.pages[0] if context.pages else await context.new_page()
             if request.url:
@@ -107,8 +107,8 @@ async def run_login(config: Config, request: LoginRequest, say: Callable[[str], 
                 context.on("page", lambda new_page: new_page.on("framenavigated", navigated))
                 async with anyio.create_task_group() as waits:
                     waits.start_soon(publisher.publish_every, source, config.profiles.login_refresh_interval_ms)
-                    waits.start_soon(_wait_for_enter, done)
-                    waits.start_soon(_wait_for_signal, done)
+                    waits.start_soon(wait_for_enter, done)
+                    waits.start_soon(wait_for_signal, done)
                     with anyio.move_on_after(request.timeout_s or None) as deadline:
                         await done.wait()
                     timed_out = deadline.cancelled_caught

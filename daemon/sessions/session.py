@@ -281,6 +281,12 @@ class Session:
                 window.active_tab_id = window.active_tab_id if window.active_tab_id in window.tabs else tabs[-1].id
                 return
 
+    def active_tab(self) -> Tab | None:
+        """The active window's active tab, if one is open; unlike `tab`, never opens a window."""
+        window = self.windows.get(self.active_window_id or "")
+        tab = window.tabs.get(window.active_tab_id or "") if window is not None else None
+        return tab if tab is not None and not tab.page.is_closed() else None
+
     def find_tab(self, tab_id: str) -> Tab:
         for window in self.windows.values():
             tab = window.tabs.get(tab_id)

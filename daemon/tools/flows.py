@@ -128,9 +128,14 @@ def _summary(flow: Flow) -> str:
     RecordStartParams,
 )
 async def flow_record_start(ctx: ToolContext, params: RecordStartParams, response: Response) -> None:
-    ctx.services.flows.start_recording(ctx.session.id, params.name, params.tab_id)
+    session = ctx.session
+    tab = session.find_tab(params.tab_id) if params.tab_id else session.active_tab()
+    await ctx.services.flows.start_recording(session.id, params.name, params.tab_id, tab)
     response.data({"recording": True})
-    response.text("Recording. Act with the browser tools, then call flow_record_stop.")
+    response.text(
+        "Recording. Act with the browser tools (a person's own clicks and typing in the tab are recorded too), "
+        "then call flow_record_stop."
+    )
 
 
 @tool("flow_record_stop", "flows", "Stop recording; answers {flowId, flow}.", RecordStopParams)

@@ -13,6 +13,10 @@ Prints figures, never asserts them (DESIGN.md §6):
    recorded `#signin` no longer exists; the Sign in step's resolveMs (target <= 300 ms).
 4. tools/list cost of --published published flows (two variables each): characters added, compact JSON
    (target <= 6,000).
+5. What recording costs a tool call: browser_click (no snapshot) on flow-steps.html, in --runs rounds of
+   10 clicks without recording, then 10 while recording (a person's input listened to in the tab: one
+   more page round trip per call), medians of each and their ratio in the same run; and flow_record_start
+   itself (it injects the listener into the tab).
 Then one line of JSON with every figure. Runs in an isolated browserd home on 127.0.0.1.
 """
 
@@ -49,6 +53,34 @@ def record(shim: Any, url: str, actions: list[tuple[str, dict[str, Any]]]) -> st
 def tools_chars(shim: Any) -> int:
     """tools/list as sent (compact JSON, as the shim writes it and the SDK client's test counts it)."""
     return len(json.dumps(shim.request("tools/list", {}, 30)["tools"], separators=(",", ":")))
+
+
+def recording_cost(shim: Any, site: str, rounds: int) -> dict[str, Any]:
+    shim.call_tool("browser_open", {"url": f"{site}/flow-steps.html", "snapshot": "none"})
+
+    def clicks() -> list[float]:
+        took = []
+        for i in range(1, 11):
+            started = time.perf_counter()
+            shim.call_tool("browser_click", {"target": f"section:nth-of-type({i}) button", "snapshot": "none"})
+            took.append((time.perf_counter() - started) * 1000)
+        return took
+
+    plain, recorded, starts = [], [], []
+    for _ in range(rounds):
+        plain += clicks()
+        started = time.perf_counter()
+        shim.call_tool("flow_record_start", {"name": "cost"})
+        starts.append((time.perf_counter() - started) * 1000)
+        recorded += clicks()
+        shim.call_tool("flow_record_stop", {"save": False})
+    ratio = round(summary(recorded)["median"] / summary(plain)["median"], 2)
+    return {
+        "click_ms": summary(plain),
+        "click_recording_ms": summary(recorded),
+        "recording_ratio": ratio,
+        "record_start_ms": summary(starts),
+    }
 
 
 def main() -> None:
@@ -98,6 +130,8 @@ def main() -> None:
                 fallbacks.append(step["resolveMs"])
             figures["broken_first_candidate_ms"] = summary(fallbacks)
 
+            figures.update(recording_cost(shim, site, options.runs))
+
             before = tools_chars(shim)
             for _ in range(options.published):
                 shim.call_tool("flow_import", {"flow": {**data(shim.call_tool("flow_get", {"flowId": form_id}))}})
@@ -120,6 +154,11 @@ def main() -> None:
     print(f"broken first candidate -> verified alternative: median {broken.get('median')} ms (target <= 300)")
     added = figures["tools_list_chars_added"]
     print(f"{figures['published_flows']} published flows add {added} chars to tools/list (target <= 6000)")
+    plain, recorded = figures["click_ms"], figures["click_recording_ms"]
+    print(
+        f"browser_click: median {plain.get('median')} ms, while recording {recorded.get('median')} ms "
+        f"({figures['recording_ratio']}x); flow_record_start median {figures['record_start_ms'].get('median')} ms"
+    )
     print(json.dumps(figures))
 
 

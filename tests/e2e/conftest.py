@@ -12,6 +12,9 @@ from tests.conftest import BrowserdHome, own_home
 from tests.e2e import bridge_chrome
 from tests.e2e.backends import Driver
 
+# A Chromium of the user's, started with a debugging port (CDP attach): for test_cdp_attach and the flow tests.
+from tests.e2e.test_cdp_attach import chromium  # noqa: F401
+
 
 @pytest.fixture(scope="session")
 def bridge_home() -> Iterator[BrowserdHome]:

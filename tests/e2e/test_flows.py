@@ -253,7 +253,15 @@ async def test_export_import_and_playwright_script(home: BrowserdHome, site: str
         failed(await client.call_tool("flow_get", {"flowId": copy["flowId"]}), "FLOW_NOT_FOUND")
 
 
-def _encodings(value: str) -> list[bytes]:
+def leaks_of(secret: str, root: Path, answers: list[str]) -> list[tuple[str, bytes]]:
+    """Every copy of `secret`, in any of its encodings, in a file under `root` or in one of the answers."""
+    forms = encodings_of(secret)
+    files = [p for p in root.rglob("*") if p.is_file()]
+    leaks = [(str(p.relative_to(root)), form) for p in files for form in forms if form in read_bytes(p)]
+    return leaks + [("answer", form) for text in answers for form in forms if form.decode() in text]
+
+
+def encodings_of(value: str) -> list[bytes]:
     raw = value.encode()
     return [
         raw,
@@ -289,10 +297,7 @@ async def test_a_sensitive_value_never_reaches_disk_logs_or_answers(site: str) -
         home.stop_daemon()
         files = [p for p in home.root.rglob("*") if p.is_file()]
         assert any(p.name == "flows.db" for p in files) and any(p.name == "runs.db" for p in files)
-        leaks = [
-            (str(p.relative_to(home.root)), form) for p in files for form in _encodings(canary) if form in _read(p)
-        ]
-        leaks += [("answer", form) for text in answers for form in _encodings(canary) if form.decode() in text]
+        leaks = leaks_of(canary, home.root, answers)
         assert not leaks, f"the sensitive value leaked: {leaks}"
 
 
@@ -324,7 +329,7 @@ async def _run_graph_with(client: Any, keep: Any, site: str, form_flow_id: str, 
     await keep(client, "dataset_export", {"flowId": graph_id["flowId"], "format": "json"})
 
 
-def _read(path: Path) -> bytes:
+def read_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except OSError:

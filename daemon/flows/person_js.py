@@ -1,0 +1,198 @@
+"""The script that listens to a person's input in a recorded tab (S4-34..S4-39, D-47).
+
+It runs in an isolated world of its own in every frame of the tab (the page's scripts cannot see it,
+stop its capture-phase listeners, or call its binding), describes each target with the same
+CAPTURE_JS as the session's own recorded actions, and reports through one binding, as JSON:
+
+- `click`, `dblclick` {t}: pointer clicks; the target is described at pointerdown, before the page
+  reacts to it. Clicks with `detail` 0 (keyboard activation) are left to the key that caused them;
+  clicks on checkboxes, radios, selects and their labels are left to the change they cause.
+- `fill` {b, t, v?}: one per edit burst of a field (typing, pasting, IME composition), sent when the
+  person leaves the field, presses a recorded key, or acts elsewhere. `v` only for a non-sensitive
+  field when the daemon keeps such values (D-48); a sensitive field's value never leaves the page.
+- `select` {t, labels}, `check` / `uncheck` {t}.
+- `key` {keys, t?}: Enter, Escape and Tab in fields; any key or combination elsewhere.
+- `scroll` {b, t?, d}: a person's wheel or touch scrolling of the page (no t) or of an element,
+  sampled at most every 200 ms and 120 px, plus the rest when the scrolling stops.
+- `began` {b}: the start of a burst or scroll that is reported later, so the daemon can tell whether
+  it began while a tool call of its own was acting on the tab.
+Every message carries `f`, the frame path from the top document (CSS of each iframe element).
+"""
+
+from __future__ import annotations
+
+import json
+
+from browserd.daemon.flows.page_js import CAPTURE_JS, FRAME_CSS_JS
+
+BINDING = "__browserdPerson"
+WORLD = "browserd-recorder"
+
+_SCRIPT = r"""(() => {
+const OPTIONS = __OPTIONS__;
+const running = globalThis.__browserdPersonRecorder;
+if (running) { running.resume(OPTIONS); return; }
+const capture = __CAPTURE__;
+const frameCss = __FRAME_CSS__;
+const framePath = () => {
+  const path = [];
+  try {
+    for (let w = window; w !== w.top; w = w.parent) {
+      if (!w.frameElement) return null;
+      path.unshift(frameCss(w.frameElement));
+    }
+  } catch (e) { return null; }
+  return path;
+};
+const frame = framePath();
+if (frame === null) return;  // a cross-origin frame: not recorded (D-47)
+let options = OPTIONS, on = true, seq = 0, burst = null, filled = null, down = null;
+let scroll = null, scrollTimer = 0, intent = -1e9;
+const send = (msg) => {
+  const binding = globalThis[options.binding];
+  if (on && typeof binding === 'function') binding(JSON.stringify({ ...msg, f: frame }));
+};
+const describe = (el) => { try { return capture(el); } catch (e) { return null; } };
+const origin = (e) => {
+  const n = e.composedPath()[0] || e.target;
+  return n && n.nodeType === 1 ? n : n && n.parentElement;
+};
+const typeOf = (el) => (el.getAttribute('type') || '').toLowerCase();
+const TEXTLIKE = new Set(['', 'text', 'email', 'password', 'search', 'tel', 'url', 'number', 'date', 'datetime-local',
+  'month', 'week', 'time', 'color', 'range']);
+const fillable = (el) => !!el && ((el.localName === 'input' && TEXTLIKE.has(typeOf(el))) || el.localName === 'textarea'
+  || el.isContentEditable);
+const checkable = (el) => !!el && el.localName === 'input' && ['checkbox', 'radio'].includes(typeOf(el));
+const formField = (el) => !!el && (fillable(el) || checkable(el) || el.localName === 'select');
+// What a click acts on: the element itself unless it sits inside one of these (a button's icon, a link's text);
+// landmarks and other containers with a role or a tabindex of -1 are not it.
+const WIDGET_ROLES = ['button', 'link', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'option', 'checkbox',
+  'radio', 'switch', 'treeitem', 'gridcell', 'combobox', 'textbox', 'slider', 'spinbutton'];
+const ACTS = ['button', 'a[href]', 'input', 'select', 'textarea', 'label', 'summary', '[onclick]', '[contenteditable]',
+  '[tabindex]:not([tabindex="-1"])', ...WIDGET_ROLES.map((r) => `[role="${r}"]`)].join(', ');
+const actionable = (el) => (el && el.closest(ACTS)) || el;
+// Their change says what happened; a click step as well would toggle or open them twice on replay.
+const changeOnly = (el) => checkable(el) || ['select', 'option'].includes(el.localName)
+  || (el.localName === 'label' && !!el.control && (checkable(el.control) || el.control.localName === 'select'));
+const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
+
+const flushFill = () => {
+  if (!burst) return;
+  const b = burst; burst = null; filled = b.el;
+  if (!b.t) return;
+  const msg = { k: 'fill', b: b.id, t: b.t };
+  if (options.keepValues && !b.t.sensitive) msg.v = b.el.isContentEditable ? b.el.innerText : b.el.value;
+  send(msg);
+};
+const flushScroll = (ended = true) => {
+  if (!scroll) return;
+  const [dx, dy] = [scroll.at[0] - scroll.from[0], scroll.at[1] - scroll.from[1]];
+  if (dx || dy) send({ k: 'scroll', b: scroll.id, t: scroll.t, d: [Math.round(dx), Math.round(dy)] });
+  scroll.from = scroll.at; scroll.sent = performance.now();
+  if (ended) { clearTimeout(scrollTimer); scroll = null; }
+};
+const startBurst = (el) => { burst = { el, id: ++seq }; send({ k: 'began', b: burst.id }); burst.t = describe(el); };
+const flush = () => { flushScroll(); flushFill(); };
+const listen = (type, handler, passive = false) => window.addEventListener(type, (e) => {
+  if (on && e.isTrusted) handler(e);
+}, { capture: true, passive });
+
+listen('input', (e) => {
+  const el = origin(e);
+  if (!fillable(el)) return;
+  if (burst && burst.el !== el) flushFill();
+  if (!burst) startBurst(el);
+});
+listen('change', (e) => {
+  const el = origin(e);
+  if (fillable(el)) {
+    // A field's change ends the burst its typing began (which may have been reported already); a change
+    // with no typing before it (a picker, autofill) is a fill of its own.
+    if (el === filled && (!burst || burst.el !== el)) return;
+    if (!burst || burst.el !== el) { flushFill(); startBurst(el); }
+    flushFill();
+  } else if (checkable(el)) {
+    flush();
+    send({ k: el.checked || typeOf(el) === 'radio' ? 'check' : 'uncheck', t: describe(el) });
+  } else if (el && el.localName === 'select') {
+    flush();
+    send({ k: 'select', t: describe(el), labels: [...el.selectedOptions].map((o) => norm(o.label || o.textContent)) });
+  }
+});
+listen('focusout', (e) => { if (burst && burst.el === origin(e)) flushFill(); });
+listen('pointerdown', (e) => {
+  flushScroll();
+  const el = actionable(origin(e));
+  if (burst && burst.el !== el) flushFill();
+  down = el && !changeOnly(el) ? { el, t: describe(el) } : null;
+});
+const clicked = (kind) => (e) => {
+  if (e.detail === 0) return;  // a keyboard's or script's activation: the key is the step
+  const el = actionable(origin(e));
+  if (!el || changeOnly(el)) return;
+  if (burst && burst.el !== el) flushFill();
+  const t = down && down.el === el ? down.t : describe(el);
+  if (kind === 'click') down = null;
+  if (t) send({ k: kind, t });
+};
+listen('click', clicked('click'));
+listen('dblclick', clicked('dblclick'));
+const MODIFIERS = new Set(['Control', 'Shift', 'Alt', 'Meta', 'CapsLock', 'NumLock', 'Dead', 'Unidentified', 'Process',
+  'AltGraph', 'Fn']);
+listen('keydown', (e) => {
+  if (e.isComposing || e.keyCode === 229 || e.repeat || MODIFIERS.has(e.key)) return;
+  const el = origin(e);
+  const mods = e.ctrlKey || e.metaKey || e.altKey;
+  // In a field, typing is the fill: only keys that leave or submit it are steps (Enter in a text area types).
+  const submits = e.key === 'Enter' && (mods || (el.localName !== 'textarea' && !el.isContentEditable));
+  if (formField(el) && !(e.key === 'Escape' || e.key === 'Tab' || submits)) return;
+  const name = e.key === ' ' ? 'Space' : e.key;
+  const keys = (e.ctrlKey ? 'Control+' : '') + (e.altKey ? 'Alt+' : '') + (e.metaKey ? 'Meta+' : '')
+    + (e.shiftKey && (name.length > 1 || mods) ? 'Shift+' : '') + name;
+  flush();
+  const target = el && el !== document.body && el !== document.documentElement ? describe(el) : null;
+  send(target ? { k: 'key', keys, t: target } : { k: 'key', keys });
+});
+for (const type of ['wheel', 'touchmove']) listen(type, () => { intent = performance.now(); }, true);
+// Where each scroller was last seen, so a run of scrolling counts from where it started.
+const positions = new WeakMap([[document, [window.scrollX, window.scrollY]]]);
+listen('scroll', (e) => {
+  const now = performance.now();
+  const page = e.target === document || e.target === document.documentElement || e.target === document.scrollingElement;
+  const el = page ? null : e.target;
+  const at = el ? [el.scrollLeft, el.scrollTop] : [window.scrollX, window.scrollY];
+  const before = positions.get(el || document) || [0, 0];
+  positions.set(el || document, at);
+  if (now - intent > 500) return;  // the page scrolled itself (an anchor, a script), not the person
+  if (!scroll || scroll.el !== el) {
+    flushScroll();
+    scroll = { el, id: ++seq, from: before, at, sent: now };
+    send({ k: 'began', b: scroll.id });
+    scroll.t = el ? describe(el) : null;
+  }
+  scroll.at = at;
+  const moved = Math.abs(at[0] - scroll.from[0]) + Math.abs(at[1] - scroll.from[1]);
+  if (now - scroll.sent >= 200 && moved >= 120) flushScroll(false);
+  clearTimeout(scrollTimer);
+  scrollTimer = setTimeout(() => flushScroll(), 200);
+}, true);
+window.addEventListener('pagehide', () => flush(), true);
+globalThis.__browserdPersonRecorder = {
+  // Recording stops: what is still pending is reported, then nothing more.
+  stop: () => { flush(); on = false; },
+  resume: (next) => { options = next; burst = null; down = null; scroll = null; on = true; },
+};
+})()"""
+
+
+def person_script(keep_values: bool) -> str:
+    """The recorder script for one recording: CAPTURE_JS is the one description of a target (page_js)."""
+    options = json.dumps({"binding": BINDING, "keepValues": keep_values})
+    return (
+        _SCRIPT.replace("__OPTIONS__", options)
+        .replace("__CAPTURE__", CAPTURE_JS)
+        .replace("__FRAME_CSS__", FRAME_CSS_JS)
+    )
+
+
+STOP_JS = "globalThis.__browserdPersonRecorder && globalThis.__browserdPersonRecorder.stop()"
