@@ -152,6 +152,29 @@ async def test_a_tab_taken_out_of_the_sessions_group_leaves_the_session(
         await browser.close()
 
 
+async def _share(client: Any, panel: Any, url: str) -> str:
+    """What the user does: look at their tab at `url` (open before any sharing) beside the side panel and press
+    the session's share button. Answers the tab's id in the session, once browser_tabs lists it."""
+    [mine] = [t for t in await _chrome_tabs(panel) if t["url"] == url]
+    assert mine["groupId"] == -1
+    panel_window = await panel.evaluate("async () => (await chrome.windows.getCurrent()).id")
+    # The user looks at that tab (the side panel sits beside it, in its window).
+    await panel.evaluate("([id, windowId]) => chrome.tabs.move(id, {windowId, index: -1})", [mine["id"], panel_window])
+    await panel.evaluate("id => chrome.tabs.update(id, {active: true})", mine["id"])
+    session = panel.locator(".session")
+    await session.wait_for(timeout=10_000)
+    await session.locator("button.share").dispatch_event("click")  # the panel's tab is in the background now
+
+    async def listed() -> dict[str, str]:
+        tabs = ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]
+        return {t["url"]: t["tabId"] for t in tabs}
+
+    with anyio.fail_after(30):
+        while url not in await listed():
+            await anyio.sleep(0.05)  # polling, with the deadline above
+    return (await listed())[url]
+
+
 async def test_the_side_panels_share_button_gives_the_tab_in_front_to_the_session(
     bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
 ) -> None:
@@ -160,32 +183,54 @@ async def test_the_side_panels_share_button_gives_the_tab_in_front_to_the_sessio
         browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
         users_tab = await browser.contexts[0].new_page()  # a tab of the user's, open before any sharing
         await users_tab.goto(f"{site}/states.html?shared")
-        [mine] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/states.html?shared"]
-        assert mine["groupId"] == -1
-        panel_window = await panel.evaluate("async () => (await chrome.windows.getCurrent()).id")
-        # The user looks at that tab (the side panel sits beside it, in its window).
-        await panel.evaluate(
-            "([id, windowId]) => chrome.tabs.move(id, {windowId, index: -1})", [mine["id"], panel_window]
-        )
-        await panel.evaluate("id => chrome.tabs.update(id, {active: true})", mine["id"])
-        session = panel.locator(".session")
-        await session.wait_for(timeout=10_000)
-        await session.locator("button.share").dispatch_event("click")  # the panel's tab is in the background now
-
-        async def listed() -> list[str]:
-            return [t["url"] for t in ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]]
-
-        with anyio.fail_after(30):
-            while f"{site}/states.html?shared" not in await listed():
-                await anyio.sleep(0.05)  # polling, with the deadline above
-        [shared] = [t for t in await _chrome_tabs(panel) if t["id"] == mine["id"]]
+        tab_id = await _share(client, panel, f"{site}/states.html?shared")
+        [shared] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/states.html?shared"]
         [own] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/help.html?session-own"]
         assert shared["groupId"] == own["groupId"] != -1, "the shared tab did not join the session's group"
         # The session drives it like its own tabs.
-        tabs = ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]
-        [entry] = [t for t in tabs if t["url"] == f"{site}/states.html?shared"]
-        heading = ok(await client.call_tool("browser_get", {"what": "text", "target": "h1", "tabId": entry["tabId"]}))
+        heading = ok(await client.call_tool("browser_get", {"what": "text", "target": "h1", "tabId": tab_id}))
         assert heading.structured_content["value"] == "Element states"
+        await browser.close()
+
+
+async def _drive_form(client: Any, tab_id: str, marker: str) -> None:
+    """Snapshot, fill, click and screenshot on the session's tab `tab_id`, showing form.html, each answering at once."""
+    with anyio.fail_after(20):  # far under the 30 s a stalled snapshot took: it waits for nothing that never comes
+        snapshot = text_of(ok(await client.call_tool("browser_snapshot", {"tabId": tab_id})))
+        assert 'heading "Form with every input kind"' in snapshot, snapshot
+        ok(await client.call_tool("browser_fill", {"tabId": tab_id, "target": "#fullname", "value": marker}))
+        value = ok(await client.call_tool("browser_get", {"what": "value", "target": "#fullname", "tabId": tab_id}))
+        assert value.structured_content["value"] == marker
+        clicked = ok(await client.call_tool("browser_click", {"tabId": tab_id, "target": "input[name=subscribe]"}))
+        assert clicked.structured_content["tabId"] == tab_id
+        checked = ok(
+            await client.call_tool(
+                "browser_is", {"tabId": tab_id, "target": "input[name=subscribe]", "state": "checked"}
+            )
+        )
+        assert checked.structured_content["value"] is True
+        shot = ok(await client.call_tool("browser_screenshot", {"tabId": tab_id}))
+        assert any(block.type == "image" for block in shot.content)
+
+
+async def test_a_tab_shared_after_it_loaded_is_driven_at_once_and_after_it_navigates(
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
+) -> None:
+    """A tab loaded before it was shared has none of the scripts the daemon puts in each new document: snapshot,
+    fill, click and screenshot still answer at once, and so they do after the tab loads a page anew."""
+    async with mcp_client(bridge_home, args=DEVTOOLS) as client, async_playwright() as playwright:
+        await _extension_page(client, f"{site}/help.html?before-share")
+        browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
+        users_tab = await browser.contexts[0].new_page()
+        await users_tab.goto(f"{site}/form.html?loaded-before-sharing")
+        tab_id = await _share(client, panel, f"{site}/form.html?loaded-before-sharing")
+        await _drive_form(client, tab_id, "shared-loaded")
+
+        # The user navigates the shared tab themselves; then the session does.
+        await users_tab.goto(f"{site}/form.html?navigated-by-user")
+        await _drive_form(client, tab_id, "after-user-navigation")
+        ok(await client.call_tool("browser_open", {"url": f"{site}/form.html?navigated-by-session", "tabId": tab_id}))
+        await _drive_form(client, tab_id, "after-session-navigation")
         await browser.close()
 
 
