@@ -364,10 +364,12 @@ async function join(sessionId, session, tabId, why) {
   send({ type: "EVENT", sessionId, kind: "joined", tabId });
 }
 
-// A link with target=_blank or window.open in a session's page: the new tab is the session's too.
-chrome.tabs.onCreated.addListener((tab) => {
-  const [sessionId, session] = tab.openerTabId === undefined ? [null, null] : sessionOfTab(tab.openerTabId);
-  if (session && !session.tabs.has(tab.id)) join(sessionId, session, tab.id, "tab opened by a session page");
+// A link with target=_blank, a middle click or window.open in a session's page: the new tab is the session's
+// too. webNavigation names the page that opened it; a tab's openerTabId does not (Chrome sets it to the
+// tab that was active, which a session's background tab is not, and which may be the user's).
+chrome.webNavigation.onCreatedNavigationTarget.addListener(({ sourceTabId, tabId }) => {
+  const [sessionId, session] = sessionOfTab(sourceTabId);
+  if (session && !session.tabs.has(tabId)) join(sessionId, session, tabId, "tab opened by a session page");
 });
 
 function snapshot() {

@@ -234,6 +234,33 @@ async def test_a_tab_shared_after_it_loaded_is_driven_at_once_and_after_it_navig
         await browser.close()
 
 
+async def test_a_tab_a_session_page_opens_joins_its_group_and_a_users_new_tab_does_not(
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
+) -> None:
+    async with mcp_client(bridge_home, args=DEVTOOLS) as client, async_playwright() as playwright:
+        await _extension_page(client, f"{site}/newtab.html?opener")
+        clicked = ok(await client.call_tool("browser_click", {"target": "#popup"}))
+        [new_tab] = clicked.structured_content["newTabs"]
+        browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
+        [opener] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/newtab.html?opener"]
+        [opened] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/help.html"]
+        assert opened["groupId"] == opener["groupId"] != -1, "the tab the page opened is not in the session's group"
+        # The user makes the session's tab the active one and opens a tab of their own: Chrome names the active
+        # tab as its opener, but it is no page of the session's doing, and stays the user's.
+        await panel.evaluate("id => chrome.tabs.update(id, {active: true})", opener["id"])
+        users = await browser.contexts[0].new_page()
+        await users.goto(f"{site}/states.html?users-own")
+        ok(await client.call_tool("browser_click", {"target": "h1"}))  # a round trip: the extension had its say
+        listed = [t["url"] for t in ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]]
+        assert f"{site}/states.html?users-own" not in listed, listed
+        [users_tab] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/states.html?users-own"]
+        assert users_tab["groupId"] == -1
+        heading = ok(await client.call_tool("browser_get", {"what": "text", "target": "h1", "tabId": new_tab}))
+        assert heading.structured_content["value"] == "Help page"
+        await users.close()
+        await browser.close()
+
+
 async def test_a_command_for_a_tab_outside_the_sessions_group_is_refused_with_nothing_executed(
     tmp_path: Path, site: str
 ) -> None:
