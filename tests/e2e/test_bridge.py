@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -69,20 +70,96 @@ async def test_an_extension_window_opens_in_the_users_chrome_lacks_storage_expor
     assert wait_for(lambda: not any("users-chrome" in url for url in chrome.page_urls()), 15), chrome.page_urls()
 
 
-async def test_the_side_panel_shows_the_session_and_its_stop_button_ends_it(
-    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
+async def _panel_matches_status(
+    home: BrowserdHome, panel: Any, until: Callable[[dict[str, Any]], bool] = lambda status: True
+) -> dict[str, Any]:
+    """Waits until the side panel shows each session and active run as `browserd status --json` does, with the
+    status as `until` wants it; answers that status. Polled: the panel follows the daemon within a second."""
+
+    def shown(status: dict[str, Any]) -> list[str]:
+        sessions = [
+            f"{s['sessionId']} · {s['client']} · {s['trustLevel']} · {len(s['tabs'])} tab(s)"
+            for s in status["sessions"]
+        ]
+        runs = [
+            f"{r['runId']} · {r['templateId']} · {r['status']} · {r['doneSteps']}/{r['totalSteps']} steps"
+            for r in status["runs"]["runs"]
+        ]
+        return sorted(sessions + runs)
+
+    async def panel_lines() -> list[str]:
+        lines: list[str] = await panel.evaluate(
+            """() => [...document.querySelectorAll('.daemon-session, .run')]
+                 .map((e) => e.firstChild.textContent)"""
+        )
+        return sorted(lines)
+
+    with anyio.fail_after(20):
+        while True:
+            status = await anyio.to_thread.run_sync(home.status_json)
+            if until(status) and await panel_lines() == shown(status):
+                return status
+            await anyio.sleep(0.1)  # polling, with the deadline above
+
+
+async def test_the_side_panel_shows_sessions_and_runs_as_browserd_status_does_and_its_stop_button_ends_it(
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str, gates: Gates
 ) -> None:
-    async with mcp_client(bridge_home, args=DEVTOOLS) as client, async_playwright() as playwright:
-        await _extension_page(client, f"{site}/help.html")
+    gate = f"panel-{random.getrandbits(64):x}"
+    async with (
+        mcp_client(bridge_home, args=DEVTOOLS) as client,
+        mcp_client(bridge_home, args=("--trust", "remote")) as _remote,  # shown with its trust level, idle
+        async_playwright() as playwright,
+    ):
+        await _extension_page(client, f"{site}/form.html?panel")
         browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
+        status = await anyio.to_thread.run_sync(bridge_home.status_json)
+        known = {s["sessionId"] for s in status["sessions"]}
+        assert {s["trustLevel"] for s in status["sessions"]} >= {"local", "remote"}
+        async with mcp_client(bridge_home, args=("--tools", "runs,pages")) as runner:
+            ok(await runner.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
+            status = await anyio.to_thread.run_sync(bridge_home.status_json)
+            [runner_session] = [s["sessionId"] for s in status["sessions"] if s["sessionId"] not in known]
+            # A run of the other session, held at its second page: it shows with its progress, and goes when done.
+            urls = [f"{site}/help.html", f"{site}/gate?key={gate}&parties=2&wait_s=120"]
+            try:
+                started = ok(
+                    await runner.call_tool(
+                        "run_task_template",
+                        {
+                            "templateId": "batch_extract_pages",
+                            "sessionId": runner_session,
+                            "inputs": {"urls": urls, "concurrency": 1},
+                            "options": {"mode": "async"},
+                        },
+                    )
+                ).structured_content
+                assert await anyio.to_thread.run_sync(gates.wait_arrived, gate, 1, 60), "the run never reached the gate"
+                status = await _panel_matches_status(bridge_home, panel, lambda status: status["runs"]["runs"])
+                [run] = status["runs"]["runs"]
+                assert run["runId"] == started["runId"] and run["doneSteps"] == 1 and run["totalSteps"] == 2
+                owner = panel.locator(f'.daemon-session[data-session-id="{runner_session}"]')
+                remote = panel.locator('.daemon-session[data-trust-level="remote"]')
+                assert await owner.get_attribute("data-trust-level") == "local" and await remote.count() == 1
+                assert await owner.locator(f'.run[data-run-id="{run["runId"]}"]').count() == 1
+            finally:
+                gates.release(gate)
+        # The run ended and its session with its client.
+        status = await _panel_matches_status(bridge_home, panel, lambda status: not status["runs"]["runs"])
+
+        # What the session types into a password field never shows in the panel (nor does any typed value).
+        ok(await client.call_tool("browser_fill", {"target": "#password", "value": "pw-never-shown-7731"}))
+        ok(await client.call_tool("browser_fill", {"target": "#fullname", "value": "name-never-shown-7731"}))
+        ok(await client.call_tool("browser_click", {"target": "h1"}))
+        await panel.reload()
         session = panel.locator(".session")
         await session.wait_for(timeout=10_000)
-        status = json.loads(bridge_home.browserd("status", "--json").stdout)
-        session_id = status["sessions"][0]["sessionId"]
-        assert (await session.get_attribute("data-session-id") or "").startswith(session_id)
-        assert "1 tab(s)" in await session.inner_text()
-        assert "Runtime" in await panel.inner_text("#log") or "Page." in await panel.inner_text("#log")
+        assert "never-shown" not in await panel.inner_text("body")
+        assert "Runtime" in await panel.inner_text("#log") or "Input." in await panel.inner_text("#log")
 
+        [mine] = [s for s in status["sessions"] if s["trustLevel"] == "local"]  # the runner's has gone
+        assert (await session.get_attribute("data-session-id") or "").startswith(f"{mine['sessionId']}-")
+        assert "1 tab(s)" in await session.inner_text()
         await session.locator("button.stop").click()
         await panel.locator(".session").wait_for(state="detached", timeout=10_000)
 
