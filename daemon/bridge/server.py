@@ -191,8 +191,12 @@ class BridgeServer:
         second; a status is a few dicts, and an unchanged one is not sent)."""
         last: dict[str, Any] | None = None
         while self.summary is not None and not link.closed:
-            current = self.summary()
-            if current != last:
+            current: dict[str, Any] | None = last
+            try:
+                current = self.summary()
+            except Exception:  # a session closing mid-read: the panel waits for the next one, the link lives on
+                log.debug("bridge: reading the summary failed", exc_info=True)
+            if current is not None and current != last:
                 try:
                     await link.send({"type": "SUMMARY", **current})
                 except ExtensionNotConnected:

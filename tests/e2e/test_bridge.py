@@ -270,11 +270,15 @@ async def test_the_side_panels_share_button_gives_the_tab_in_front_to_the_sessio
         await browser.close()
 
 
-async def _drive_form(client: Any, tab_id: str, marker: str) -> None:
-    """Snapshot, fill, click and screenshot on the session's tab `tab_id`, showing form.html, each answering at once."""
+async def _drive_form(client: Any, tab_id: str, url: str, marker: str) -> None:
+    """Snapshot, fill, click and screenshot on the session's tab `tab_id`, showing a fresh form.html at `url`,
+    each answering at once."""
     with anyio.fail_after(20):  # far under the 30 s a stalled snapshot took: it waits for nothing that never comes
-        snapshot = text_of(ok(await client.call_tool("browser_snapshot", {"tabId": tab_id})))
-        assert 'heading "Form with every input kind"' in snapshot, snapshot
+        snapshot = ok(await client.call_tool("browser_snapshot", {"tabId": tab_id}))
+        assert 'heading "Form with every input kind"' in text_of(snapshot), text_of(snapshot)
+        assert snapshot.structured_content["url"] == url
+        unchecked = {"tabId": tab_id, "target": "input[name=subscribe]", "state": "checked"}
+        assert ok(await client.call_tool("browser_is", unchecked)).structured_content["value"] is False
         ok(await client.call_tool("browser_fill", {"tabId": tab_id, "target": "#fullname", "value": marker}))
         value = ok(await client.call_tool("browser_get", {"what": "value", "target": "#fullname", "tabId": tab_id}))
         assert value.structured_content["value"] == marker
@@ -301,13 +305,35 @@ async def test_a_tab_shared_after_it_loaded_is_driven_at_once_and_after_it_navig
         users_tab = await browser.contexts[0].new_page()
         await users_tab.goto(f"{site}/form.html?loaded-before-sharing")
         tab_id = await _share(client, panel, f"{site}/form.html?loaded-before-sharing")
-        await _drive_form(client, tab_id, "shared-loaded")
+        await _drive_form(client, tab_id, f"{site}/form.html?loaded-before-sharing", "shared-loaded")
 
         # The user navigates the shared tab themselves; then the session does.
         await users_tab.goto(f"{site}/form.html?navigated-by-user")
-        await _drive_form(client, tab_id, "after-user-navigation")
+        with anyio.fail_after(20):  # the user's navigation reaches the session as events, a little later
+            while f"{site}/form.html?navigated-by-user" not in [
+                t["url"] for t in ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]
+            ]:
+                await anyio.sleep(0.05)  # polling, with the deadline above
+        await _drive_form(client, tab_id, f"{site}/form.html?navigated-by-user", "after-user-navigation")
         ok(await client.call_tool("browser_open", {"url": f"{site}/form.html?navigated-by-session", "tabId": tab_id}))
-        await _drive_form(client, tab_id, "after-session-navigation")
+        await _drive_form(client, tab_id, f"{site}/form.html?navigated-by-session", "after-session-navigation")
+        await browser.close()
+
+
+async def test_an_action_on_a_tab_shared_after_it_loaded_waits_for_what_it_started(
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
+) -> None:
+    """The daemon's settle tracker reaches a document that loaded before sharing: typing answers with the
+    suggestions the page shows 150 ms after the last key, as on a tab the session opened."""
+    async with mcp_client(bridge_home, args=DEVTOOLS) as client, async_playwright() as playwright:
+        await _extension_page(client, f"{site}/help.html?before-autocomplete")
+        browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
+        users_tab = await browser.contexts[0].new_page()
+        await users_tab.goto(f"{site}/autocomplete.html?loaded-before-sharing")
+        tab_id = await _share(client, panel, f"{site}/autocomplete.html?loaded-before-sharing")
+        ok(await client.call_tool("browser_snapshot", {"tabId": tab_id}))
+        typed = ok(await client.call_tool("browser_type", {"tabId": tab_id, "target": "#fruit", "text": "ap"}))
+        assert 'option "Apricot"' in text_of(typed), text_of(typed)
         await browser.close()
 
 
