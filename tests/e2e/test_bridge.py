@@ -229,9 +229,11 @@ async def test_a_tab_taken_out_of_the_sessions_group_leaves_the_session(
         await browser.close()
 
 
-async def _share(client: Any, panel: Any, url: str) -> str:
-    """What the user does: look at their tab at `url` (open before any sharing) beside the side panel and press
-    the session's share button. Answers the tab's id in the session, once browser_tabs lists it."""
+async def _share(client: Any, browser: Any, panel: Any, url: str) -> tuple[Any, str]:
+    """What the user does: open `url` in a tab of their own, look at it beside the side panel and press the
+    session's share button. Answers that tab (its page) and its id in the session, once browser_tabs lists it."""
+    users_tab = await browser.contexts[0].new_page()
+    await users_tab.goto(url)
     [mine] = [t for t in await _chrome_tabs(panel) if t["url"] == url]
     assert mine["groupId"] == -1
     panel_window = await panel.evaluate("async () => (await chrome.windows.getCurrent()).id")
@@ -249,7 +251,7 @@ async def _share(client: Any, panel: Any, url: str) -> str:
     with anyio.fail_after(30):
         while url not in await listed():
             await anyio.sleep(0.05)  # polling, with the deadline above
-    return (await listed())[url]
+    return users_tab, (await listed())[url]
 
 
 async def test_the_side_panels_share_button_gives_the_tab_in_front_to_the_session(
@@ -258,9 +260,7 @@ async def test_the_side_panels_share_button_gives_the_tab_in_front_to_the_sessio
     async with mcp_client(bridge_home, args=DEVTOOLS) as client, async_playwright() as playwright:
         await _extension_page(client, f"{site}/help.html?session-own")
         browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
-        users_tab = await browser.contexts[0].new_page()  # a tab of the user's, open before any sharing
-        await users_tab.goto(f"{site}/states.html?shared")
-        tab_id = await _share(client, panel, f"{site}/states.html?shared")
+        _, tab_id = await _share(client, browser, panel, f"{site}/states.html?shared")
         [shared] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/states.html?shared"]
         [own] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/help.html?session-own"]
         assert shared["groupId"] == own["groupId"] != -1, "the shared tab did not join the session's group"
@@ -302,9 +302,7 @@ async def test_a_tab_shared_after_it_loaded_is_driven_at_once_and_after_it_navig
     async with mcp_client(bridge_home, args=DEVTOOLS) as client, async_playwright() as playwright:
         await _extension_page(client, f"{site}/help.html?before-share")
         browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
-        users_tab = await browser.contexts[0].new_page()
-        await users_tab.goto(f"{site}/form.html?loaded-before-sharing")
-        tab_id = await _share(client, panel, f"{site}/form.html?loaded-before-sharing")
+        users_tab, tab_id = await _share(client, browser, panel, f"{site}/form.html?loaded-before-sharing")
         await _drive_form(client, tab_id, f"{site}/form.html?loaded-before-sharing", "shared-loaded")
 
         # The user navigates the shared tab themselves; then the session does.
@@ -328,9 +326,7 @@ async def test_an_action_on_a_tab_shared_after_it_loaded_waits_for_what_it_start
     async with mcp_client(bridge_home, args=DEVTOOLS) as client, async_playwright() as playwright:
         await _extension_page(client, f"{site}/help.html?before-autocomplete")
         browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
-        users_tab = await browser.contexts[0].new_page()
-        await users_tab.goto(f"{site}/autocomplete.html?loaded-before-sharing")
-        tab_id = await _share(client, panel, f"{site}/autocomplete.html?loaded-before-sharing")
+        _, tab_id = await _share(client, browser, panel, f"{site}/autocomplete.html?loaded-before-sharing")
         ok(await client.call_tool("browser_snapshot", {"tabId": tab_id}))
         typed = ok(await client.call_tool("browser_type", {"tabId": tab_id, "target": "#fruit", "text": "ap"}))
         assert 'option "Apricot"' in text_of(typed), text_of(typed)
