@@ -16,10 +16,15 @@ const state = {
   detail: "",
   sessions: new Map(), // sessionId -> {client, tabs: Set<tabId>, groupId, lastAction, startedAt}
   log: [], // {at, sessionId, action} - names only, never parameters (no typed values)
+  daemon: unknownDaemon(), // the daemon's sessions and runs, as `browserd status` shows them (its SUMMARY)
   retry: null,
   delay: 0,
   keepalive: null,
 };
+
+function unknownDaemon() {
+  return { sessions: [], runs: { active: 0, queued: 0, runs: [] } };
+}
 
 // -- connection ------------------------------------------------------------------------------------
 
@@ -57,6 +62,7 @@ async function connect(code = null) {
       if (state.ws !== ws) return;
       state.ws = null;
       clearInterval(state.keepalive);
+      state.daemon = unknownDaemon(); // a daemon not connected has nothing to show
       endAllSessions();
       if (!authenticated) resolve({ ok: false, error: state.detail || `closed (${event.code})` });
       if (event.code === 4001 || event.code === 4002) {
@@ -128,6 +134,10 @@ function send(message) {
 // -- requests from the daemon -----------------------------------------------------------------------
 
 async function receive(ws, message) {
+  if (message.type === "SUMMARY") {
+    state.daemon = { sessions: message.sessions || [], runs: message.runs || unknownDaemon().runs };
+    return;
+  }
   if (message.type !== "REQUEST") return;
   const reply = { type: "RESPONSE", id: message.id };
   try {
@@ -364,10 +374,12 @@ async function join(sessionId, session, tabId, why) {
   send({ type: "EVENT", sessionId, kind: "joined", tabId });
 }
 
-// A link with target=_blank or window.open in a session's page: the new tab is the session's too.
-chrome.tabs.onCreated.addListener((tab) => {
-  const [sessionId, session] = tab.openerTabId === undefined ? [null, null] : sessionOfTab(tab.openerTabId);
-  if (session && !session.tabs.has(tab.id)) join(sessionId, session, tab.id, "tab opened by a session page");
+// A link with target=_blank, a middle click or window.open in a session's page: the new tab is the session's
+// too. webNavigation names the page that opened it; a tab's openerTabId does not (Chrome sets it to the
+// tab that was active, which a session's background tab is not, and which may be the user's).
+chrome.webNavigation.onCreatedNavigationTarget.addListener(({ sourceTabId, tabId }) => {
+  const [sessionId, session] = sessionOfTab(sourceTabId);
+  if (session && !session.tabs.has(tabId)) join(sessionId, session, tabId, "tab opened by a session page");
 });
 
 function snapshot() {
@@ -384,6 +396,7 @@ function snapshot() {
       startedAt: s.startedAt,
     })),
     log: state.log.slice(-50),
+    daemon: state.daemon,
   };
 }
 

@@ -23,26 +23,7 @@ function render(state, error = "") {
   $("status").dataset.status = state.status;
   $("detail").textContent = error || state.detail || "";
   $("pairing").hidden = state.status === "connected";
-  const sessions = $("sessions");
-  sessions.replaceChildren(
-    ...state.sessions.map((session) => {
-      const item = document.createElement("li");
-      item.className = "session";
-      item.dataset.sessionId = session.sessionId;
-      const label = document.createElement("span");
-      label.textContent = `${session.client} · ${session.tabs.length} tab(s)${session.lastAction ? " · " + session.lastAction : ""}`;
-      const share = button("Share this tab", async () => {
-        const { id: windowId } = await chrome.windows.getCurrent(); // the panel's window: its tab in front
-        return ask({ type: "share", sessionId: session.sessionId, windowId });
-      });
-      share.className = "share";
-      const stop = button("Stop", () => ask({ type: "stop", sessionId: session.sessionId }));
-      stop.className = "stop";
-      item.append(label, share, stop);
-      return item;
-    }),
-  );
-  if (!state.sessions.length) sessions.replaceChildren(Object.assign(document.createElement("li"), { textContent: "No session" }));
+  renderSessions(state);
   $("log").replaceChildren(
     ...state.log.map((entry) => {
       const item = document.createElement("li");
@@ -52,11 +33,66 @@ function render(state, error = "") {
   );
 }
 
+// The daemon's sessions and active runs, as `browserd status` lists them (the daemon sends that summary); under
+// each session, its windows in this Chrome (tab groups: the extension's sessions, `<sessionId>-<suffix>`).
+function renderSessions(state) {
+  const { sessions, runs } = state.daemon;
+  const ownerOf = (id) => sessions.find((session) => id.startsWith(`${session.sessionId}-`));
+  const items = sessions.map((session) => {
+    const item = element("li", "daemon-session", `${session.sessionId} · ${session.client} · ${session.trustLevel} · ${session.tabs.length} tab(s)`);
+    item.dataset.sessionId = session.sessionId;
+    item.dataset.trustLevel = session.trustLevel;
+    const ownRuns = runs.runs.filter((run) => run.sessionId === session.sessionId);
+    const windows = state.sessions.filter((window) => ownerOf(window.sessionId) === session);
+    item.append(list("runs", ownRuns.map(runItem)), list("windows", windows.map(windowItem)));
+    return item;
+  });
+  // Runs in no listed session, and windows whose session the daemon has not named yet (the summary lags).
+  const loose = runs.runs.filter((run) => !sessions.some((session) => session.sessionId === run.sessionId));
+  items.push(...loose.map(runItem), ...state.sessions.filter((window) => !ownerOf(window.sessionId)).map(windowItem));
+  $("sessions").replaceChildren(...(items.length ? items : [element("li", "", "No session")]));
+  $("runs-count").textContent = `runs: ${runs.active} active (${runs.queued} queued)`;
+}
+
+function runItem(run) {
+  const item = element("li", "run", `${run.runId} · ${run.templateId} · ${run.status} · ${run.doneSteps}/${run.totalSteps} steps`);
+  item.dataset.runId = run.runId;
+  return item;
+}
+
+// A window of a session in this Chrome: its tab group, with the user's share and stop buttons.
+function windowItem(session) {
+  const item = element("li", "session", "");
+  item.dataset.sessionId = session.sessionId;
+  const label = element("span", "", `${session.client} · ${session.tabs.length} tab(s)${session.lastAction ? " · " + session.lastAction : ""}`);
+  const share = button("Share this tab", async () => {
+    const { id: windowId } = await chrome.windows.getCurrent(); // the panel's window: its tab in front
+    return ask({ type: "share", sessionId: session.sessionId, windowId });
+  });
+  share.className = "share";
+  const stop = button("Stop", () => ask({ type: "stop", sessionId: session.sessionId }));
+  stop.className = "stop";
+  item.append(label, share, stop);
+  return item;
+}
+
+function element(tag, className, text) {
+  const made = document.createElement(tag);
+  if (className) made.className = className;
+  made.textContent = text;
+  return made;
+}
+
+function list(className, items) {
+  const made = element("ul", className, "");
+  made.append(...items);
+  return made;
+}
+
 function button(text, action) {
-  const element = document.createElement("button");
-  element.textContent = text;
-  element.addEventListener("click", async () => render(await action().then(() => ask({ type: "state" }))));
-  return element;
+  const made = element("button", "", text);
+  made.addEventListener("click", async () => render(await action().then(() => ask({ type: "state" }))));
+  return made;
 }
 
 async function refresh() {

@@ -19,13 +19,16 @@ log = logging.getLogger(__name__)
 CALL_TIMEOUT_S = 30.0
 
 EventHandler = Callable[[dict[str, Any]], None]
+# Hears a call's answer (result, error) the moment its frame is read, in order with the events around it.
+AnswerHandler = Callable[[Any, "BrowserdError | None"], None]
 
 
 class _Call:
-    def __init__(self) -> None:
+    def __init__(self, answered: AnswerHandler | None) -> None:
         self.done = anyio.Event()
         self.result: Any = None
         self.error: BrowserdError | None = None
+        self.answered = answered
 
 
 class ExtensionLink:
@@ -61,9 +64,16 @@ class ExtensionLink:
         except ConnectionClosed as exc:
             raise ExtensionNotConnected("the browserd extension disconnected") from exc
 
-    async def call(self, action: str, params: dict[str, Any], timeout_s: float = CALL_TIMEOUT_S) -> Any:
+    async def call(
+        self,
+        action: str,
+        params: dict[str, Any],
+        timeout_s: float = CALL_TIMEOUT_S,
+        answered: AnswerHandler | None = None,
+    ) -> Any:
+        """The extension's answer to `action`; `answered` also hears it, before any frame read after it."""
         call_id = next(self._ids)
-        call = _Call()
+        call = _Call(answered)
         self._calls[call_id] = call
         try:
             await self.send({"type": "REQUEST", "id": call_id, "action": action, "params": params})
@@ -130,6 +140,10 @@ class ExtensionLink:
                 )
             call.result = message.get("result")
             call.done.set()
+            # The caller's task wakes later, after the reader has passed on the events that followed this
+            # answer: a caller relaying answers and events in their order hears the answer here.
+            if call.answered is not None:
+                call.answered(call.result, call.error)
         elif kind == "EVENT":
             handler = self._handlers.get(str(message.get("sessionId")))
             if handler is not None:

@@ -26,7 +26,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from browserd.daemon.bridge.link import ExtensionLink
+from browserd.daemon.bridge.link import AnswerHandler, ExtensionLink
 from browserd.daemon.errors import BrowserdError, ExtensionNotConnected, TabLeftSession
 
 log = logging.getLogger(__name__)
@@ -138,13 +138,29 @@ class CdpRelay:
         reply: dict[str, Any] = {"id": message.get("id")}
         if message.get("sessionId"):
             reply["sessionId"] = message["sessionId"]
+        answered = False
+
+        def answer(result: Any, error: BrowserdError | None) -> None:
+            # Chrome sends an answer before the events of the commands after it (Page.getFrameTree before
+            # Runtime.enable's executionContextCreated): Playwright drops a context of a frame it does not
+            # know yet, so answers go out the moment they arrive, not when this task wakes after the events.
+            nonlocal answered
+            answered = True
+            if error is None:
+                self._emit({**reply, "result": result})
+            else:
+                self._emit({**reply, "error": {"code": -32000, "message": error.message}})
+
         try:
-            reply["result"] = await self._command(
-                str(message.get("method")), message.get("params") or {}, message.get("sessionId")
+            result = await self._command(
+                str(message.get("method")), message.get("params") or {}, message.get("sessionId"), answer
             )
         except BrowserdError as exc:
-            reply["error"] = {"code": -32000, "message": exc.message}
-        self._emit(reply)
+            if not answered:
+                answer(None, exc)
+            return
+        if not answered:
+            answer(result, None)
 
     def _emit(self, message: dict[str, Any]) -> None:
         # One queue to Playwright for answers and events alike, so each tab's events keep their order.
@@ -158,9 +174,9 @@ class CdpRelay:
                 return
             await ws.send(json.dumps(message))
 
-    async def _command(self, method: str, params: dict[str, Any], session_id: str | None) -> Any:
+    async def _command(self, method: str, params: dict[str, Any], session_id: str | None, answer: AnswerHandler) -> Any:
         if session_id is None or session_id == _BROWSER_SESSION:
-            return await self._browser_command(method, params)
+            return await self._browser_command(method, params, answer)
         tab = self._tab_of_session(session_id)
         own = session_id == tab.session_id or session_id in self._aliases
         if method == "Target.getTargetInfo" and own:
@@ -174,9 +190,9 @@ class CdpRelay:
                 self._bindings[str(params.get("name"))] = session_id
             elif method == "Runtime.removeBinding":
                 self._bindings.pop(str(params.get("name")), None)
-        return await self._send(tab, None if own else session_id, method, params)
+        return await self._send(tab, None if own else session_id, method, params, answer)
 
-    async def _browser_command(self, method: str, params: dict[str, Any]) -> Any:
+    async def _browser_command(self, method: str, params: dict[str, Any], answer: AnswerHandler) -> Any:
         if method == "Browser.getVersion":
             return {
                 "protocolVersion": "1.3",
@@ -223,12 +239,20 @@ class CdpRelay:
         # Other browser-level commands (Storage.getCookies...) go through any of the session's tabs.
         if not self._tabs:
             raise BrowserdError(f"{method} needs an open tab in the session")
-        return await self._send(next(iter(self._tabs.values())), None, method, params)
+        return await self._send(next(iter(self._tabs.values())), None, method, params, answer)
 
-    async def _send(self, tab: TabTarget, child: str | None, method: str, params: dict[str, Any]) -> Any:
+    async def _send(
+        self,
+        tab: TabTarget,
+        child: str | None,
+        method: str,
+        params: dict[str, Any],
+        answer: AnswerHandler | None = None,
+    ) -> Any:
         return await self.link.call(
             "cdp.send",
             {"sessionId": self.session_id, "tabId": tab.tab_id, "child": child, "method": method, "params": params},
+            answered=answer,
         )
 
     def _tab_of_target(self, target_id: object) -> TabTarget:

@@ -14,6 +14,7 @@ import ipaddress
 import json
 import logging
 import secrets
+from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
 
@@ -47,6 +48,9 @@ PRE_AUTH_MAX_BYTES = 4096
 AUTHED_MAX_BYTES = 64 * 1024 * 1024
 # Connections that have not proven a key yet, at once: more are refused before the upgrade.
 MAX_PENDING = 8
+
+# How often the side panel's copy of the daemon's sessions and runs is brought up to date.
+SUMMARY_EVERY_S = 0.5
 
 # How long a window waits for the extension to (re)connect before saying it is not connected.
 RESUME_WAIT_S = 2.0
@@ -92,6 +96,8 @@ class BridgeServer:
         self.failure: str | None = None
         self._pending = 0
         self._link_changed = anyio.Event()
+        # The daemon's sessions and runs as `browserd status` shows them (daemon/summary.py), for the side panel.
+        self.summary: Callable[[], dict[str, Any]] | None = None
 
     # -- serving -------------------------------------------------------------------------------------
 
@@ -170,12 +176,33 @@ class BridgeServer:
         self._changed()
         log.info("bridge: extension %s connected", link.extension_id)
         try:
-            await link.serve()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._keep_informed, link)
+                await link.serve()
+                tg.cancel_scope.cancel()
         finally:
             if self.links.get(link.extension_id) is link:
                 del self.links[link.extension_id]
             self._changed()
             log.info("bridge: extension %s disconnected", link.extension_id)
+
+    async def _keep_informed(self, link: ExtensionLink) -> None:
+        """The side panel's view of the daemon, live: the summary again whenever it changed (checked twice a
+        second; a status is a few dicts, and an unchanged one is not sent)."""
+        last: dict[str, Any] | None = None
+        while self.summary is not None and not link.closed:
+            current: dict[str, Any] | None = last
+            try:
+                current = self.summary()
+            except Exception:  # a session closing mid-read: the panel waits for the next one, the link lives on
+                log.debug("bridge: reading the summary failed", exc_info=True)
+            if current is not None and current != last:
+                try:
+                    await link.send({"type": "SUMMARY", **current})
+                except ExtensionNotConnected:
+                    return
+                last = current
+            await anyio.sleep(SUMMARY_EVERY_S)
 
     async def _authenticate(self, ws: ServerConnection) -> ExtensionLink:
         remote = ws.remote_address[0] if ws.remote_address else ""

@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 from anyio.abc import SocketListener, SocketStream
 
+from browserd.daemon import summary
 from browserd.daemon.bridge.control import ACTIONS as BRIDGE_ACTIONS
 from browserd.daemon.bridge.control import bridge_control
 from browserd.daemon.config import Config
@@ -52,6 +53,8 @@ class Daemon:
         self.services = Services.build(config, tools=self.catalog)
         self.idle = IdleMonitor(config.daemon.idle_exit_s)
         self.services.sessions.idle = self.idle
+        # The side panel shows the sessions and runs `browserd status` shows, from the same summary.
+        self.services.bridge.summary = lambda: summary.activity(self.services)
         flows = self.services.flows
         self.catalog.dynamic = lambda: published_tools(flows.published)
         flows.on_tools_changed = self.broadcast_tools_changed
@@ -114,26 +117,13 @@ class Daemon:
 
     async def status(self) -> dict[str, Any]:
         runtime = self.services.runtime
-        sessions = []
-        for session in self.services.sessions.sessions.values():
-            tabs = [{"tabId": tab.id, "windowId": tab.window.id, "url": tab.page.url} for tab in session.all_tabs()]
-            sessions.append(
-                {
-                    "sessionId": session.id,
-                    "client": session.client_name,
-                    "trustLevel": session.trust_level,
-                    **self.services.sessions.describe(session.id),
-                    "tabs": tabs,
-                }
-            )
         browser_pid = runtime.browser_pid
         return {
             "pid": os.getpid(),
             "version": self.version,
             "socket": str(self.socket_path),
             "uptimeS": round(time.time() - self.services.started_at, 1),
-            "sessions": sessions,
-            "runs": await self._runs_status(),
+            **summary.activity(self.services),
             "browser": {
                 "running": runtime.is_running(),
                 "pid": browser_pid,
@@ -151,21 +141,6 @@ class Daemon:
             "idle": {"idleExitS": self.idle.idle_exit_s, "heldBy": dict(self.idle.holders)},
             "bridge": self.services.bridge.status(),
         }
-
-    async def _runs_status(self) -> dict[str, Any]:
-        runs = self.services.runs
-        active = [
-            {
-                "runId": run.record.run_id,
-                "templateId": run.record.template_id,
-                "status": run.record.status,
-                "doneSteps": run.record.done_steps,
-                "totalSteps": run.record.total_steps,
-                "sessionId": run.record.session_id,
-            }
-            for run in runs.active.values()
-        ]
-        return {**runs.active_count, "runs": active}
 
     # -- life cycle ----------------------------------------------------------------------------
 

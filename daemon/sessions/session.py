@@ -23,19 +23,15 @@ from browserd.daemon.sessions.backends.base import Backend
 from browserd.daemon.sessions.backends.cdp import CdpAttach
 from browserd.daemon.sessions.backends.own import OwnChromium
 from browserd.daemon.sessions.downloads import Downloads
+from browserd.daemon.sessions.page_scripts import WINDOW_SCRIPT
 from browserd.daemon.sessions.records import Dialogs
 from browserd.daemon.sessions.routes import Routes, numbered
-from browserd.daemon.sessions.settle import TRACKER_JS
-from browserd.daemon.sessions.snapshot import CLICK_TRACKER_JS
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import ProfileLink, Viewport, Window, WindowOptions
 from browserd.protocol import paths
 from browserd.protocol.messages import TrustLevel
 
 log = logging.getLogger(__name__)
-
-# Added to every window's context: clickables for snapshots, and what an action starts for settling.
-WINDOW_SCRIPT = f"{CLICK_TRACKER_JS}\n{TRACKER_JS}"
 
 
 class SpareWindow(NamedTuple):

@@ -16,6 +16,7 @@ from playwright.async_api import Response as PageResponse
 
 from browserd.daemon.errors import BrowserdError, ExecutionError, NavigationTimeout
 from browserd.daemon.sessions.network import NetworkLog
+from browserd.daemon.sessions.page_scripts import catch_up
 from browserd.daemon.sessions.records import CONSOLE_BUFFER, ConsoleRecord, DialogRecord
 from browserd.daemon.sessions.snapshot import Clickable
 
@@ -208,11 +209,14 @@ class Tab:
         self.window.downloads.fetch(self.page.context.request, response.url, name, self.id)
 
     async def arm(self) -> None:
-        """Attach the session that can stop this tab's scripts, once, while the page still answers."""
+        """Attach the session that can stop this tab's scripts, once, while the page still answers; in the
+        user's own browser, whose tabs may predate the window, also catch its document up with WINDOW_SCRIPT."""
         if self.armed:
             return
         self.armed = True
         self.stopper = await attach_stopper(self.page)
+        if self.window.backend.shared:
+            await catch_up(self.page)
 
     @asynccontextmanager
     async def answering(self, deadline_s: float) -> AsyncIterator[None]:

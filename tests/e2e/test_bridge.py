@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -69,20 +70,96 @@ async def test_an_extension_window_opens_in_the_users_chrome_lacks_storage_expor
     assert wait_for(lambda: not any("users-chrome" in url for url in chrome.page_urls()), 15), chrome.page_urls()
 
 
-async def test_the_side_panel_shows_the_session_and_its_stop_button_ends_it(
-    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
+async def _panel_matches_status(
+    home: BrowserdHome, panel: Any, until: Callable[[dict[str, Any]], bool] = lambda status: True
+) -> dict[str, Any]:
+    """Waits until the side panel shows each session and active run as `browserd status --json` does, with the
+    status as `until` wants it; answers that status. Polled: the panel follows the daemon within a second."""
+
+    def shown(status: dict[str, Any]) -> list[str]:
+        sessions = [
+            f"{s['sessionId']} · {s['client']} · {s['trustLevel']} · {len(s['tabs'])} tab(s)"
+            for s in status["sessions"]
+        ]
+        runs = [
+            f"{r['runId']} · {r['templateId']} · {r['status']} · {r['doneSteps']}/{r['totalSteps']} steps"
+            for r in status["runs"]["runs"]
+        ]
+        return sorted(sessions + runs)
+
+    async def panel_lines() -> list[str]:
+        lines: list[str] = await panel.evaluate(
+            """() => [...document.querySelectorAll('.daemon-session, .run')]
+                 .map((e) => e.firstChild.textContent)"""
+        )
+        return sorted(lines)
+
+    with anyio.fail_after(20):
+        while True:
+            status = await anyio.to_thread.run_sync(home.status_json)
+            if until(status) and await panel_lines() == shown(status):
+                return status
+            await anyio.sleep(0.1)  # polling, with the deadline above
+
+
+async def test_the_side_panel_shows_sessions_and_runs_as_browserd_status_does_and_its_stop_button_ends_it(
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str, gates: Gates
 ) -> None:
-    async with mcp_client(bridge_home, args=DEVTOOLS) as client, async_playwright() as playwright:
-        await _extension_page(client, f"{site}/help.html")
+    gate = f"panel-{random.getrandbits(64):x}"
+    async with (
+        mcp_client(bridge_home, args=DEVTOOLS) as client,
+        mcp_client(bridge_home, args=("--trust", "remote")) as _remote,  # shown with its trust level, idle
+        async_playwright() as playwright,
+    ):
+        await _extension_page(client, f"{site}/form.html?panel")
         browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
+        status = await anyio.to_thread.run_sync(bridge_home.status_json)
+        known = {s["sessionId"] for s in status["sessions"]}
+        assert {s["trustLevel"] for s in status["sessions"]} >= {"local", "remote"}
+        async with mcp_client(bridge_home, args=("--tools", "runs,pages")) as runner:
+            ok(await runner.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
+            status = await anyio.to_thread.run_sync(bridge_home.status_json)
+            [runner_session] = [s["sessionId"] for s in status["sessions"] if s["sessionId"] not in known]
+            # A run of the other session, held at its second page: it shows with its progress, and goes when done.
+            urls = [f"{site}/help.html", f"{site}/gate?key={gate}&parties=2&wait_s=120"]
+            try:
+                started = ok(
+                    await runner.call_tool(
+                        "run_task_template",
+                        {
+                            "templateId": "batch_extract_pages",
+                            "sessionId": runner_session,
+                            "inputs": {"urls": urls, "concurrency": 1},
+                            "options": {"mode": "async"},
+                        },
+                    )
+                ).structured_content
+                assert await anyio.to_thread.run_sync(gates.wait_arrived, gate, 1, 60), "the run never reached the gate"
+                status = await _panel_matches_status(bridge_home, panel, lambda status: status["runs"]["runs"])
+                [run] = status["runs"]["runs"]
+                assert run["runId"] == started["runId"] and run["doneSteps"] == 1 and run["totalSteps"] == 2
+                owner = panel.locator(f'.daemon-session[data-session-id="{runner_session}"]')
+                remote = panel.locator('.daemon-session[data-trust-level="remote"]')
+                assert await owner.get_attribute("data-trust-level") == "local" and await remote.count() == 1
+                assert await owner.locator(f'.run[data-run-id="{run["runId"]}"]').count() == 1
+            finally:
+                gates.release(gate)
+        # The run ended and its session with its client.
+        status = await _panel_matches_status(bridge_home, panel, lambda status: not status["runs"]["runs"])
+
+        # What the session types into a password field never shows in the panel (nor does any typed value).
+        ok(await client.call_tool("browser_fill", {"target": "#password", "value": "pw-never-shown-7731"}))
+        ok(await client.call_tool("browser_fill", {"target": "#fullname", "value": "name-never-shown-7731"}))
+        ok(await client.call_tool("browser_click", {"target": "h1"}))
+        await panel.reload()
         session = panel.locator(".session")
         await session.wait_for(timeout=10_000)
-        status = json.loads(bridge_home.browserd("status", "--json").stdout)
-        session_id = status["sessions"][0]["sessionId"]
-        assert (await session.get_attribute("data-session-id") or "").startswith(session_id)
-        assert "1 tab(s)" in await session.inner_text()
-        assert "Runtime" in await panel.inner_text("#log") or "Page." in await panel.inner_text("#log")
+        assert "never-shown" not in await panel.inner_text("body")
+        assert "Runtime" in await panel.inner_text("#log") or "Input." in await panel.inner_text("#log")
 
+        [mine] = [s for s in status["sessions"] if s["trustLevel"] == "local"]  # the runner's has gone
+        assert (await session.get_attribute("data-session-id") or "").startswith(f"{mine['sessionId']}-")
+        assert "1 tab(s)" in await session.inner_text()
         await session.locator("button.stop").click()
         await panel.locator(".session").wait_for(state="detached", timeout=10_000)
 
@@ -152,40 +229,134 @@ async def test_a_tab_taken_out_of_the_sessions_group_leaves_the_session(
         await browser.close()
 
 
+async def _share(client: Any, browser: Any, panel: Any, url: str) -> tuple[Any, str]:
+    """What the user does: open `url` in a tab of their own, look at it beside the side panel and press the
+    session's share button. Answers that tab (its page) and its id in the session, once browser_tabs lists it."""
+    users_tab = await browser.contexts[0].new_page()
+    await users_tab.goto(url)
+    [mine] = [t for t in await _chrome_tabs(panel) if t["url"] == url]
+    assert mine["groupId"] == -1
+    panel_window = await panel.evaluate("async () => (await chrome.windows.getCurrent()).id")
+    # The user looks at that tab (the side panel sits beside it, in its window).
+    await panel.evaluate("([id, windowId]) => chrome.tabs.move(id, {windowId, index: -1})", [mine["id"], panel_window])
+    await panel.evaluate("id => chrome.tabs.update(id, {active: true})", mine["id"])
+    session = panel.locator(".session")
+    await session.wait_for(timeout=10_000)
+    await session.locator("button.share").dispatch_event("click")  # the panel's tab is in the background now
+
+    async def listed() -> dict[str, str]:
+        tabs = ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]
+        return {t["url"]: t["tabId"] for t in tabs}
+
+    with anyio.fail_after(30):
+        while url not in await listed():
+            await anyio.sleep(0.05)  # polling, with the deadline above
+    return users_tab, (await listed())[url]
+
+
 async def test_the_side_panels_share_button_gives_the_tab_in_front_to_the_session(
     bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
 ) -> None:
     async with mcp_client(bridge_home, args=DEVTOOLS) as client, async_playwright() as playwright:
         await _extension_page(client, f"{site}/help.html?session-own")
         browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
-        users_tab = await browser.contexts[0].new_page()  # a tab of the user's, open before any sharing
-        await users_tab.goto(f"{site}/states.html?shared")
-        [mine] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/states.html?shared"]
-        assert mine["groupId"] == -1
-        panel_window = await panel.evaluate("async () => (await chrome.windows.getCurrent()).id")
-        # The user looks at that tab (the side panel sits beside it, in its window).
-        await panel.evaluate(
-            "([id, windowId]) => chrome.tabs.move(id, {windowId, index: -1})", [mine["id"], panel_window]
-        )
-        await panel.evaluate("id => chrome.tabs.update(id, {active: true})", mine["id"])
-        session = panel.locator(".session")
-        await session.wait_for(timeout=10_000)
-        await session.locator("button.share").dispatch_event("click")  # the panel's tab is in the background now
-
-        async def listed() -> list[str]:
-            return [t["url"] for t in ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]]
-
-        with anyio.fail_after(30):
-            while f"{site}/states.html?shared" not in await listed():
-                await anyio.sleep(0.05)  # polling, with the deadline above
-        [shared] = [t for t in await _chrome_tabs(panel) if t["id"] == mine["id"]]
+        _, tab_id = await _share(client, browser, panel, f"{site}/states.html?shared")
+        [shared] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/states.html?shared"]
         [own] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/help.html?session-own"]
         assert shared["groupId"] == own["groupId"] != -1, "the shared tab did not join the session's group"
         # The session drives it like its own tabs.
-        tabs = ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]
-        [entry] = [t for t in tabs if t["url"] == f"{site}/states.html?shared"]
-        heading = ok(await client.call_tool("browser_get", {"what": "text", "target": "h1", "tabId": entry["tabId"]}))
+        heading = ok(await client.call_tool("browser_get", {"what": "text", "target": "h1", "tabId": tab_id}))
         assert heading.structured_content["value"] == "Element states"
+        await browser.close()
+
+
+async def _drive_form(client: Any, tab_id: str, url: str, marker: str) -> None:
+    """Snapshot, fill, click and screenshot on the session's tab `tab_id`, showing a fresh form.html at `url`,
+    each answering at once."""
+    with anyio.fail_after(20):  # far under the 30 s a stalled snapshot took: it waits for nothing that never comes
+        snapshot = ok(await client.call_tool("browser_snapshot", {"tabId": tab_id}))
+        assert 'heading "Form with every input kind"' in text_of(snapshot), text_of(snapshot)
+        assert snapshot.structured_content["url"] == url
+        unchecked = {"tabId": tab_id, "target": "input[name=subscribe]", "state": "checked"}
+        assert ok(await client.call_tool("browser_is", unchecked)).structured_content["value"] is False
+        ok(await client.call_tool("browser_fill", {"tabId": tab_id, "target": "#fullname", "value": marker}))
+        value = ok(await client.call_tool("browser_get", {"what": "value", "target": "#fullname", "tabId": tab_id}))
+        assert value.structured_content["value"] == marker
+        clicked = ok(await client.call_tool("browser_click", {"tabId": tab_id, "target": "input[name=subscribe]"}))
+        assert clicked.structured_content["tabId"] == tab_id
+        checked = ok(
+            await client.call_tool(
+                "browser_is", {"tabId": tab_id, "target": "input[name=subscribe]", "state": "checked"}
+            )
+        )
+        assert checked.structured_content["value"] is True
+        shot = ok(await client.call_tool("browser_screenshot", {"tabId": tab_id}))
+        assert any(block.type == "image" for block in shot.content)
+
+
+async def test_a_tab_shared_after_it_loaded_is_driven_at_once_and_after_it_navigates(
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
+) -> None:
+    """A tab loaded before it was shared has none of the scripts the daemon puts in each new document: snapshot,
+    fill, click and screenshot still answer at once, and so they do after the tab loads a page anew."""
+    async with mcp_client(bridge_home, args=DEVTOOLS) as client, async_playwright() as playwright:
+        await _extension_page(client, f"{site}/help.html?before-share")
+        browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
+        users_tab, tab_id = await _share(client, browser, panel, f"{site}/form.html?loaded-before-sharing")
+        await _drive_form(client, tab_id, f"{site}/form.html?loaded-before-sharing", "shared-loaded")
+
+        # The user navigates the shared tab themselves; then the session does.
+        await users_tab.goto(f"{site}/form.html?navigated-by-user")
+        with anyio.fail_after(20):  # the user's navigation reaches the session as events, a little later
+            while f"{site}/form.html?navigated-by-user" not in [
+                t["url"] for t in ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]
+            ]:
+                await anyio.sleep(0.05)  # polling, with the deadline above
+        await _drive_form(client, tab_id, f"{site}/form.html?navigated-by-user", "after-user-navigation")
+        ok(await client.call_tool("browser_open", {"url": f"{site}/form.html?navigated-by-session", "tabId": tab_id}))
+        await _drive_form(client, tab_id, f"{site}/form.html?navigated-by-session", "after-session-navigation")
+        await browser.close()
+
+
+async def test_an_action_on_a_tab_shared_after_it_loaded_waits_for_what_it_started(
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
+) -> None:
+    """The daemon's settle tracker reaches a document that loaded before sharing: typing answers with the
+    suggestions the page shows 150 ms after the last key, as on a tab the session opened."""
+    async with mcp_client(bridge_home, args=DEVTOOLS) as client, async_playwright() as playwright:
+        await _extension_page(client, f"{site}/help.html?before-autocomplete")
+        browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
+        _, tab_id = await _share(client, browser, panel, f"{site}/autocomplete.html?loaded-before-sharing")
+        ok(await client.call_tool("browser_snapshot", {"tabId": tab_id}))
+        typed = ok(await client.call_tool("browser_type", {"tabId": tab_id, "target": "#fruit", "text": "ap"}))
+        assert 'option "Apricot"' in text_of(typed), text_of(typed)
+        await browser.close()
+
+
+async def test_a_tab_a_session_page_opens_joins_its_group_and_a_users_new_tab_does_not(
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
+) -> None:
+    async with mcp_client(bridge_home, args=DEVTOOLS) as client, async_playwright() as playwright:
+        await _extension_page(client, f"{site}/newtab.html?opener")
+        clicked = ok(await client.call_tool("browser_click", {"target": "#popup"}))
+        [new_tab] = clicked.structured_content["newTabs"]
+        browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
+        [opener] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/newtab.html?opener"]
+        [opened] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/help.html"]
+        assert opened["groupId"] == opener["groupId"] != -1, "the tab the page opened is not in the session's group"
+        # The user makes the session's tab the active one and opens a tab of their own: Chrome names the active
+        # tab as its opener, but it is no page of the session's doing, and stays the user's.
+        await panel.evaluate("id => chrome.tabs.update(id, {active: true})", opener["id"])
+        users = await browser.contexts[0].new_page()
+        await users.goto(f"{site}/states.html?users-own")
+        ok(await client.call_tool("browser_click", {"target": "h1"}))  # a round trip: the extension had its say
+        listed = [t["url"] for t in ok(await client.call_tool("browser_tabs", {})).structured_content["tabs"]]
+        assert f"{site}/states.html?users-own" not in listed, listed
+        [users_tab] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/states.html?users-own"]
+        assert users_tab["groupId"] == -1
+        heading = ok(await client.call_tool("browser_get", {"what": "text", "target": "h1", "tabId": new_tab}))
+        assert heading.structured_content["value"] == "Help page"
+        await users.close()
         await browser.close()
 
 

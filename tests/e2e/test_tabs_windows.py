@@ -304,9 +304,10 @@ async def test_tab_id_reads_and_acts_on_a_background_tab_without_switching(home:
         assert await heading(client) == "Welcome to the browserd test site"
 
 
-async def test_link_opening_a_new_tab_is_reported_then_listed(home: BrowserdHome, site: str) -> None:
-    """Issue 3 item 1 (a link that opens a new tab is tracked and reported), S2-27: same context."""
-    async with mcp_client(home, args=DEVTOOLS) as client:
+async def test_link_opening_a_new_tab_is_reported_then_listed(driver: Driver, site: str) -> None:
+    """Issue 3 item 1 (a link that opens a new tab is tracked and reported), S2-27: same context. Through the
+    extension the new tab joins the session's tab group, and the answer is the same (issue 13)."""
+    async with driver.client(args=DEVTOOLS) as client:
         page = await call(client, "browser_open", {"url": f"{site}/newtab.html"})
         link = ref_of(text_of(page), 'link "Open help in new tab"')
 
@@ -331,6 +332,10 @@ async def test_link_opening_a_new_tab_is_reported_then_listed(home: BrowserdHome
 
         later = await call(client, "browser_snapshot", {})
         assert "newTabs" not in later.structured_content, "a new tab is reported once"
+
+        middle = await call(client, "browser_click", {"target": link, "button": "middle"})
+        assert middle.structured_content["newTabs"] == ["tab_4"], "a middle click opens a tab the same way"
+        assert [row["tabId"] for row in await tabs(client)] == ["tab_1", "tab_2", "tab_3", "tab_4"]
 
 
 async def test_new_tab_with_a_refused_url_leaves_the_tabs_as_they_were(home: BrowserdHome, site: str) -> None:
