@@ -12,6 +12,15 @@ processes, and children that exited during the run (their time as the browser pr
 `--arm name='["--flag", ...]'` adds a browserd daemon whose Chromium gets those flags instead of the
 default ones; arms run in alternating rounds (A B A B ...) so load drifts hit each the same, and the
 medians of the rounds are compared with the default arm as a paired ratio.
+
+What it showed (issue 10; load average 24 on 2 cores, 3 rounds): browserd 159 ms of CPU per page
+(renderer 68, browser process 54, GPU/viz 13, driver 8, daemon 6, zygote 5, network 4) against the
+plain-Playwright floor's 151 (renderer 64, browser 52, GPU 12; the floor's "daemon" is this script, its
+sampling included). So Chromium's own per-navigation cost is ~95% of it and browserd's scripts and
+round trips the rest. Every navigation starts a new renderer (44 for 40 pages), but capping them
+(--renderer-process-limit) leaves the CPU as it is. A trace of the floor puts the browser process's time
+in the window's own compositor frames, navigation and IPC, the renderer's in a new frame, widget and V8
+context per document, style, layout and raster. Rejected flags and why: daemon/config.py.
 """
 
 from __future__ import annotations
