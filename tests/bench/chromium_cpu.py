@@ -1,6 +1,7 @@
 """Where the CPU of 4 clients x 10 navigate+snapshot cycles goes, per Chromium process kind (issue 10).
 
     .venv/bin/python tests/bench/chromium_cpu.py [--rounds 3] [--arm NAME=JSON_FLAGS ...] [--no-floor]
+    .venv/bin/python tests/bench/chromium_cpu.py --steps [--rounds 10]
 
 Not part of `make test`. Runs peers.py's 4-client cycle against browserd and, in the same run, a
 plain-Playwright floor (4 contexts in parallel, each `goto` + `aria_snapshot(mode="ai")`, same pages,
@@ -12,6 +13,11 @@ processes, and children that exited during the run (their time as the browser pr
 `--arm name='["--flag", ...]'` adds a browserd daemon whose Chromium gets those flags instead of the
 default ones; arms run in alternating rounds (A B A B ...) so load drifts hit each the same, and the
 medians of the rounds are compared with the default arm as a paired ratio.
+
+`--steps` splits browserd's cost above the floor: one Chromium, one context per arm, each arm loading
+the cycle's pages one after the other with one more of browserd's page-side steps than the arm before
+(its init scripts, the settle evaluate, the page facts riding on it, boxes in the ARIA snapshot), and
+prints each arm's Chromium CPU per page as a paired ratio to the floor, round by round.
 
 What it showed (issue 10; load average 24 on 2 cores, 3 rounds): browserd 159 ms of CPU per page
 (renderer 68, browser process 54, GPU/viz 13, driver 8, daemon 6, zygote 5, network 4) against the
@@ -44,7 +50,10 @@ if str(REPO) not in sys.path:
 
 from playwright.async_api import async_playwright  # noqa: E402
 
-from daemon.config import BrowserConfig  # noqa: E402
+from browserd.daemon.config import BrowserConfig  # noqa: E402
+from browserd.daemon.sessions.session import WINDOW_SCRIPT  # noqa: E402
+from browserd.daemon.sessions.settle import GRACE_MS, _action_script  # noqa: E402
+from browserd.daemon.sessions.snapshot import PAGE_FACTS_JS  # noqa: E402
 from tests.bench.common import serve_site, stop_site  # noqa: E402
 from tests.bench.peers import CHROMIUM, CLIENTS, CYCLE_PAGES, CYCLES, browserd_flavor, connect  # noqa: E402
 from tests.conftest import BrowserdHome, make_home  # noqa: E402
@@ -181,6 +190,40 @@ async def floor_round(playwright: Any, args: list[str], site: str) -> tuple[floa
         await browser.close()
 
 
+STEPS = ("floor", "+init scripts", "+settle", "+page facts", "+boxes")
+
+
+async def steps(playwright: Any, site: str, rounds: int) -> None:
+    browser = await playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=BrowserConfig().args)
+    pages = []
+    for number in range(len(STEPS)):
+        context = await browser.new_context()
+        if number >= 1:
+            await context.add_init_script(WINDOW_SCRIPT)
+        pages.append(await context.new_page())
+    spent: dict[str, list[float]] = defaultdict(list)
+    try:
+        for _ in range(rounds):
+            for number, (step, page) in enumerate(zip(STEPS, pages, strict=True)):
+                watch = CpuWatch(os.getpid(), include_root=False)
+                watch.start()
+                for name in CYCLE_PAGES:
+                    await page.goto(f"{site}/{name}")
+                    if number >= 2:
+                        then = PAGE_FACTS_JS if number >= 3 else None
+                        await page.evaluate(_action_script(then), [GRACE_MS, 200, 5000, 200])
+                    await page.aria_snapshot(mode="ai", boxes=number >= 4)
+                found = await watch.stop()
+                cpu = sum(value for kind, value in found.items() if kind != "processes" and not kind.startswith("n_"))
+                spent[step].append(cpu * 1000 / len(CYCLE_PAGES))
+    finally:
+        await browser.close()
+    print(f"load average {os.getloadavg()[0]:.2f}; {rounds} rounds of {len(CYCLE_PAGES)} pages per step")
+    for step in STEPS:
+        paired = statistics.median(ms / floor for ms, floor in zip(spent[step], spent["floor"], strict=True))
+        print(f"{step:<16} cpu/page {statistics.median(spent[step]):6.1f} ms  paired ratio to the floor {paired:.3f}")
+
+
 def show(name: str, rounds: list[tuple[float, dict[str, float]]]) -> dict[str, Any]:
     pages = CLIENTS * CYCLES
     rates = [rate for rate, _ in rounds]
@@ -201,7 +244,16 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--arm", action="append", default=[], help="NAME=JSON list of Chromium flags")
     parser.add_argument("--no-floor", action="store_true")
+    parser.add_argument("--steps", action="store_true", help="browserd's page-side steps, one by one")
     args = parser.parse_args()
+    if args.steps:
+        server, site = serve_site()
+        try:
+            async with async_playwright() as playwright:
+                await steps(playwright, site, args.rounds)
+        finally:
+            stop_site(server)
+        return
     default_args = BrowserConfig().args
     arms: dict[str, list[str] | None] = {"browserd": None}
     for arm in args.arm:
