@@ -43,7 +43,12 @@ class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
     # Path of the Chromium executable; empty means discover it (runtime/chromium.py).
     executable: str = ""
     headless: bool = True
-    # Chromium flags for a machine that may have no network and no user namespace sandbox.
+    # Chromium flags for a machine that may have no network and no user namespace sandbox. Tried for CPU per
+    # page and left out (tests/bench/chromium_cpu.py, issue 10): --disable-threaded-compositing saves a
+    # quarter only because no frame is drawn any more (requestAnimationFrame never fires: pages and
+    # Playwright's stability wait hang); --renderer-process-limit, --disable-site-isolation-trials and
+    # --process-per-site start fewer renderers for the same CPU; --kiosk, --start-fullscreen,
+    # --in-process-gpu and --num-raster-threads=1 change nothing measurable.
     args: list[str] = msgspec.field(
         default_factory=lambda: [
             "--disable-background-networking",

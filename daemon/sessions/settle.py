@@ -62,18 +62,17 @@ TRACKER_JS = f"""(() => {{
       if (n >= 2 && s.ticking.size < 50) s.ticking.add(e);
     }}
   }};
-  // The parser's own insertions are the load, which is over when a load is settled: only later changes count.
-  const observer = new MutationObserver(() => {{
-    if (document.readyState !== 'loading') s.lastActivity = performance.now();
-  }});
+  const observer = new MutationObserver(() => {{ s.lastActivity = performance.now(); }});
   const observe = () => observer.observe(document, {{ subtree: true, childList: true, attributes: true,
     characterData: true }});
-  observe();
-  // The parser's last insertions reach the observer after readyState has left 'loading': drop them when
-  // the parse ends, or every load would wait out a quiet window for its own markup.
-  document.addEventListener('readystatechange', () => {{
-    if (document.readyState === 'interactive') observer.takeRecords();
-  }});
+  // The parser's own insertions are the load, which is over when a load is settled: only later changes
+  // count, so the observer starts when the parse ends. Watching the parse would cost a record for every
+  // node of the page, and every load would wait out a quiet window for its own markup.
+  if (document.readyState === 'loading') {{
+    document.addEventListener('readystatechange', observe, {{ once: true }});
+  }} else {{
+    observe();
+  }}
   // Runs `fn` as part of the action (gen > 0) or of the page's own life, and files its DOM changes so.
   const run = (gen, fn, self, args) => {{
     const outer = generation;

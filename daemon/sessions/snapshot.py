@@ -107,7 +107,8 @@ _ANNOTATIONS_JS = """() => {
   };
   const kindOf = (e) => {
     if (e.tagName === 'TEXTAREA') return 'multiline';
-    if (e.isContentEditable && e.getAttribute('contenteditable') !== null) return 'rich-text';
+    // The attribute first: isContentEditable brings the page's style up to date, on every element.
+    if (e.getAttribute('contenteditable') !== null && e.isContentEditable) return 'rich-text';
     if (e.tagName !== 'INPUT') return null;
     const t = (e.getAttribute('type') || 'text').toLowerCase();
     return ['text', 'checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'hidden'].includes(t) ? null : t;

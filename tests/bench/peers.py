@@ -1,6 +1,7 @@
 """browserd against @playwright/mcp on the same tests/site pages, in one run (issue 10, items 7 and 8).
 
     .venv/bin/python tests/bench/peers.py [--runs 20] [--only browserd|peer] [--peer-dir /tmp/peers] [--answers]
+        [--cycles-only]
 
 Not part of `make test`. Installs the pinned @playwright/mcp with npm into --peer-dir when it is not
 there yet, starts it on /usr/bin/chromium (headless, isolated, no sandbox) and drives both servers with
@@ -196,8 +197,13 @@ async def timed(step: Callable[[], Awaitable[Any]]) -> float:
 # -- the measurements -----------------------------------------------------------------------------
 
 
-async def measure(flavor: Flavor, site: str, runs: int, show: bool = False) -> dict[str, Any]:
+async def measure(
+    flavor: Flavor, site: str, runs: int, show: bool = False, cycles_only: bool = False
+) -> dict[str, Any]:
     figures: dict[str, Any] = {}
+    if cycles_only:
+        figures["pages_per_s"] = await parallel_cycles(flavor, site)
+        return figures
     async with connect(flavor) as agent:
         listed = await agent.client.list_tools()
         figures["tools"] = len(listed.tools)
@@ -333,6 +339,9 @@ async def main() -> None:
         action="store_true",
         help="only the characters: print every answer of the scripted agent (stderr), no timings",
     )
+    parser.add_argument(
+        "--cycles-only", action="store_true", help="only the 4 clients x 10 navigate+snapshot cycles (pages/s)"
+    )
     args = parser.parse_args()
     server, site = serve_site()
     home = make_home(idle_exit_s=30)
@@ -347,7 +356,7 @@ async def main() -> None:
         for flavor in flavors:
             flavor.errlog = errlog
             print(f"measuring {flavor.name} ({args.runs} runs)...", file=sys.stderr)
-            results[flavor.name] = await measure(flavor, site, args.runs, args.answers)
+            results[flavor.name] = await measure(flavor, site, args.runs, args.answers, args.cycles_only)
     finally:
         home.stop_daemon()
         errlog.close()
