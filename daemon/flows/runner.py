@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import anyio
@@ -34,6 +34,7 @@ from browserd.daemon.errors import (
 from browserd.daemon.flows.model import Retry, Step, StepReport, TargetLocator
 from browserd.daemon.flows.page_js import RESOLVE_ELEMENT_JS, RESOLVED_JS
 from browserd.daemon.flows.templating import render
+from browserd.daemon.sessions.navigation import HistoryMove, move_in_history
 from browserd.daemon.sessions.settle import settle_tab
 from browserd.daemon.sessions.tab import Tab
 
@@ -295,12 +296,7 @@ class Runner:
         page = tab.page
         try:
             if url.startswith("history:"):
-                move = url.removeprefix("history:")
-                # Until the page is there: a page the user's Chrome restores from its back-forward cache never
-                # fires another load, and the settling after the step waits for the rest.
-                wait: Literal["load", "commit"] = "load" if move == "reload" else "commit"
-                moves = {"back": page.go_back, "forward": page.go_forward, "reload": page.reload}
-                await moves[move](timeout=timeout, wait_until=wait)
+                await move_in_history(page, cast(HistoryMove, url.removeprefix("history:")), timeout=timeout)
             else:
                 await page.goto(render(url, self.values, self.outputs), timeout=timeout)
         except PlaywrightError as exc:

@@ -7,6 +7,7 @@ connection error; a tab's timeout says what did load.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Literal
 
@@ -20,6 +21,7 @@ from browserd.daemon.sessions.page_errors import navigation_errors
 from browserd.daemon.sessions.tab import Tab
 
 WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
+HistoryMove = Literal["back", "forward", "reload"]
 DOWNLOAD_STARTING = "Download is starting"  # Playwright's goto error for a URL that downloads
 
 
@@ -61,6 +63,24 @@ async def navigate(
         if refusal is not None:
             raise refusal.error()
     return Navigation(reply)
+
+
+async def move_in_history(
+    page: Page, move: HistoryMove, wait_until: WaitUntil = "load", timeout: float | None = None
+) -> PageResponse | None:
+    """Back, forward or reload, waiting for `wait_until`. A page restored from the back-forward cache (the
+    user's Chrome keeps one; the daemon's Chromium runs without) fires no second load, so a history move
+    waits for the commit and then for the load state only while the document it reached still loads."""
+    if move == "reload" or wait_until == "commit":
+        moves = {"back": page.go_back, "forward": page.go_forward, "reload": page.reload}
+        return await moves[move](wait_until=wait_until, timeout=timeout)
+    started = time.monotonic()
+    history = page.go_back if move == "back" else page.go_forward
+    reply = await history(wait_until="commit", timeout=timeout)
+    if await page.evaluate("document.readyState") != "complete":
+        left = None if not timeout else max(1.0, timeout - (time.monotonic() - started) * 1000)
+        await page.wait_for_load_state(wait_until, timeout=left)
+    return reply
 
 
 async def timed_out(tab: Tab, url: str, exc: NavigationTimeout) -> NavigationTimeout:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 import msgspec
 
 from browserd.daemon.errors import InvalidParameter, NavigationTimeout
 from browserd.daemon.sessions import snapshot as aria
-from browserd.daemon.sessions.navigation import WaitUntil, goto, timed_out
+from browserd.daemon.sessions.navigation import HistoryMove, WaitUntil, goto, move_in_history, timed_out
 from browserd.daemon.sessions.page_errors import navigation_errors, page_errors
 from browserd.daemon.sessions.reader import SnapshotOptions, read, save
 from browserd.daemon.sessions.tab import Tab
@@ -43,7 +43,7 @@ class OpenParams(ActionParams, kw_only=True):
 
 
 class NavigateParams(ActionParams, kw_only=True):
-    action: Literal["back", "forward", "reload"]
+    action: HistoryMove
     wait_until: WaitUntil = "load"
     timeout: TimeoutMs | None = None
 
@@ -136,11 +136,10 @@ async def browser_open(ctx: ToolContext, tab: Tab, params: OpenParams, response:
 @tab_tool("browser_navigate", "pages", "Go back, forward, or reload the tab.", NavigateParams, titled=True)
 async def browser_navigate(ctx: ToolContext, tab: Tab, params: NavigateParams, response: Response) -> None:
     page = tab.page
-    move = {"back": page.go_back, "forward": page.go_forward, "reload": page.reload}[params.action]
     before = page.url
     try:
         with navigation_errors(params.action, page.url):
-            reply = await move(wait_until=params.wait_until, timeout=params.timeout)
+            reply = await move_in_history(page, params.action, params.wait_until, params.timeout)
     except NavigationTimeout as exc:
         raise await timed_out(tab, params.action, exc) from exc
     if params.action == "back" and page.url == BLANK != before:
@@ -155,7 +154,8 @@ async def browser_navigate(ctx: ToolContext, tab: Tab, params: NavigateParams, r
         response.data({"url": page.url, "moved": False, "tabId": tab.id})
         return
     verb = {"back": "Went back", "forward": "Went forward", "reload": "Reloaded"}[params.action]
-    await _navigated(tab, verb, response, reply, f"await page.{move.__name__}()")
+    call = {"back": "go_back", "forward": "go_forward", "reload": "reload"}[params.action]
+    await _navigated(tab, verb, response, reply, f"await page.{call}()")
 
 
 @tab_tool(

@@ -164,16 +164,18 @@ async def test_url_with_a_bad_scheme_is_invalid_parameter_and_the_daemon_keeps_s
 # browser_navigate
 
 
-async def test_back_forward_and_reload_between_two_pages(home: BrowserdHome, site: str) -> None:
+async def test_back_forward_and_reload_between_two_pages(driver: Driver, site: str) -> None:
     """S2-10: back, forward and reload answer where the tab is now, with its status and snapshot; going
-    forward with nowhere to go says so and stays."""
-    async with mcp_client(home) as client:
+    forward with nowhere to go says so and stays. In the user's Chrome too, whose back-forward cache
+    restores a page without another load."""
+    async with driver.client() as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/index.html", "snapshot": "none"}))
         ok(await client.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
 
         back = ok(await client.call_tool("browser_navigate", {"action": "back", "snapshot": "full"}))
         assert back.structured_content["url"] == f"{site}/index.html"
-        assert back.structured_content["status"] == 200
+        if driver.backend == "own":  # a page the user's Chrome restores from its cache made no request
+            assert back.structured_content["status"] == 200
         assert back.structured_content["title"] == "browserd test site"
         assert "Went back" in text_of(back)
         assert "Welcome to the browserd test site" in snapshot_of(back)
