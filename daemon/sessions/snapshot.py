@@ -359,6 +359,8 @@ def lean(nodes: list[Node], origin: str = "", actionable: frozenset[str] | set[s
       and so does a prose line holding something that acts (`actionable`: a handler, draggable, tabindex);
     - a text line repeating the name of its parent or of a sibling (a label next to its field);
     - an unnamed wrapper around a single line: the line takes its place;
+    - an unnamed control hidden from assistive tech that the widget right after it mirrors (Select2 hides
+      the <select> it stands for that way): two lines for one field, the widget's is the one to act on;
     - the page's own origin at the start of a link's /url.
     Refs stay those of Playwright's snapshot, so every ref shown resolves as before; a prose line keeps
     its ref on the node (not in its text) for browser_find. The nodes are
@@ -378,7 +380,15 @@ def lean(nodes: list[Node], origin: str = "", actionable: frozenset[str] | set[s
             continue
         _make_lean(node, children, origin, node.ref in actionable)
         kept.append(node)
-    return kept
+    return [node for at, node in enumerate(kept) if not _mirrored(node, kept[at + 1] if at + 1 < len(kept) else None)]
+
+
+def _mirrored(node: Node, after: Node | None) -> bool:
+    if after is None or node.name or node.role not in INTERACTIVE_ROLES or " [aria-hidden]" not in node.key:
+        return False
+    while _wrapper(after) and after.children:
+        after = after.children[0]
+    return after.role == node.role
 
 
 def _repeats(node: Node, name: str) -> bool:

@@ -155,6 +155,18 @@ def test_an_inline_actionable_element_marks_the_line_it_was_folded_into() -> Non
     assert "[box=" not in captured.text
 
 
+def test_a_hidden_control_a_widget_mirrors_shows_once_as_the_widget() -> None:
+    """Select2 keeps the <select> it replaces, hidden with aria-hidden, right before its own combobox: the
+    combobox is the line to act on (both refs still resolve); a hidden control nothing mirrors stays."""
+    shown = lean(
+        "- generic [ref=e4]:\n  - text: Country\n  - combobox [aria-hidden] [ref=e5]\n"
+        '  - generic:\n    - combobox "Pick one" [ref=e7] [cursor=pointer]: Pick one\n'
+        '- checkbox [aria-hidden] [ref=e9]\n- button "Go" [ref=e10]'
+    )
+    assert "e5" not in shown and 'combobox "Pick one" [ref=e7]: Pick one' in shown, shown
+    assert "checkbox [aria-hidden] [ref=e9]" in shown, shown
+
+
 def test_a_label_repeating_its_field_goes_and_its_wrapper_with_it() -> None:
     shown = lean(ARTICLE)
     assert '    - textbox "Full name" [ref=e14] [required]\n' in shown, shown
