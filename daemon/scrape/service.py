@@ -233,7 +233,7 @@ async def _in_warm_context(
             done = True
             return page
         finally:
-            await pool.release(warm, reusable=done)
+            pool.release(warm, reusable=done)
 
     return await services.executor.run(work)
 

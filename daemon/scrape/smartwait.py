@@ -3,7 +3,8 @@
 A scrape navigates to `domcontentloaded` and then waits only while the content is still coming:
 
 - the text length of the main-content candidate (main, article, [role=main], else the body) changed
-  less than `quiet_ms` ago, or
+  less than `quiet_ms` ago (when nothing changed since the load event's handlers ran: LOADED_QUIET_MS
+  since then), or
 - the page's own scripts have work pending that usually brings content: script files still loading
   (async or injected ones; late-script.html), fetch/XHR requests not yet answered, and timers of at
   most PENDING_TIMER_MS not yet run (late.html adds its paragraph from an 800 ms timer); timers that
@@ -23,7 +24,11 @@ from playwright.async_api import Page
 
 PENDING_TIMER_MS = 2_000
 PENDING_PATIENCE_MS = 1_500
-POLL_MS = 50
+# Once the load event's handlers ran, every lifecycle hook a script can wait on has fired: what is
+# left untracked (an animation frame, a posted message, a zero timer's follow-up) lands within a few
+# frames, so the quiet window shrinks to this.
+LOADED_QUIET_MS = 50
+POLL_MS = 25
 
 # Wraps fetch, XMLHttpRequest and setTimeout to count the page's pending work; hidden, non-enumerable.
 READINESS_JS = """(() => {
@@ -96,12 +101,17 @@ READINESS_JS = """(() => {
   });
 })()""".replace("PENDING_TIMER_MS", str(PENDING_TIMER_MS))
 
-_READY_JS = """async ([quietMs, patienceMs, maxMs, pollMs]) => {
+_READY_JS = """async ([quietMs, loadedQuietMs, patienceMs, maxMs, pollMs]) => {
   const readiness = window.__browserdReadiness;
   const sleep = readiness ? readiness.sleep : (ms) => new Promise((r) => setTimeout(r, ms));
   const size = () => {
     const node = document.querySelector('main, article, [role=main]') || document.body;
     return node ? node.textContent.length : 0;
+  };
+  // When the load event's handlers finished (0: not yet), on performance.now()'s clock.
+  const loadEnd = () => {
+    const entry = document.readyState === 'complete' && performance.getEntriesByType('navigation')[0];
+    return entry ? entry.loadEventEnd : 0;
   };
   const start = performance.now();
   let last = size();
@@ -115,7 +125,11 @@ _READY_JS = """async ([quietMs, patienceMs, maxMs, pollMs]) => {
     } else {
       const still = now - since;
       const pending = readiness ? readiness.pending() : 0;
-      if (still >= quietMs && (pending === 0 || still >= patienceMs)) return true;
+      const loaded = loadEnd();
+      // Unchanged since the load's handlers ran: the short window, from then; changing after the load
+      // (content arriving, or a ticker): the whole window from the last change.
+      const quiet = loaded && since <= loaded ? now - loaded >= Math.min(quietMs, loadedQuietMs) : still >= quietMs;
+      if (quiet && (pending === 0 || still >= patienceMs)) return true;
     }
     if (now - start >= maxMs) return false;
     await sleep(pollMs);
@@ -130,7 +144,8 @@ async def smart_wait(page: Page, max_ms: int, quiet_ms: int) -> bool:
     with anyio.move_on_after(max_ms / 1000 + 1):
         for _attempt in range(3):
             try:
-                return bool(await page.evaluate(_READY_JS, [quiet_ms, PENDING_PATIENCE_MS, max_ms, POLL_MS]))
+                args = [quiet_ms, LOADED_QUIET_MS, PENDING_PATIENCE_MS, max_ms, POLL_MS]
+                return bool(await page.evaluate(_READY_JS, args))
             except PlaywrightError:
                 # The page navigated (a client-side redirect) under the wait: wait on the next document.
                 try:
