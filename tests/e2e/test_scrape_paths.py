@@ -136,6 +136,21 @@ async def test_a_login_profile_scrapes_in_warm_contexts_of_its_own(home: Browser
     assert after["leased"] == 0 and after["idle"] >= 2, after
 
 
+async def test_back_to_back_scrapes_share_one_warm_context(home: BrowserdHome, site: str) -> None:
+    """A warm context is reset after its page answered, in the background; the next page waits for that
+    reset rather than opening a context of its own, so one client's pages all load in one context."""
+    async with mcp_client(home, args=SCRAPE_TOOLS) as client:
+        ok(await scrape(client, url=f"{site}/index.html", render="always"))
+        before = await anyio.to_thread.run_sync(scrape_contexts, home)
+        for page in ("help.html", "form.html", "tree.html", "spa.html"):
+            assert (
+                ok(await scrape(client, url=f"{site}/{page}", render="always")).structured_content["via"] == "browser"
+            )
+        after = await anyio.to_thread.run_sync(scrape_contexts, home)
+    assert after["created"] == before["created"], (before, after)
+    assert after["reused"] - before["reused"] == 4, (before, after)
+
+
 async def test_render_never_refuses_what_is_not_html(home: BrowserdHome, site: str) -> None:
     async with mcp_client(home, args=SCRAPE_TOOLS) as client:
         error = failed(await scrape(client, url=f"{site}/sample.pdf", render="never"), "NOT_SUPPORTED")
