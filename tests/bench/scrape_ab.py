@@ -9,7 +9,8 @@ requests refused), and every page is scraped with `render: "always"` by A and by
 the order alternating. Printed: per daemon the latency median and p95, pages/s from the summed
 latencies, CPU ms per page (the daemon alone / with its Chromium); the median of the per-page B/A
 latency ratios; then 4 clients (one `browserd mcp` each) on all pages, A and B alternating in
---rounds blocks, pages/s and CPU per page. Never asserts (DESIGN.md §6).
+--rounds blocks, pages/s and CPU per page; then batch_extract_pages and crawl of tests/site (scrape.py's
+runs section) on A and B alternating, --rounds times. Never asserts (DESIGN.md §6).
 """
 
 from __future__ import annotations
@@ -31,10 +32,13 @@ if str(REPO) not in sys.path:
 from tests.bench.common import BenchError, Budget, status_json, summary, tree_cpu_ms  # noqa: E402
 from tests.bench.scrape import (  # noqa: E402
     THIRD_PARTY_REFUSED,
+    Figures,
     client,
+    measure_runs,
     run_clients,
     scrape,
     serve_articles,
+    serve_site_quietly,
 )
 from tests.conftest import BrowserdHome, make_home, short_temp_dir, wait_for  # noqa: E402
 
@@ -105,12 +109,25 @@ def blocks(homes: dict[str, BrowserdHome], urls: list[str], rounds: int) -> dict
     }
 
 
+def runs(homes: dict[str, BrowserdHome], site: str, rounds: int) -> dict[str, Any]:
+    """batch_extract_pages and crawl of tests/site (scrape.py's runs section), A and B alternating."""
+    rates: dict[str, dict[str, list[float]]] = {name: {"batch_extract_pages": [], "crawl": []} for name in homes}
+    for turn in range(rounds):
+        for name in sorted(homes) if turn % 2 == 0 else sorted(homes, reverse=True):
+            figures = Figures()
+            measure_runs(homes[name], site, figures)
+            for run, row in figures.runs.items():
+                rates[name][run].append(row.get("pages_per_s") or 0.0)
+    return rates
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--base", type=Path, required=True, help="the other browserd source tree (A)")
     parser.add_argument("--data", type=Path, default=None, help="extraction-dev folder (the articles)")
     parser.add_argument("--articles", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3, help="times over the articles, paired and in blocks")
+    parser.add_argument("--skip-runs", action="store_true", help="leave out batch_extract_pages and crawl")
     args = parser.parse_args()
     if not (args.base / "daemon").is_dir():
         parser.error(f"--base {args.base}: no browserd tree there (no daemon/)")
@@ -125,6 +142,7 @@ def main() -> int:
     homes["A"].env["PYTHONPATH"] = str(package)
     homes["B"].env.pop("PYTHONPATH", None)
     server, base, names, folder = serve_articles(args.articles, args.data)
+    site_server, site = serve_site_quietly()
     urls = [f"{base}/{name}" for name in names]
     load_at_start = round(os.getloadavg()[0], 1)
     started = time.perf_counter()
@@ -132,12 +150,14 @@ def main() -> int:
         pids = {name: start(home, urls[0]) for name, home in homes.items()}
         one = paired(homes, pids, urls, max(1, args.rounds))
         four = blocks(homes, urls, max(1, args.rounds))
+        run_rates = {} if args.skip_runs else runs(homes, site, max(1, args.rounds))
     finally:
         for home in homes.values():
             home.stop_daemon()  # only these homes' daemons, by the pids in their lock files
             shutil.rmtree(home.root, ignore_errors=True)
-        server.shutdown()
-        server.server_close()
+        for each in (server, site_server):
+            each.shutdown()
+            each.server_close()
         shutil.rmtree(folder, ignore_errors=True)
         shutil.rmtree(package, ignore_errors=True)
     print(f"A = {args.base}, B = {REPO}; {len(urls)} real article pages, render always")
@@ -155,10 +175,15 @@ def main() -> int:
         rates = ", ".join(f"{rate:.2f}" for rate in row["pagesPerS"])
         cpus = ", ".join(f"{c:.0f}" for c in row["cpuMsPerPage"])
         print(f"4 clients {name}: pages/s {rates} (median {row['median']:.2f}); cpu ms/page {cpus}")
+    for name, rows in run_rates.items():
+        print(
+            f"runs {name}: "
+            + "; ".join(f"{run} {', '.join(f'{r:.2f}' for r in rates)} pages/s" for run, rates in rows.items())
+        )
     load_now = round(os.getloadavg()[0], 1)
     wall = time.perf_counter() - started
     print(f"machine: {os.cpu_count()} CPUs, 1-minute load {load_at_start} -> {load_now}, {wall:.0f} s")
-    print(json.dumps({"paired": one, "fourClients": four, "load": [load_at_start, load_now]}))
+    print(json.dumps({"paired": one, "fourClients": four, "runs": run_rates, "load": [load_at_start, load_now]}))
     return 0
 
 
