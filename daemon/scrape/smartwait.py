@@ -3,8 +3,8 @@
 A scrape navigates to `domcontentloaded` and then waits only while the content is still coming:
 
 - the text length of the main-content candidate (main, article, [role=main], else the body) changed
-  less than `quiet_ms` ago (when nothing changed since the load event's handlers ran: LOADED_QUIET_MS
-  since then), or
+  less than `quiet_ms` ago (when nothing changed since the load event's handlers ran and the page
+  keeps no setInterval going: LOADED_QUIET_MS since then), or
 - the page's own scripts have work pending that usually brings content: script files still loading
   (async or injected ones; late-script.html), fetch/XHR requests not yet answered, and timers of at
   most PENDING_TIMER_MS not yet run (late.html adds its paragraph from an 800 ms timer); timers that
@@ -53,6 +53,17 @@ READINESS_JS = """(() => {
     return id;
   };
   window.clearTimeout = function (id) { timers.delete(id); return realClearTimeout(id); };
+  // Intervals the page keeps (a ticker, a poll): while one runs, a quiet spell after the load may be
+  // just the gap before its next change, so the short window after the load does not apply.
+  const intervals = new Set();
+  const realSetInterval = window.setInterval.bind(window);
+  const realClearInterval = window.clearInterval.bind(window);
+  window.setInterval = function (...args) {
+    const id = realSetInterval(...args);
+    intervals.add(id);
+    return id;
+  };
+  window.clearInterval = function (id) { intervals.delete(id); return realClearInterval(id); };
   if (window.fetch) {
     const realFetch = window.fetch;
     window.fetch = function (...args) {
@@ -95,6 +106,7 @@ READINESS_JS = """(() => {
   Object.defineProperty(window, '__browserdReadiness', {
     value: {
       pending: () => requests + timers.size + loadingScripts(),
+      intervals: () => intervals.size,
       changedAt: () => changedAt,
       sleep: (ms) => new Promise((r) => realSetTimeout(r, ms)),
     },
@@ -125,9 +137,9 @@ _READY_JS = """async ([quietMs, loadedQuietMs, patienceMs, maxMs, pollMs]) => {
     } else {
       const still = now - since;
       const pending = readiness ? readiness.pending() : 0;
-      const loaded = loadEnd();
-      // Unchanged since the load's handlers ran: the short window, from then; changing after the load
-      // (content arriving, or a ticker): the whole window from the last change.
+      const loaded = readiness && !readiness.intervals() ? loadEnd() : 0;
+      // Unchanged since the load's handlers ran and no interval running: the short window, from then;
+      // changing after the load (content arriving, or a ticker): the whole window from the last change.
       const quiet = loaded && since <= loaded ? now - loaded >= Math.min(quietMs, loadedQuietMs) : still >= quietMs;
       if (quiet && (pending === 0 || still >= patienceMs)) return true;
     }
