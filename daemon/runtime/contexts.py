@@ -3,10 +3,11 @@
 Opening a context and its first page costs a renderer process and several round trips; a page that
 navigates on from the previous one reuses its renderer when the site is the same (a crawl, a batch of
 one site's pages). A context is reused only under the same options (the pool's key), and only when
-its user left no state behind that the next task could see: between uses `reset` clears the page's
+its user left no state behind that the next task could see: between uses `_reset` clears the page's
 session storage, navigates to about:blank, deletes every cookie and clears the storage (local storage,
 IndexedDB, cache storage, service workers) of every origin the task visited. A context whose reset
-fails, or whose browser went away, is closed rather than reused.
+fails, or whose browser went away, is closed rather than reused. The reset runs after the task has
+its answer, in the background; a lease of the same key waits for it rather than opening another context.
 
 A login's cookies are pooled too, under a key of their own (the caller puts the profile in the key, so
 no context ever passes from one profile to another): a fresh context starts from the storage state, a
@@ -18,6 +19,7 @@ callers open fresh ones (TaskExecutor.run_in_context).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Hashable, Mapping
 from contextlib import suppress
@@ -68,6 +70,11 @@ class ContextPool:
         self.created = 0
         self.reused = 0
         self.leased = 0
+        # Contexts being reset (or closed) after their task answered, per key; set whenever one is done.
+        self._resetting: dict[Hashable, int] = {}
+        self._reset_done = anyio.Event()
+        # Those releases, held so they are not collected, and awaited at close.
+        self._releasing: set[asyncio.Future[None]] = set()
 
     def status(self) -> dict[str, int]:
         """For `browserd status`: contexts waiting, in use, and how often one was made or reused."""
@@ -79,16 +86,22 @@ class ContextPool:
     ) -> WarmContext:
         """An idle context of `key` on this browser given `state`'s cookies, else a new one with `options`
         starting from `state` (which `poolable_state` must accept)."""
-        idle = self._idle.get(key, [])
-        while idle:
-            warm = idle.pop()
-            usable = warm.browser is browser and browser.is_connected() and not warm.page.is_closed()
-            if usable and await _restore(warm, state):
-                warm.uses += 1
-                self.reused += 1
-                self.leased += 1
-                return warm
-            await _close(warm)
+        while True:
+            idle = self._idle.get(key, [])
+            while idle:
+                warm = idle.pop()
+                usable = warm.browser is browser and browser.is_connected() and not warm.page.is_closed()
+                if usable and await _restore(warm, state):
+                    warm.uses += 1
+                    self.reused += 1
+                    self.leased += 1
+                    return warm
+                await _close(warm)
+            if not self._resetting.get(key):
+                break
+            # A context of this key is being reset: waiting for it costs far less than opening one more
+            # (a renderer, a page, the task's setup), which the idle cap would then close again.
+            await self._reset_done.wait()
         if state:
             options = {**options, "storage_state": state}
         context = await browser.new_context(**options)
@@ -103,10 +116,18 @@ class ContextPool:
         self.leased += 1
         return WarmContext(browser, context, page, key, cdp, uses=1)
 
-    async def release(self, warm: WarmContext, reusable: bool) -> None:
-        """Back to the pool once reset, or closed."""
+    def release(self, warm: WarmContext, reusable: bool) -> None:
+        """Back to the pool once reset, or closed, in the background: the task that used the context has
+        its answer without waiting for the reset (a navigation and the storage calls); a lease of the same
+        key meanwhile waits for it (see `lease`)."""
         self.leased -= 1
-        with anyio.CancelScope(shield=True):
+        self._resetting[warm.key] = self._resetting.get(warm.key, 0) + 1
+        task = asyncio.ensure_future(self._release(warm, reusable))
+        self._releasing.add(task)
+        task.add_done_callback(self._releasing.discard)
+
+    async def _release(self, warm: WarmContext, reusable: bool) -> None:
+        try:
             idle = self._idle.setdefault(warm.key, [])
             total = sum(len(contexts) for contexts in self._idle.values())
             room = len(idle) < self._idle_per_key and total < self._idle_total
@@ -114,9 +135,15 @@ class ContextPool:
                 idle.append(warm)
                 return
             await _close(warm)
+        finally:
+            self._resetting[warm.key] -= 1
+            done, self._reset_done = self._reset_done, anyio.Event()
+            done.set()
 
     async def aclose(self) -> None:
         with anyio.CancelScope(shield=True):
+            if self._releasing:
+                await asyncio.gather(*self._releasing, return_exceptions=True)
             for idle in self._idle.values():
                 for warm in idle:
                     await _close(warm)

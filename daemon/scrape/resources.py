@@ -14,7 +14,11 @@ Measured on 10 real article pages (tests/bench/scrape.py), that cost about 200 m
 navigation; the CDP handler answers a paused request with one command. The page's own document is
 let through by frame, before any filter runs.
 
-Screenshots keep images, media and fonts (they are what a screenshot shows) but still drop ads.
+Frames' documents are blocked too unless the scrape is a screenshot: their text never reaches the
+markdown. Service workers are not registered in a scrape's context (service_workers="block", set by
+the scrape service): their requests would bypass the page's interception.
+
+Screenshots keep images, media, fonts and frames (they are what a screenshot shows) but still drop ads.
 Interactive sessions never get this policy; browser_route blocks there on request.
 
 Costs, measured on this machine: building the engine from both lists about 1.4 s and 60 MB (once per
@@ -93,6 +97,18 @@ class ResourcePolicy:
             return False
         return engine.check_network_urls(url, page_url or url, _FILTER_TYPES.get(resource_type, "other"))
 
+    def blocks_request(self, engine: _Engine, blocking: Blocking, kind: str, url: str, *, main: bool) -> bool:
+        """Whether a paused request of a page under `blocking` is dropped; `main`: its frame is the page's own."""
+        if kind == "document":
+            if main:
+                return False  # the page's own document (and each hop of its redirects): the caller asked for it
+            if not blocking.visual:
+                # A frame's document, which markdown never reads (the cleaner drops iframes): kept out, its
+                # subresources never exist, which a cross-site frame would load from a renderer of its own
+                # that this page's interception does not see.
+                return True
+        return self.blocks(engine, url, blocking.page_url, kind, visual=blocking.visual)
+
     async def install(self, context: BrowserContext, page: Page, page_url: str, *, visual: bool = False) -> Blocking:
         """Apply the policy to `page` and every later page of `context`; what it blocks is counted in the result."""
         engine = await self.engine()
@@ -106,10 +122,7 @@ class ResourcePolicy:
                 kind = _kind(event)
                 url = event["request"]["url"]
                 try:
-                    # The page's own document (and each hop of its redirects): the caller asked for it.
-                    if not (kind == "document" and event.get("frameId") == main_frame) and self.blocks(
-                        engine, url, blocking.page_url, kind, visual=blocking.visual
-                    ):
+                    if self.blocks_request(engine, blocking, kind, url, main=event.get("frameId") == main_frame):
                         blocking.blocked += 1
                         self.blocked += 1
                         await cdp.send(

@@ -182,14 +182,16 @@ async def browser_page(
     )
     block = config.block_resources if request.block_resources is None else request.block_resources
     resources = services.scrape.resources if block else None
+    # A service worker's requests pass no page's interception (daemon/scrape/resources.py).
+    blocked_workers = {"service_workers": "block"} if block else {}
     if _poolable(services, request, storage_state):
         task = ScrapePageTask(load, export_state=export_state, resources=resources, pooled=True)
-        options = await context_options(services, request, None)
+        options = await context_options(services, request, None) | blocked_workers
         return await _in_warm_context(services, task, options, request.profile_id, storage_state)
     async with services.guards.guarding(request.trust_level) as guard:
         task = ScrapePageTask(load, export_state=export_state, guard=guard, resources=resources)
         options = await context_options(services, request, storage_state) | (guard.context_options if guard else {})
-        return await services.executor.run_in_context(task, **options)
+        return await services.executor.run_in_context(task, **options | blocked_workers)
 
 
 def _poolable(services: Services, request: ScrapeRequest, storage_state: Mapping[str, Any] | None) -> bool:
@@ -227,7 +229,7 @@ async def _in_warm_context(
             done = True
             return page
         finally:
-            await pool.release(warm, reusable=done)
+            pool.release(warm, reusable=done)
 
     return await services.executor.run(work)
 

@@ -3,7 +3,8 @@
 A scrape navigates to `domcontentloaded` and then waits only while the content is still coming:
 
 - the text length of the main-content candidate (main, article, [role=main], else the body) changed
-  less than `quiet_ms` ago, or
+  less than `quiet_ms` ago (when nothing changed since the load event's handlers ran and the page
+  keeps no setInterval going: LOADED_QUIET_MS since then), or
 - the page's own scripts have work pending that usually brings content: script files still loading
   (async or injected ones; late-script.html), fetch/XHR requests not yet answered, and timers of at
   most PENDING_TIMER_MS not yet run (late.html adds its paragraph from an 800 ms timer); timers that
@@ -23,7 +24,11 @@ from playwright.async_api import Page
 
 PENDING_TIMER_MS = 2_000
 PENDING_PATIENCE_MS = 1_500
-POLL_MS = 50
+# Once the load event's handlers ran, every lifecycle hook a script can wait on has fired: what is
+# left untracked (an animation frame, a posted message, a zero timer's follow-up) lands within a few
+# frames, so the quiet window shrinks to this.
+LOADED_QUIET_MS = 50
+POLL_MS = 25
 
 # Wraps fetch, XMLHttpRequest and setTimeout to count the page's pending work; hidden, non-enumerable.
 READINESS_JS = """(() => {
@@ -48,6 +53,17 @@ READINESS_JS = """(() => {
     return id;
   };
   window.clearTimeout = function (id) { timers.delete(id); return realClearTimeout(id); };
+  // Intervals the page keeps (a ticker, a poll): while one runs, a quiet spell after the load may be
+  // just the gap before its next change, so the short window after the load does not apply.
+  const intervals = new Set();
+  const realSetInterval = window.setInterval.bind(window);
+  const realClearInterval = window.clearInterval.bind(window);
+  window.setInterval = function (...args) {
+    const id = realSetInterval(...args);
+    intervals.add(id);
+    return id;
+  };
+  window.clearInterval = function (id) { intervals.delete(id); return realClearInterval(id); };
   if (window.fetch) {
     const realFetch = window.fetch;
     window.fetch = function (...args) {
@@ -90,18 +106,24 @@ READINESS_JS = """(() => {
   Object.defineProperty(window, '__browserdReadiness', {
     value: {
       pending: () => requests + timers.size + loadingScripts(),
+      intervals: () => intervals.size,
       changedAt: () => changedAt,
       sleep: (ms) => new Promise((r) => realSetTimeout(r, ms)),
     },
   });
 })()""".replace("PENDING_TIMER_MS", str(PENDING_TIMER_MS))
 
-_READY_JS = """async ([quietMs, patienceMs, maxMs, pollMs]) => {
+_READY_JS = """async ([quietMs, loadedQuietMs, patienceMs, maxMs, pollMs]) => {
   const readiness = window.__browserdReadiness;
   const sleep = readiness ? readiness.sleep : (ms) => new Promise((r) => setTimeout(r, ms));
   const size = () => {
     const node = document.querySelector('main, article, [role=main]') || document.body;
     return node ? node.textContent.length : 0;
+  };
+  // When the load event's handlers finished (0: not yet), on performance.now()'s clock.
+  const loadEnd = () => {
+    const entry = document.readyState === 'complete' && performance.getEntriesByType('navigation')[0];
+    return entry ? entry.loadEventEnd : 0;
   };
   const start = performance.now();
   let last = size();
@@ -115,7 +137,11 @@ _READY_JS = """async ([quietMs, patienceMs, maxMs, pollMs]) => {
     } else {
       const still = now - since;
       const pending = readiness ? readiness.pending() : 0;
-      if (still >= quietMs && (pending === 0 || still >= patienceMs)) return true;
+      const loaded = readiness && !readiness.intervals() ? loadEnd() : 0;
+      // Unchanged since the load's handlers ran and no interval running: the short window, from then;
+      // changing after the load (content arriving, or a ticker): the whole window from the last change.
+      const quiet = loaded && since <= loaded ? now - loaded >= Math.min(quietMs, loadedQuietMs) : still >= quietMs;
+      if (quiet && (pending === 0 || still >= patienceMs)) return true;
     }
     if (now - start >= maxMs) return false;
     await sleep(pollMs);
@@ -130,7 +156,8 @@ async def smart_wait(page: Page, max_ms: int, quiet_ms: int) -> bool:
     with anyio.move_on_after(max_ms / 1000 + 1):
         for _attempt in range(3):
             try:
-                return bool(await page.evaluate(_READY_JS, [quiet_ms, PENDING_PATIENCE_MS, max_ms, POLL_MS]))
+                args = [quiet_ms, LOADED_QUIET_MS, PENDING_PATIENCE_MS, max_ms, POLL_MS]
+                return bool(await page.evaluate(_READY_JS, args))
             except PlaywrightError:
                 # The page navigated (a client-side redirect) under the wait: wait on the next document.
                 try:

@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from browserd.daemon.runtime.procinfo import descendants  # noqa: E402
 from tests.conftest import BROWSERD, BrowserdHome, SiteHandler, _Server  # noqa: E402
 
 PROTOCOL_VERSION = "2025-11-25"
@@ -187,6 +188,27 @@ def vm_rss_kib(pid: int) -> int | None:
     except (OSError, ValueError, IndexError):
         return None
     return None
+
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_ms(pids: list[int], *, reaped: bool = False) -> float:
+    """User plus system CPU time of these processes so far; `reaped`: with that of their ended children."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
+        except OSError:  # ended meanwhile: its time is its parent's reaped time now
+            continue
+        # utime, stime (fields 14 and 15 of stat), then cutime, cstime
+        total += sum(int(f) for f in fields[11 : 15 if reaped else 13])
+    return total * 1000 / _TICKS
+
+
+def tree_cpu_ms(pid: int) -> tuple[float, float]:
+    """CPU time so far of a process alone, and of it with all its descendants (Chromium under the daemon)."""
+    return cpu_ms([pid]), cpu_ms([pid, *descendants(pid)], reaped=True)
 
 
 def mib(kib: float | None) -> float | None:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
 import shutil
 import sys
 import time
@@ -39,7 +38,7 @@ if str(REPO) not in sys.path:
 
 from browserd.daemon.runtime.procinfo import find_descendant  # noqa: E402
 from browserd.daemon.sessions.network import NetworkLog  # noqa: E402
-from tests.bench.common import Budget, RawShim, fmt_ms, sample, serve_site, stop_site, summary  # noqa: E402
+from tests.bench.common import Budget, RawShim, cpu_ms, fmt_ms, sample, serve_site, stop_site, summary  # noqa: E402
 from tests.conftest import BrowserdHome, make_home  # noqa: E402
 
 
@@ -96,18 +95,6 @@ def log_memory(entries: int) -> dict[str, Any]:
         "with_own_url_per_entry": round((own + url_bytes) / entries),
         "handler_us_per_request": round(handler_s / entries * 1e6, 2),
     }
-
-
-_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_ms(pids: list[int]) -> float:
-    """User plus system CPU time of these processes so far."""
-    total = 0
-    for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
-    return total * 1000 / _TICKS
 
 
 def start(home: BrowserdHome) -> RawShim:

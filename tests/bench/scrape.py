@@ -70,6 +70,7 @@ from tests.bench.common import (  # noqa: E402
     status_json,
     summary,
     text_of,
+    tree_cpu_ms,
 )
 from tests.conftest import (  # noqa: E402
     SITE,
@@ -204,11 +205,14 @@ def run_clients(
         threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(clients)]
         for thread in threads:
             thread.start()
+        pid = home.daemon_pid()
+        cpu_before = tree_cpu_ms(pid) if pid else None
         ready.wait()
         started = time.perf_counter()
         for thread in threads:
             thread.join()
         wall = time.perf_counter() - started
+        cpu_after = tree_cpu_ms(pid) if pid else None
     finally:
         for shim in shims:
             shim.close()
@@ -225,6 +229,12 @@ def run_clients(
         "latencyMs": summary(times),
         "failures": failures[:3],
     }
+    if cpu_before and cpu_after and times:
+        # CPU per page tells the code's cost apart from the machine's load, which wall time mixes in.
+        row["cpuMsPerPage"] = {
+            "daemon": round((cpu_after[0] - cpu_before[0]) / len(times), 1),
+            "withBrowser": round((cpu_after[1] - cpu_before[1]) / len(times), 1),
+        }
     return row, runs
 
 
@@ -555,15 +565,18 @@ def print_report(figures: Figures, page: str, rounds: int) -> None:
 def print_speed(figures: Figures) -> None:
     print()
     print("real article pages (extraction-dev), third-party requests refused")
-    print(f"{'scraper':<26}{'clients':>8}{'pages/s':>9}{'median':>10}{'p95':>10}  served by")
+    print(f"{'scraper':<26}{'clients':>8}{'pages/s':>9}{'median':>10}{'p95':>10}{'cpu/page':>16}  served by")
     for name, rows in figures.speed.items():
         for row in rows.values():
             lat = row["latencyMs"]
             n = "" if not row.get("failed") else f"  ({row['failed']} failed)"
             via = ", ".join(f"{k} {v}" for k, v in row.get("via", {}).items())
+            cpu = row.get("cpuMsPerPage")
+            # the daemon's own CPU ms / with Chromium's
+            cpu_text = f"{cpu['daemon']:.0f}/{cpu['withBrowser']:.0f} ms" if cpu else ""
             print(
                 f"{name:<26}{row['clients']:>8}{row['pagesPerS'] or 0:>9.2f}{fmt_ms(lat.get('median')):>10}"
-                f"{fmt_ms(lat.get('p95')):>10}  {via}{n}"
+                f"{fmt_ms(lat.get('p95')):>10}{cpu_text:>16}  {via}{n}"
             )
     fast, browser = figures.speed.get("browserd fast path", {}), figures.speed.get("browserd browser", {})
 

@@ -31,6 +31,14 @@ TRACKED_PAGE = b"""<!doctype html><html lang="en"><head><meta charset="utf-8"><t
 <img src="/network-pixel.png" alt="Pixel"><img src="/network-dot.svg" alt="Dot"></main></body></html>"""
 
 
+# A page with what its interception alone would not see: a cross-site frame (its subresources would come
+# from a renderer of its own) and a service worker's script.
+FRAMED_PAGE = b"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Framed article</title></head>
+<body><main><h1>Framed article</h1><p>The text of an article around a frame from another site.</p>
+<iframe src="http://localhost:PORT/framed.html"></iframe></main>
+<script>navigator.serviceWorker.register('/sw.js').catch(() => {});</script></body></html>"""
+
+
 class LoggingHandler(SiteHandler):
     """tests/site plus /tracked.html, noting every path it is asked for; as a proxy, it answers a request
     for any http URL (absolute form) from tests/site too."""
@@ -44,6 +52,13 @@ class LoggingHandler(SiteHandler):
             self.path = parts.path + (f"?{parts.query}" if parts.query else "")
         if self.path == "/tracked.html":
             self._send(200, TRACKED_PAGE)
+            return
+        if self.path == "/framed-page.html":
+            # The frame is on another site (localhost, not 127.0.0.1): Chromium gives it a renderer of its own.
+            self._send(200, FRAMED_PAGE.replace(b"PORT", str(self.server.server_address[1]).encode()))
+            return
+        if self.path == "/framed.html":
+            self._send(200, b"<!doctype html><title>Frame</title><p>Framed</p>")
             return
         super().do_GET()
 
@@ -136,6 +151,21 @@ async def test_a_login_profile_scrapes_in_warm_contexts_of_its_own(home: Browser
     assert after["leased"] == 0 and after["idle"] >= 2, after
 
 
+async def test_back_to_back_scrapes_share_one_warm_context(home: BrowserdHome, site: str) -> None:
+    """A warm context is reset after its page answered, in the background; the next page waits for that
+    reset rather than opening a context of its own, so one client's pages all load in one context."""
+    async with mcp_client(home, args=SCRAPE_TOOLS) as client:
+        ok(await scrape(client, url=f"{site}/index.html", render="always"))
+        before = await anyio.to_thread.run_sync(scrape_contexts, home)
+        for page in ("help.html", "form.html", "tree.html", "spa.html"):
+            assert (
+                ok(await scrape(client, url=f"{site}/{page}", render="always")).structured_content["via"] == "browser"
+            )
+        after = await anyio.to_thread.run_sync(scrape_contexts, home)
+    assert after["created"] == before["created"], (before, after)
+    assert after["reused"] - before["reused"] == 4, (before, after)
+
+
 async def test_render_never_refuses_what_is_not_html(home: BrowserdHome, site: str) -> None:
     async with mcp_client(home, args=SCRAPE_TOOLS) as client:
         error = failed(await scrape(client, url=f"{site}/sample.pdf", render="never"), "NOT_SUPPORTED")
@@ -156,6 +186,24 @@ async def test_blocked_resources_never_leave_the_browser(
         paths.clear()
         ok(await scrape(client, url=f"{base}/tracked.html", render="always", blockResources=False))
         assert {"/piwik.js", "/network-pixel.png", "/network-dot.svg", "/fonts/body.woff2"} <= set(paths), paths
+
+
+async def test_frames_and_service_workers_of_a_scrape_never_leave_the_browser(
+    home: BrowserdHome, logged_site: tuple[str, list[str]]
+) -> None:
+    """A cross-site frame loads in a renderer of its own and a service worker fetches outside the page:
+    with resources blocked neither the frame's document (so none of its subresources) nor the worker's
+    script reaches the server. With blockResources false both do (asked for once: by that scrape only)."""
+    base, paths = logged_site
+    unneeded = ("/framed.html", "/sw.js")
+    async with mcp_client(home, args=SCRAPE_TOOLS) as client:
+        result = ok(await scrape(client, url=f"{base}/framed-page.html", render="always"))
+        assert "around a frame from another site" in text_of(result)
+        ok(await scrape(client, url=f"{base}/framed-page.html", render="always", blockResources=False))
+        with anyio.move_on_after(PUBLISH_DEADLINE_S):
+            while not set(unneeded) <= set(paths):  # the worker registers after the page is read
+                await anyio.sleep(0.05)
+    assert [paths.count(path) for path in unneeded] == [1, 1], paths
 
 
 async def test_the_fast_path_of_a_remote_session_refuses_loopback(home: BrowserdHome, site: str) -> None:
