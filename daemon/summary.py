@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from browserd.daemon.sessions.calls import CALLS_KEPT
+
 if TYPE_CHECKING:
     from browserd.daemon.services import Services
 
 
 def sessions(services: Services) -> list[dict[str, Any]]:
-    """Each session: its client, trust level, lifetime (connected, active runs, kept) and open tabs."""
+    """Each session: its client, trust level, lifetime (connected, active runs, kept), open tabs, last call."""
     summaries = []
     for session in services.sessions.sessions.values():
         tabs = [{"tabId": tab.id, "windowId": tab.window.id, "url": tab.page.url} for tab in session.all_tabs()]
@@ -21,6 +23,7 @@ def sessions(services: Services) -> list[dict[str, Any]]:
                 "trustLevel": session.trust_level,
                 **services.sessions.describe(session.id),
                 "tabs": tabs,
+                "lastCall": session.calls.last,
             }
         )
     return summaries
@@ -43,5 +46,15 @@ def runs(services: Services) -> dict[str, Any]:
     return {**manager.active_count, "runs": active}
 
 
+def log(services: Services) -> list[dict[str, Any]]:
+    """The sessions' recent tool calls, oldest first (sessions/calls.py: never a value)."""
+    calls = [
+        {"sessionId": session.id, **call}
+        for session in services.sessions.sessions.values()
+        for call in session.calls.calls
+    ]
+    return sorted(calls, key=lambda call: call["at"])[-CALLS_KEPT:]
+
+
 def activity(services: Services) -> dict[str, Any]:
-    return {"sessions": sessions(services), "runs": runs(services)}
+    return {"sessions": sessions(services), "runs": runs(services), "log": log(services)}

@@ -23,7 +23,7 @@ const state = {
 };
 
 function unknownDaemon() {
-  return { sessions: [], runs: { active: 0, queued: 0, runs: [] } };
+  return { sessions: [], runs: { active: 0, queued: 0, runs: [] }, log: [] };
 }
 
 // -- connection ------------------------------------------------------------------------------------
@@ -135,7 +135,7 @@ function send(message) {
 
 async function receive(ws, message) {
   if (message.type === "SUMMARY") {
-    state.daemon = { sessions: message.sessions || [], runs: message.runs || unknownDaemon().runs };
+    state.daemon = { sessions: message.sessions || [], runs: message.runs || unknownDaemon().runs, log: message.log || [] };
     return;
   }
   if (message.type !== "REQUEST") return;
@@ -226,7 +226,7 @@ async function handle(action, params) {
       return {};
     case "cdp.send": {
       await sessionTab(session, params.tabId);
-      record(params.sessionId, params.method);
+      // Not logged here: one tool call is many CDP commands; the panel's log is the daemon's log of tool calls.
       const target = params.child ? { tabId: params.tabId, sessionId: params.child } : { tabId: params.tabId };
       return (await chrome.debugger.sendCommand(target, params.method, params.params)) || {};
     }

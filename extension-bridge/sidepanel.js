@@ -2,6 +2,7 @@
 
 const $ = (id) => document.getElementById(id);
 const ask = (message) => chrome.runtime.sendMessage(message);
+const LOG_SHOWN = 100;
 const LABELS = { connected: "Connected to browserd", connecting: "Connecting…", disconnected: "Not connected", unpaired: "Not paired", refused: "Refused" };
 
 $("pair-form").addEventListener("submit", async (event) => {
@@ -24,12 +25,16 @@ function render(state, error = "") {
   $("detail").textContent = error || state.detail || "";
   $("pairing").hidden = state.status === "connected";
   renderSessions(state);
+  // The sessions' tool calls (the daemon's log: tool, target, outcome, never a value) among this Chrome's events.
+  const calls = (state.daemon.log || []).map((call) => ({
+    at: call.at,
+    sessionId: call.sessionId,
+    action: `${call.tool}${call.target ? " " + call.target : ""}${call.outcome === "ok" ? "" : " → " + call.outcome}`,
+    className: "call",
+  }));
+  const entries = [...state.log, ...calls].sort((a, b) => a.at - b.at).slice(-LOG_SHOWN);
   $("log").replaceChildren(
-    ...state.log.map((entry) => {
-      const item = document.createElement("li");
-      item.textContent = `${new Date(entry.at).toLocaleTimeString()} ${entry.sessionId || ""} ${entry.action}`;
-      return item;
-    }),
+    ...entries.map((entry) => element("li", entry.className || "", `${new Date(entry.at).toLocaleTimeString()} ${entry.sessionId || ""} ${entry.action}`)),
   );
 }
 
@@ -44,6 +49,8 @@ function renderSessions(state) {
     item.dataset.trustLevel = session.trustLevel;
     const ownRuns = runs.runs.filter((run) => run.sessionId === session.sessionId);
     const windows = state.sessions.filter((window) => ownerOf(window.sessionId) === session);
+    const last = session.lastCall;
+    if (last) item.append(element("span", "last-call", ` · last: ${last.tool}${last.target ? " " + last.target : ""}`));
     item.append(list("runs", ownRuns.map(runItem)), list("windows", windows.map(windowItem)));
     return item;
   });

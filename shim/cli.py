@@ -115,9 +115,11 @@ def status(as_json: bool) -> None:
             expires = session.get("expiresAt")
             left = f", closes in {max(0, expires / 1000 - time.time()):.0f} s unless used" if expires else ""
             kept = f"  kept{left}"
+        last = session.get("lastCall")
+        called = f"  last: {last['tool']} {last.get('target') or ''}".rstrip() if last else ""
         click.echo(
             f"  {session['sessionId']}  {session['client']}  {session['trustLevel']}  {len(session['tabs'])} tab(s)"
-            f"{kept}"
+            f"{kept}{called}"
         )
         for tab in session["tabs"]:
             click.echo(f"    {tab['tabId']}  {tab['url']}")

@@ -22,6 +22,7 @@ from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.sessions.backends.base import Backend
 from browserd.daemon.sessions.backends.cdp import CdpAttach
 from browserd.daemon.sessions.backends.own import OwnChromium
+from browserd.daemon.sessions.calls import CallLog
 from browserd.daemon.sessions.downloads import Downloads
 from browserd.daemon.sessions.page_scripts import WINDOW_SCRIPT
 from browserd.daemon.sessions.records import Dialogs
@@ -64,6 +65,8 @@ class Session:
     guards: Guards
     windows: dict[str, Window] = field(default_factory=dict)
     dialogs: Dialogs = field(default_factory=Dialogs)
+    # Its recent tool calls, without values: what `browserd status` and the side panel show it did.
+    calls: CallLog = field(default_factory=CallLog)
     downloads: Downloads = field(init=False)
     # What this session may do (scripts, profiles, URLs...): every tool and run asks it.
     trust: TrustPolicy = field(init=False)

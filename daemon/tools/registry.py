@@ -7,6 +7,7 @@ the same Struct validates every call, so schema and validation cannot disagree.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
 
-from browserd.daemon.errors import InvalidParameter, UnknownTool
+from browserd.daemon.errors import BrowserdError, InvalidParameter, UnknownTool
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.departures import departures_explained
 from browserd.daemon.tools.response import Response
@@ -122,9 +123,22 @@ class Tool(Generic[P]):
         )
 
     async def run(self, ctx: ToolContext, params: P, response: Response) -> None:
-        """The handler, with a tab that went back to its user reported as that (tools/departures.py)."""
-        with departures_explained(ctx.session):
-            await self.handler(ctx, params, response)
+        """The handler, with a tab that went back to its user reported as that (tools/departures.py); the
+        call goes in the session's log (sessions/calls.py) however it ends."""
+        started = time.time()
+        error_code: str | None = "CANCELLED"
+        try:
+            with departures_explained(ctx.session):
+                await self.handler(ctx, params, response)
+            error_code = None
+        except BrowserdError as exc:
+            error_code = exc.code
+            raise
+        except Exception:
+            error_code = BrowserdError.code
+            raise
+        finally:
+            ctx.session.calls.add(self.name, params, started, error_code)
 
     def parse(self, arguments: dict[str, Any]) -> P:
         try:

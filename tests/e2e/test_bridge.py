@@ -155,9 +155,17 @@ async def test_the_side_panel_shows_sessions_and_runs_as_browserd_status_does_an
         session = panel.locator(".session")
         await session.wait_for(timeout=10_000)
         assert "never-shown" not in await panel.inner_text("body")
-        assert "Runtime" in await panel.inner_text("#log") or "Input." in await panel.inner_text("#log")
+        # The log lists the session's tool calls with their targets (not the CDP commands they took).
+        with anyio.fail_after(10):
+            while "browser_click h1" not in (log := await panel.inner_text("#log")):
+                await anyio.sleep(0.1)
+        assert "browser_fill #password" in log and "browser_fill #fullname" in log, log
+        assert "Runtime." not in log and "Input." not in log, log
 
         [mine] = [s for s in status["sessions"] if s["trustLevel"] == "local"]  # the runner's has gone
+        mine_id = mine["sessionId"]
+        mine_shown = panel.locator(f'.daemon-session[data-session-id="{mine_id}"]')
+        assert "last: browser_click h1" in await mine_shown.inner_text(), "the session's last call"
         assert (await session.get_attribute("data-session-id") or "").startswith(f"{mine['sessionId']}-")
         assert "1 tab(s)" in await session.inner_text()
         await session.locator("button.stop").click()
