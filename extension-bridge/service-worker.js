@@ -188,8 +188,27 @@ function record(sessionId, action) {
   if (state.log.length > LOG_SIZE) state.log.shift();
 }
 
+// Daemon sessions the user revoked in the side panel: their windows ended and no new one opens here. Kept in
+// storage.session, so a suspended worker still refuses them, until the user allows them again or Chrome restarts.
+async function revokedSessions() {
+  return (await chrome.storage.session.get("revoked")).revoked || [];
+}
+
+async function setRevoked(daemonSessionId, revoked) {
+  const others = (await revokedSessions()).filter((id) => id !== daemonSessionId);
+  await chrome.storage.session.set({ revoked: revoked ? [...others, daemonSessionId] : others });
+  if (!revoked) return;
+  for (const sessionId of [...state.sessions.keys()]) {
+    if (sessionId.startsWith(`${daemonSessionId}-`)) await endSession(sessionId, true);
+  }
+}
+
 async function handle(action, params) {
   if (action === "session.start") {
+    const owner = params.sessionId.slice(0, params.sessionId.lastIndexOf("-"));
+    if ((await revokedSessions()).includes(owner)) {
+      throw new Refusal("the user revoked this session's access to their Chrome", "REVOKED", "Use a window of the daemon's own browser (kind 'playwright'); the user can allow this session again in the side panel.");
+    }
     state.sessions.set(params.sessionId, { client: params.client, tabs: new Set(), groupId: null, lastAction: "", startedAt: Date.now() });
     record(params.sessionId, "session started");
     const version = (navigator.userAgent.match(/Chrome\/([\d.]+)/) || [])[1] || "0";
@@ -348,6 +367,10 @@ chrome.runtime.onMessage.addListener((message, _sender, reply) => {
       await endSession(message.sessionId, true);
       return snapshot();
     }
+    if (message.type === "revoke" || message.type === "allow") {
+      await setRevoked(message.sessionId, message.type === "revoke");
+      return snapshot();
+    }
     if (message.type === "share") return await share(message.sessionId, message.windowId);
     return { ok: false, error: `unknown message ${message.type}` };
   })().then(reply, (error) => reply({ ok: false, error: String(error.message || error) }));
@@ -382,7 +405,7 @@ chrome.webNavigation.onCreatedNavigationTarget.addListener(({ sourceTabId, tabId
   if (session && !session.tabs.has(tabId)) join(sessionId, session, tabId, "tab opened by a session page");
 });
 
-function snapshot() {
+async function snapshot() {
   return {
     ok: true,
     extensionId: EXTENSION_ID,
@@ -397,6 +420,7 @@ function snapshot() {
     })),
     log: state.log.slice(-50),
     daemon: state.daemon,
+    revoked: await revokedSessions(),
   };
 }
 

@@ -51,6 +51,11 @@ function renderSessions(state) {
     const windows = state.sessions.filter((window) => ownerOf(window.sessionId) === session);
     const last = session.lastCall;
     if (last) item.append(element("span", "last-call", ` · last: ${last.tool}${last.target ? " " + last.target : ""}`));
+    // Revoke: the session's windows here end and it may open no other in this Chrome until allowed again.
+    const revoked = state.revoked.includes(session.sessionId);
+    const access = button(revoked ? "Allow" : "Revoke", () => ask({ type: revoked ? "allow" : "revoke", sessionId: session.sessionId }));
+    access.className = revoked ? "allow" : "revoke";
+    item.append(access);
     item.append(list("runs", ownRuns.map(runItem)), list("windows", windows.map(windowItem)));
     return item;
   });

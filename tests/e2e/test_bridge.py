@@ -36,6 +36,10 @@ async def _extension_page(client: Any, url: str) -> None:
     ok(await client.call_tool("browser_open", {"url": url, "snapshot": "none"}))
 
 
+async def _windows(client: Any) -> list[dict[str, Any]]:
+    return ok(await client.call_tool("browser_windows", {})).structured_content["windows"]  # type: ignore[no-any-return]
+
+
 async def test_the_side_panel_pairs_once_and_the_key_is_kept_on_both_sides(
     bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome
 ) -> None:
@@ -172,13 +176,42 @@ async def test_the_side_panel_shows_sessions_and_runs_as_browserd_status_does_an
         await panel.locator(".session").wait_for(state="detached", timeout=10_000)
 
         async def extension_windows() -> list[Any]:
-            listed = ok(await client.call_tool("browser_windows", {})).structured_content["windows"]
-            return [w for w in listed if w["kind"] == "extension"]
+            return [w for w in await _windows(client) if w["kind"] == "extension"]
 
         with anyio.move_on_after(15):
             while await extension_windows():
                 await anyio.sleep(0.1)  # polling, with the deadline above
         assert not await extension_windows(), "stopping in the side panel left the window open"
+        await browser.close()
+
+
+async def test_revoking_a_session_in_the_side_panel_ends_its_windows_and_refuses_new_ones_until_allowed(
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
+) -> None:
+    async with mcp_client(bridge_home, args=DEVTOOLS) as client, async_playwright() as playwright:
+        await _extension_page(client, f"{site}/help.html?revoke")
+        browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
+        revoke = panel.locator(".daemon-session button.revoke")
+        await revoke.wait_for(timeout=10_000)
+        await revoke.click()
+        await panel.locator(".daemon-session button.allow").wait_for(timeout=10_000)
+        assert await panel.locator(".session").count() == 0, "the session's window in this Chrome stayed"
+        with anyio.fail_after(15):
+            while any(w["kind"] == "extension" for w in await _windows(client)):
+                await anyio.sleep(0.1)
+
+        refused = failed(
+            await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}), "EXECUTION_ERROR"
+        )
+        assert "revoked" in refused["error"] and "side panel" in refused["recoverHint"], refused
+        # The daemon and the session go on: its own browser still serves it.
+        ok(await client.call_tool("browser_windows", {"action": "new", "kind": "playwright"}))
+        ok(await client.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
+
+        await panel.locator(".daemon-session button.allow").click()
+        await revoke.wait_for(timeout=10_000)
+        await _extension_page(client, f"{site}/help.html?allowed-again")
+        assert f"{site}/help.html?allowed-again" in chrome.page_urls()
         await browser.close()
 
 
