@@ -42,15 +42,19 @@ async def drag(
     await page.mouse.down()
     toward = (down or right or 1) * START_MOVE_PX
     await page.mouse.move(start[0] + (toward if right else 0), start[1] + (toward if not right else 0), steps=2)
+    scrolled = False
     if not _in_window(end, page.viewport_size):
         # A target beyond the window (a far column, the bottom of a long list) is scrolled to with the item
         # held, as a person wheels during a drag: the page scrolls, the drag goes on, from its new place.
         await target.scroll_into_view_if_needed(timeout=timeout_ms)
-        end_box = await _box(target, timeout_ms)
-        end = _centre(end_box)
+        end_box, before = await _box(target, timeout_ms), end_box
+        end, scrolled = _centre(end_box), end_box != before
     if len(way) >= 2:
-        for point in _persons_way(start, end_box, way):
-            await page.mouse.move(*point, steps=2)
+        moves = _persons_way(start, end_box, way)
+        # After a scroll the way's start lies where the press was before it, out of the window now: only
+        # where it ends still holds.
+        for point in moves[-1:] if scrolled else moves:
+            await page.mouse.move(*point, steps=STEPS if scrolled else 2)
             end = point
     else:
         # A quarter of the target's size beyond its middle: the half a sortable list reads as "its place".

@@ -245,3 +245,28 @@ async def test_a_persons_drags_html5_and_pointer_sortables_become_drag_steps_tha
         assert run.structured_content["status"] == "succeeded", json.dumps(run.structured_content)[:1500]
         replayed = (await _answer(client, "browser_get", lists, answers)).structured_content["value"]
         assert replayed == recorded
+
+
+async def test_a_persons_drag_onto_a_drop_zone_replays_as_the_same_drop(
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
+) -> None:
+    url = f"{site}/drag.html"
+    status = {"target": "#status", "what": "text"}
+    answers: list[str] = []
+    async with mcp_client(bridge_home, args=TOOLS) as client:
+        await _answer(client, "browser_windows", {"action": "new", "kind": "extension"}, answers)
+        await _answer(client, "browser_open", {"url": url, "snapshot": "none"}, answers)
+        await _answer(client, "flow_record_start", {"name": "Drop"}, answers)
+        async with _persons_tab(chrome.endpoint, url) as person:
+            await person.click("#item")  # pressed and released in place: a click, not a drag
+            await _drag(person, "#item", "#zone", below=False)
+            await person.wait_for_function("document.getElementById('status').textContent === 'dropped: item'")
+            stopped = await _answer(client, "flow_record_stop", {}, answers)
+        flow = stopped.structured_content["flow"]
+        assert _steps(flow) == [("click", "Drag me"), ("drag", "Drag me")]
+        assert flow["steps"][1]["end"]["fingerprint"]["name"] == "Drop zone"
+        await _answer(client, "browser_open", {"url": url, "snapshot": "none"}, answers)
+        assert (await _answer(client, "browser_get", status, answers)).structured_content["value"] == ""
+        run = await _answer(client, "flow_run", {"flowId": stopped.structured_content["flowId"]}, answers)
+        assert run.structured_content["status"] == "succeeded", json.dumps(run.structured_content)[:1500]
+        assert (await _answer(client, "browser_get", status, answers)).structured_content["value"] == "dropped: item"
