@@ -226,16 +226,16 @@ async def test_a_persons_drags_html5_and_pointer_sortables_become_drag_steps_tha
         async with _persons_tab(chrome.endpoint, url) as person:
             await _drag(person, "#html5 li >> text=Alpha task", "#html5 li >> text=Charlie task", below=True)
             await person.wait_for_function("document.getElementById('status').textContent.startsWith('html5:')")
-            await _drag(person, "#pointer li >> text=Song one", "#pointer li >> text=Song three", below=True)
+            await _drag(person, "#pointer li >> text=Song four", "#pointer li >> text=Song two", below=False)
             await person.wait_for_function("document.getElementById('status').textContent.startsWith('pointer:')")
-            await person.click("#pointer li >> text=Song four")  # a plain click stays a click
+            await person.click("#pointer li >> text=Song one")  # a plain click stays a click
             stopped = await _answer(client, "flow_record_stop", {}, answers)
             recorded = (await _answer(client, "browser_get", lists, answers)).structured_content["value"]
         assert "Bravo task Charlie task Alpha task Delta task" in " ".join(recorded.split())
-        assert "Song two Song three Song one Song four" in " ".join(recorded.split())
+        assert "Song one Song four Song two Song three" in " ".join(recorded.split())
         flow = stopped.structured_content["flow"]
-        assert _steps(flow) == [("drag", "Alpha task"), ("drag", "Song one"), ("click", "Song four")]
-        for step, drop in zip(flow["steps"][:2], ("Charlie task", "Song three"), strict=True):
+        assert _steps(flow) == [("drag", "Alpha task"), ("drag", "Song four"), ("click", "Song one")]
+        for step, drop in zip(flow["steps"][:2], ("Charlie task", "Song two"), strict=True):
             assert step["end"]["fingerprint"]["name"] == drop
             assert len(step["path"]) >= 2 and all(len(point) == 3 for point in step["path"])
 
