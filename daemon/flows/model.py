@@ -91,6 +91,10 @@ class Step(_Struct):
     keys: str | None = None
     url: str | None = None
     end: TargetLocator | None = None  # drag's drop target
+    # drag: the pointer's way as a person dragged, sampled at most every 50 ms: [x, y, ms] in CSS px from the
+    # drop target's centre and ms from the press; the first point is the press, the last the release. Absent
+    # for the session's own browser_drag (centre to centre).
+    path: list[list[int]] | None = None
     delta: list[int] | None = None  # scroll by [dx, dy] when there is no target
     wait_text: str | None = None
     timeout_ms: int | None = None

@@ -11,6 +11,12 @@ CAPTURE_JS as the session's own recorded actions, and reports through one bindin
   person leaves the field, presses a recorded key, or acts elsewhere. `v` only for a non-sensitive
   field when the daemon keeps such values (D-48); a sensitive field's value never leaves the page.
 - `select` {t, labels}, `check` / `uncheck` {t}.
+- `drag` {t, e, p}: a drag and drop, HTML5 (dragstart .. drop) or with pointer events (pressed, moved past
+  5 px, released over another element, as sortables built on pointer events see it). `t` is the source as
+  pressed, `e` the element the pointer last came over other than the source and its own containers
+  (described then, before the page reacted to it, so a sortable that moves the source under the pointer
+  does not hide it), `p` the pointer's way sampled at most every 50 ms: [x, y, ms] from `e`'s centre. The
+  click a pointer drag ends with is not reported.
 - `key` {keys, t?}: Enter, Escape and Tab in fields; any key or combination elsewhere.
 - `scroll` {b, t?, d}: a person's wheel or touch scrolling of the page (no t) or of an element,
   sampled at most every 200 ms and 120 px, plus the rest when the scrolling stops.
@@ -48,6 +54,7 @@ const frame = framePath();
 if (frame === null) return;  // a cross-origin frame: not recorded (D-47)
 let options = OPTIONS, on = true, seq = 0, burst = null, filled = null, down = null;
 let scroll = null, scrollTimer = 0, intent = -1e9;
+let press = null, drag = null, dragged = false;
 const send = (msg) => {
   const binding = globalThis[options.binding];
   if (on && typeof binding === 'function') binding(JSON.stringify({ ...msg, f: frame }));
@@ -125,9 +132,82 @@ listen('pointerdown', (e) => {
   const el = actionable(origin(e));
   if (burst && burst.el !== el) flushFill();
   down = el && !changeOnly(el) ? { el, t: describe(el) } : null;
+  drag = null; dragged = false;
+  press = el && e.isPrimary && e.button === 0
+    ? { el, t: down && down.t, x: e.clientX, y: e.clientY, at: performance.now() } : null;
 });
+
+// -- drags -------------------------------------------------------------------------------------------
+const DRAG_PX = 5, SAMPLE_MS = 50, MAX_POINTS = 600;
+// Where a drag at (x, y) would land: the topmost element that is neither the source (nor inside it) nor
+// one of the source's own containers (a list the source sits in is not somewhere else).
+const landing = (x, y, source) => {
+  for (const el of document.elementsFromPoint(x, y)) {
+    if (source.contains(el)) continue;
+    if (el.contains(source)) return null;
+    const act = actionable(el);
+    return act.contains(source) ? el : act;
+  }
+  return null;
+};
+const sample = (x, y, last) => {
+  const now = performance.now();
+  if (!last && (now - drag.sampled < SAMPLE_MS || drag.points.length >= MAX_POINTS)) return;
+  drag.sampled = now;
+  drag.points.push([x, y, Math.round(now - drag.at)]);
+};
+const dragTo = (x, y, last = false) => {
+  const el = landing(x, y, drag.el);
+  if (el && el !== drag.over) {
+    // Described now, before the page reacts to the pointer coming over it.
+    const box = el.getBoundingClientRect();
+    drag.over = { el, t: describe(el), centre: [box.left + box.width / 2, box.top + box.height / 2] };
+  }
+  sample(x, y, last);
+};
+const startDrag = (el, html5) => {
+  flush();
+  const t = press && press.el === el && press.t ? press.t : describe(el);
+  const from = press || { x: 0, y: 0, at: performance.now() };
+  drag = { el, t, html5, at: from.at, sampled: -1e9, points: [], over: null };
+  if (press) sample(press.x, press.y, true);
+};
+const endDrag = (x, y) => {
+  if (x !== undefined) dragTo(x, y, true);
+  const d = drag; drag = null; press = null; down = null;
+  if (!d.over || !d.t || !d.over.t) return;
+  dragged = true;
+  const [cx, cy] = d.over.centre;
+  const p = d.points.map(([px, py, ms]) => [Math.round(px - cx), Math.round(py - cy), ms]);
+  send({ k: 'drag', t: d.t, e: d.over.t, p });
+};
+listen('pointermove', (e) => {
+  if (!press || (drag && drag.html5) || !e.isPrimary) return;
+  if (!(e.buttons & 1)) { press = null; drag = null; return; }
+  if (!drag) {
+    if (Math.hypot(e.clientX - press.x, e.clientY - press.y) < DRAG_PX) return;
+    startDrag(press.el, false);
+  }
+  dragTo(e.clientX, e.clientY);
+}, true);
+listen('pointerup', (e) => {
+  if (drag && !drag.html5 && e.isPrimary) endDrag(e.clientX, e.clientY);
+  press = null;
+});
+listen('pointercancel', () => { if (drag && !drag.html5) drag = null; press = null; });
+listen('dragstart', (e) => {
+  const el = origin(e);
+  if (el) startDrag(el, true);
+});
+listen('dragover', (e) => { if (drag && drag.html5) dragTo(e.clientX, e.clientY); });
+listen('drop', (e) => { if (drag && drag.html5) endDrag(e.clientX, e.clientY); });
+// A drop the page did not accept still ends the drag where the pointer last was (a sortable that moved
+// the source on dragover has already done its work).
+listen('dragend', () => { if (drag && drag.html5) endDrag(); });
+
 const clicked = (kind) => (e) => {
   if (e.detail === 0) return;  // a keyboard's or script's activation: the key is the step
+  if (dragged) return;  // the click that ends a pointer drag: the drag is the step
   const el = actionable(origin(e));
   if (!el || changeOnly(el)) return;
   if (burst && burst.el !== el) flushFill();
@@ -180,7 +260,7 @@ window.addEventListener('pagehide', () => flush(), true);
 globalThis.__browserdPersonRecorder = {
   // Recording stops: what is still pending is reported, then nothing more.
   stop: () => { flush(); on = false; },
-  resume: (next) => { options = next; burst = null; down = null; scroll = null; on = true; },
+  resume: (next) => { options = next; burst = null; down = null; scroll = null; press = null; drag = null; on = true; },
 };
 })()"""
 

@@ -211,6 +211,12 @@ class Recorder:
             value = event.get("v")
             captured = described(event["t"], frame)
             self.commit(self._fill(self._id(), captured, value if isinstance(value, str) else None), url_before)
+        elif kind == "drag":
+            if not event.get("e"):
+                return
+            end = described(event["e"], frame).locator
+            path = [[int(n) for n in point[:3]] for point in event.get("p") or [] if len(point) >= 3]
+            step = Step(id=self._id(), type="drag", target=target, end=end, path=path or None)
         elif kind == "select":
             choice = msgspec.json.encode({"labels": [str(label) for label in event.get("labels") or []]}).decode()
             step = Step(id=self._id(), type="select", target=target, value=choice)

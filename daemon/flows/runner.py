@@ -34,6 +34,7 @@ from browserd.daemon.errors import (
 from browserd.daemon.flows.model import Retry, Step, StepReport, TargetLocator
 from browserd.daemon.flows.page_js import RESOLVE_ELEMENT_JS, RESOLVED_JS
 from browserd.daemon.flows.templating import render
+from browserd.daemon.sessions.dragging import drag
 from browserd.daemon.sessions.navigation import HistoryMove, move_in_history
 from browserd.daemon.sessions.settle import settle_tab
 from browserd.daemon.sessions.tab import Tab
@@ -270,7 +271,10 @@ class Runner:
             for key in (step.keys or "").split():
                 await target.press(key, timeout=timeout)
         elif kind == "drag":
-            await self._drag(target, resolved["end"].element)
+            end = resolved["end"].element
+            if end is None:
+                raise ElementNotFound("the drag's drop target is not on the page")
+            await drag(self.tab.page, target, end, timeout, step.path or ())
         elif kind == "extract":
             what = step.value or "text"
             if what == "value":
@@ -280,17 +284,6 @@ class Runner:
             else:
                 read = await target.inner_text()
             self.outputs[step.id] = {what.split(":", 1)[0]: read}
-
-    async def _drag(self, source: ElementHandle, end: ElementHandle | None) -> None:
-        page = self.tab.page
-        await source.scroll_into_view_if_needed()
-        start, stop = await source.bounding_box(), await end.bounding_box() if end is not None else None
-        if start is None or stop is None:
-            raise ElementNotFound("the drag's source or drop target has no box on the page")
-        await page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
-        await page.mouse.down()
-        await page.mouse.move(stop["x"] + stop["width"] / 2, stop["y"] + stop["height"] / 2, steps=5)
-        await page.mouse.up()
 
     async def navigate_in(self, tab: Tab, url: str, timeout: float) -> None:
         page = tab.page

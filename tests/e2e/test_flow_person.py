@@ -198,3 +198,75 @@ async def test_a_persons_input_is_recorded_on_cdp_attach_too(
         flow = stopped.structured_content["flow"]
         assert _steps(flow) == [("click", "Frame input"), ("fill", "Frame input")]
         assert flow["steps"][1]["target"]["frame"] == ["iframe:nth-of-type(1)"]
+
+
+async def _drag(person: Page, source: str, drop: str, below: bool) -> None:
+    """A person's drag with the mouse: press on the source, move in small steps, release on the drop target's
+    lower (or upper) part."""
+    # The window may be short: the source in its middle, the nearby drop target in view too.
+    await person.locator(source).evaluate("el => el.scrollIntoView({block: 'center'})")
+    start, end = await person.locator(source).bounding_box(), await person.locator(drop).bounding_box()
+    assert start is not None and end is not None
+    await person.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
+    await person.mouse.down()
+    await person.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] * (0.8 if below else 0.2), steps=12)
+    await person.mouse.up()
+
+
+async def test_a_persons_drags_html5_and_pointer_sortables_become_drag_steps_that_replay_the_same_order(
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
+) -> None:
+    url = f"{site}/w-sortable.html"
+    lists = {"target": "main", "what": "text"}
+    answers: list[str] = []
+    async with mcp_client(bridge_home, args=TOOLS) as client:
+        await _answer(client, "browser_windows", {"action": "new", "kind": "extension"}, answers)
+        await _answer(client, "browser_open", {"url": url, "snapshot": "none"}, answers)
+        await _answer(client, "flow_record_start", {"name": "Reorder"}, answers)
+        async with _persons_tab(chrome.endpoint, url) as person:
+            await _drag(person, "#html5 li >> text=Alpha task", "#html5 li >> text=Charlie task", below=True)
+            await person.wait_for_function("document.getElementById('status').textContent.startsWith('html5:')")
+            await _drag(person, "#pointer li >> text=Song four", "#pointer li >> text=Song two", below=False)
+            await person.wait_for_function("document.getElementById('status').textContent.startsWith('pointer:')")
+            await person.click("#pointer li >> text=Song one")  # a plain click stays a click
+            stopped = await _answer(client, "flow_record_stop", {}, answers)
+            recorded = (await _answer(client, "browser_get", lists, answers)).structured_content["value"]
+        assert "Bravo task Charlie task Alpha task Delta task" in " ".join(recorded.split())
+        assert "Song one Song four Song two Song three" in " ".join(recorded.split())
+        flow = stopped.structured_content["flow"]
+        assert _steps(flow) == [("drag", "Alpha task"), ("drag", "Song four"), ("click", "Song one")]
+        for step, drop in zip(flow["steps"][:2], ("Charlie task", "Song two"), strict=True):
+            assert step["end"]["fingerprint"]["name"] == drop
+            assert len(step["path"]) >= 2 and all(len(point) == 3 for point in step["path"])
+
+        # Replayed on the page as it loads afresh, the lists end in the same order the person left them.
+        await _answer(client, "browser_open", {"url": url, "snapshot": "none"}, answers)
+        run = await _answer(client, "flow_run", {"flowId": stopped.structured_content["flowId"]}, answers)
+        assert run.structured_content["status"] == "succeeded", json.dumps(run.structured_content)[:1500]
+        replayed = (await _answer(client, "browser_get", lists, answers)).structured_content["value"]
+        assert replayed == recorded
+
+
+async def test_a_persons_drag_onto_a_drop_zone_replays_as_the_same_drop(
+    bridge_home: BrowserdHome, chrome: bridge_chrome.UserChrome, site: str
+) -> None:
+    url = f"{site}/drag.html"
+    status = {"target": "#status", "what": "text"}
+    answers: list[str] = []
+    async with mcp_client(bridge_home, args=TOOLS) as client:
+        await _answer(client, "browser_windows", {"action": "new", "kind": "extension"}, answers)
+        await _answer(client, "browser_open", {"url": url, "snapshot": "none"}, answers)
+        await _answer(client, "flow_record_start", {"name": "Drop"}, answers)
+        async with _persons_tab(chrome.endpoint, url) as person:
+            await person.click("#item")  # pressed and released in place: a click, not a drag
+            await _drag(person, "#item", "#zone", below=False)
+            await person.wait_for_function("document.getElementById('status').textContent === 'dropped: item'")
+            stopped = await _answer(client, "flow_record_stop", {}, answers)
+        flow = stopped.structured_content["flow"]
+        assert _steps(flow) == [("click", "Drag me"), ("drag", "Drag me")]
+        assert flow["steps"][1]["end"]["fingerprint"]["name"] == "Drop zone"
+        await _answer(client, "browser_open", {"url": url, "snapshot": "none"}, answers)
+        assert (await _answer(client, "browser_get", status, answers)).structured_content["value"] == ""
+        run = await _answer(client, "flow_run", {"flowId": stopped.structured_content["flowId"]}, answers)
+        assert run.structured_content["status"] == "succeeded", json.dumps(run.structured_content)[:1500]
+        assert (await _answer(client, "browser_get", status, answers)).structured_content["value"] == "dropped: item"

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from playwright.async_api import FloatRect
+
 from browserd.daemon.flows.recorder import Recorder
+from browserd.daemon.sessions.dragging import _persons_way
 
 PAGE = "http://127.0.0.1:8000/form.html"
 
@@ -77,3 +80,25 @@ def test_an_event_about_an_element_its_frame_could_not_describe_is_no_step() -> 
     recorder.person({"k": "click", "f": []}, PAGE)
     recorder.person({"k": "fill", "b": 1, "f": []}, PAGE)
     assert recorder.steps == [] and recorder.variables == []
+
+
+def test_a_drag_is_one_step_with_its_drop_target_and_way_and_needs_a_drop_target() -> None:
+    recorder = _recorder()
+    way = [[-4, 80, 0], [-2, 40, 50], [0, 6, 100]]
+    recorder.person({"k": "drag", "t": _target("Song one"), "e": _target("Song three"), "p": way, "f": []}, PAGE)
+    recorder.person({"k": "drag", "t": _target("Song two"), "p": way, "f": []}, PAGE)
+    [step] = recorder.steps
+    assert step.type == "drag" and step.path == way
+    assert step.target is not None and step.target.fingerprint.name == "Song one"
+    assert step.end is not None and step.end.fingerprint.name == "Song three"
+
+
+def test_a_persons_way_starts_at_the_press_and_ends_where_they_released_inside_the_target() -> None:
+    target: FloatRect = {"x": 100, "y": 200, "width": 40, "height": 20}  # centre (120, 210)
+    way = [[0, 100, 0], [5, 50, 50], [3, 4, 100]]
+    moves = _persons_way((130, 300), target, way)
+    assert moves[-1] == (123, 214)  # 3, 4 from the centre, as the person released
+    # The middle point (125, 260) as recorded, moved by half the press's shift (10, -10) from where the person pressed.
+    assert moves[0] == (130, 255)
+    # A release recorded beyond a box that is smaller now still lands inside it.
+    assert _persons_way((0, 0), target, [[0, 0, 0], [90, -90, 40]])[-1] == (139, 201)
