@@ -19,6 +19,7 @@ import math
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager, suppress
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import anyio
 from playwright.async_api import CDPSession, Frame, Page
@@ -92,6 +93,7 @@ class PersonInput:
             return
         self._cdp = None
         self.page.remove_listener("framenavigated", self._navigated)
+        self._warn_of_other_origins()
         with anyio.move_on_after(_DETACH_TIMEOUT_S):
             try:
                 await self._evaluate_in_frames(cdp, STOP_JS)
@@ -107,6 +109,17 @@ class PersonInput:
         # (A closed tab's session is gone with it.)
         with anyio.move_on_after(_DETACH_TIMEOUT_S), suppress(PlaywrightError):
             await cdp.detach()
+
+    def _warn_of_other_origins(self) -> None:
+        """Frames of another origin than their page are not recorded (D-47: the listener cannot name the way
+        to them, and site isolation keeps them in processes of their own): the recording says which."""
+        top = _origin(self.page.url)
+        others = sorted({_origin(frame.url) for frame in self.page.frames[1:]} - {top, "null", ""})
+        if others:
+            self.recorder.warnings.append(
+                f"{self.name}: a person's input inside frames of {', '.join(others)} was not recorded "
+                "(frames of another origin); act there with the browser tools while recording instead"
+            )
 
     @asynccontextmanager
     async def acting(self) -> AsyncIterator[None]:
@@ -223,3 +236,8 @@ class PersonInput:
                 return "history:back" if moved < 0 else "history:forward"
             return url
         return url if transition in _PERSONS_TRANSITIONS else None
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else ""

@@ -121,6 +121,8 @@ class Recorder:
     steps: list[Step] = field(default_factory=list)
     variables: list[VariableDef] = field(default_factory=list)
     start_url: str | None = None
+    # What the recording could not capture, for the person who stops it (never stored with the flow).
+    warnings: list[str] = field(default_factory=list)
 
     def flow(self) -> Flow:
         """What was recorded, as a new flow."""

@@ -88,7 +88,8 @@ class FlowService:
             log.warning("recording: %s cannot report a person's input", tab.id, exc_info=True)
         return listener
 
-    async def stop_recording(self, session_id: str, save: bool) -> Flow:
+    async def stop_recording(self, session_id: str, save: bool) -> tuple[Flow, list[str]]:
+        """The recorded flow, and what the recording could not capture."""
         for listener in self.people.pop(session_id, {}).values():
             await listener.detach()  # what a person did until now is in the recording before it ends
         recorder = self.recorders.pop(session_id, None)
@@ -97,7 +98,7 @@ class FlowService:
         flow = recorder.flow()
         if save:
             await self.store.save(flow)
-        return flow
+        return flow, recorder.warnings
 
     def record_tab(self, session_id: str, kind: StepType, url: str | None) -> None:
         """browser_tabs new/select/close while the session records: an openTab/switchTab/closeTab step."""

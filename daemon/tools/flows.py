@@ -140,9 +140,11 @@ async def flow_record_start(ctx: ToolContext, params: RecordStartParams, respons
 
 @tool("flow_record_stop", "flows", "Stop recording; answers {flowId, flow}.", RecordStopParams)
 async def flow_record_stop(ctx: ToolContext, params: RecordStopParams, response: Response) -> None:
-    flow = await ctx.services.flows.stop_recording(ctx.session.id, params.save)
-    response.data({"flowId": flow.id, "flow": _flow_data(flow)})
+    flow, warnings = await ctx.services.flows.stop_recording(ctx.session.id, params.save)
+    response.data({"flowId": flow.id, "flow": _flow_data(flow), **({"warnings": warnings} if warnings else {})})
     response.text(_summary(flow) + ("" if params.save else "\n(not saved)"))
+    for warning in warnings:
+        response.text(f"Warning: {warning}")
 
 
 @tool("flow_list", "flows", "The stored flows, newest first.", NoParams, read_only=True)

@@ -8,12 +8,19 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import BrowserdHome, own_home
+from tests.conftest import BrowserdHome, own_home, serve_site_on
 from tests.e2e import bridge_chrome
 from tests.e2e.backends import Driver
 
 # A Chromium of the user's, started with a debugging port (CDP attach): for test_cdp_attach and the flow tests.
 from tests.e2e.test_cdp_attach import chromium  # noqa: F401
+
+
+@pytest.fixture(scope="session")
+def other_origin() -> Iterator[str]:
+    """tests/site served again on 127.0.0.2: another origin (and site) than `site`, still loopback only."""
+    with serve_site_on("127.0.0.2") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -486,3 +486,18 @@ async def test_a_chrome_recorder_file_imports_without_its_values_and_replays_ver
         assert answer["status"] == "succeeded", answer
         # The decoy "Sign in" button before the form got nothing: the selectors agreed on the real one.
         assert await log_of(client) == ["input:email", "input:password", "click:signin"]
+
+
+async def test_stopping_a_recording_warns_that_frames_of_another_origin_were_not_recorded(
+    home: BrowserdHome, site: str, other_origin: str
+) -> None:
+    """D-47: a person's input inside a frame of another origin is not recorded; the recording says so."""
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        await call(client, "browser_open", {"url": f"{site}/w-components.html?frame={other_origin}"})
+        await call(client, "flow_record_start", {"name": "pay"})
+        await call(client, "browser_click", {"target": "#span-button", "snapshot": "none"})
+        stopped = await call(client, "flow_record_stop", {"save": False})
+        [warning] = stopped.structured_content["warnings"]
+        assert other_origin in warning and "not recorded" in warning, warning
+        assert f"Warning: {warning}" in text_of(stopped)
+        assert [s["type"] for s in stopped.structured_content["flow"]["steps"]] == ["click"]

@@ -10,12 +10,11 @@ itself reports (its status line), never the daemon's own word for it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.conftest import BrowserdHome, mcp_client, serve_site_on
+from tests.conftest import BrowserdHome, mcp_client
 from tests.e2e.results import text_of
 from tests.e2e.test_actions import fails, ok, ref, status
 
@@ -24,13 +23,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
 QUICK_MS = 2_000
 # browser_evaluate (to put the page in a given scroll position) is in the devtools group.
 DEVTOOLS = ("--tools", "pages,devtools")
-
-
-@pytest.fixture(scope="module")
-def other_origin() -> Iterator[str]:
-    """tests/site served again on 127.0.0.2: another origin (and site) than `site`, still loopback only."""
-    with serve_site_on("127.0.0.2") as url:
-        yield url
 
 
 async def snapshot(client: Any) -> str:
