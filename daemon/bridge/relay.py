@@ -52,6 +52,8 @@ _LEFT_BECAUSE = {
 }
 _CLOSED_BY_SESSION = "closed-by-session"  # Target.closeTarget: the daemon's own doing, no departure to report
 _DEPARTURES_KEPT = 32  # enough for the calls in flight when several tabs go at once
+# How long before a call a tab's departure still explains the call's failure (Playwright's page lags it).
+_DEPARTURE_NOTICE_S = 2.0
 
 
 @dataclass
@@ -303,12 +305,15 @@ class CdpRelay:
                 hint="The extension reconnects by itself within seconds; then open a new window with "
                 "browser_windows {action: 'new', kind: 'extension'} and retry.",
             )
-        left = [(reason, url) for at, reason, url in self._departures if at >= since]
+        # A departure just before the call counts too: Playwright may not have dropped the page yet when the
+        # call starts, so the call still reaches for it and fails the way a crash would.
+        left = [(at, reason, url) for at, reason, url in self._departures if at >= since - _DEPARTURE_NOTICE_S]
         if not left:
             return None
-        reason, url = left[-1]
+        at, reason, url = left[-1]
+        when = "during the call" if at >= since else "just before the call"
         return TabLeftSession(
-            f"the tab ({url}) {_LEFT_BECAUSE.get(reason, _LEFT_BECAUSE['closed'])} during the call",
+            f"the tab ({url}) {_LEFT_BECAUSE.get(reason, _LEFT_BECAUSE['closed'])} {when}",
             url=url,
             reason=reason,
         )
