@@ -36,6 +36,13 @@ async def _answer(client: Any, tool: str, args: dict[str, Any], answers: list[st
     return result
 
 
+async def _record_in_users_chrome(client: Any, url: str, name: str, answers: list[str]) -> None:
+    """A window in the user's Chrome with `url` open, recording into a flow called `name`."""
+    await _answer(client, "browser_windows", {"action": "new", "kind": "extension"}, answers)
+    await _answer(client, "browser_open", {"url": url, "snapshot": "none"}, answers)
+    await _answer(client, "flow_record_start", {"name": name}, answers)
+
+
 @asynccontextmanager
 async def _persons_tab(endpoint: str, url: str) -> AsyncIterator[Page]:
     """The session's tab as the person sees it: the same tab of the user's browser, driven by real input."""
@@ -61,9 +68,7 @@ async def test_a_persons_clicks_typing_choices_and_keys_become_a_flow_that_repla
     url = f"{site}/person-form.html"
     answers: list[str] = []
     async with mcp_client(bridge_home, args=TOOLS) as client:
-        await _answer(client, "browser_windows", {"action": "new", "kind": "extension"}, answers)
-        await _answer(client, "browser_open", {"url": url, "snapshot": "none"}, answers)
-        await _answer(client, "flow_record_start", {"name": "Sign up"}, answers)
+        await _record_in_users_chrome(client, url, "Sign up", answers)
         async with _persons_tab(chrome.endpoint, url) as person:
             await person.click("#name-field")
             await person.keyboard.type("Ann")
@@ -116,9 +121,7 @@ async def test_a_persons_navigations_scrolling_and_shortcuts_are_steps_but_a_lin
     answers: list[str] = []
     start, scrolling = f"{site}/help.html?person", f"{site}/scroll.html"
     async with mcp_client(bridge_home, args=TOOLS) as client:
-        await _answer(client, "browser_windows", {"action": "new", "kind": "extension"}, answers)
-        await _answer(client, "browser_open", {"url": start, "snapshot": "none"}, answers)
-        await _answer(client, "flow_record_start", {"name": "Browse"}, answers)
+        await _record_in_users_chrome(client, start, "Browse", answers)
         async with _persons_tab(chrome.endpoint, start) as person:
             await person.goto(scrolling)  # typed into the address bar
             await person.hover("text=Inner item 1")
@@ -220,9 +223,7 @@ async def test_a_persons_drags_html5_and_pointer_sortables_become_drag_steps_tha
     lists = {"target": "main", "what": "text"}
     answers: list[str] = []
     async with mcp_client(bridge_home, args=TOOLS) as client:
-        await _answer(client, "browser_windows", {"action": "new", "kind": "extension"}, answers)
-        await _answer(client, "browser_open", {"url": url, "snapshot": "none"}, answers)
-        await _answer(client, "flow_record_start", {"name": "Reorder"}, answers)
+        await _record_in_users_chrome(client, url, "Reorder", answers)
         async with _persons_tab(chrome.endpoint, url) as person:
             await _drag(person, "#html5 li >> text=Alpha task", "#html5 li >> text=Charlie task", below=True)
             await person.wait_for_function("document.getElementById('status').textContent.startsWith('html5:')")
@@ -254,9 +255,7 @@ async def test_a_persons_drag_onto_a_drop_zone_replays_as_the_same_drop(
     status = {"target": "#status", "what": "text"}
     answers: list[str] = []
     async with mcp_client(bridge_home, args=TOOLS) as client:
-        await _answer(client, "browser_windows", {"action": "new", "kind": "extension"}, answers)
-        await _answer(client, "browser_open", {"url": url, "snapshot": "none"}, answers)
-        await _answer(client, "flow_record_start", {"name": "Drop"}, answers)
+        await _record_in_users_chrome(client, url, "Drop", answers)
         async with _persons_tab(chrome.endpoint, url) as person:
             await person.click("#item")  # pressed and released in place: a click, not a drag
             await _drag(person, "#item", "#zone", below=False)

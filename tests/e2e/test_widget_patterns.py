@@ -326,35 +326,23 @@ async def test_drag_reorders_html5_and_pointer_event_sortables_both_ways(home: B
     window is scrolled to during the drag."""
     async with mcp_client(home) as client:
         opened = text_of(await ok(client, "browser_open", {"url": f"{site}/w-sortable.html"}))
+
+        async def drag(source: str, target: str) -> None:
+            await ok(client, "browser_drag", {"source": source, "target": target, "snapshot": "none"})
+
         alpha, charlie = ref(opened, "listitem", "Alpha task"), ref(opened, "listitem", "Charlie task")
-        await ok(client, "browser_drag", {"source": alpha, "target": charlie, "snapshot": "none"})
+        await drag(alpha, charlie)
         assert await status(client) == "html5: Bravo task, Charlie task, Alpha task, Delta task"
-        await ok(
-            client,
-            "browser_drag",
-            {
-                "source": ref(opened, "listitem", "Delta task"),
-                "target": ref(opened, "listitem", "Bravo task"),
-                "snapshot": "none",
-            },
-        )
+        await drag(ref(opened, "listitem", "Delta task"), ref(opened, "listitem", "Bravo task"))
         assert await status(client) == "html5: Delta task, Bravo task, Charlie task, Alpha task"
 
         one, three = ref(opened, "button", "Song one"), ref(opened, "button", "Song three")
-        await ok(client, "browser_drag", {"source": one, "target": three, "snapshot": "none"})
+        await drag(one, three)
         assert await status(client) == "pointer: Song two, Song three, Song one, Song four"
-        await ok(
-            client,
-            "browser_drag",
-            {
-                "source": ref(opened, "button", "Song four"),
-                "target": ref(opened, "button", "Song two"),
-                "snapshot": "none",
-            },
-        )
+        await drag(ref(opened, "button", "Song four"), ref(opened, "button", "Song two"))
         assert await status(client) == "pointer: Song four, Song two, Song three, Song one"
 
         # A drop target beyond the window is scrolled to with the card held, as a person wheels mid-drag.
         card, far = ref(opened, "listitem", "Write docs"), ref(opened, "list", "Done")
-        await ok(client, "browser_drag", {"source": card, "target": far, "snapshot": "none"})
+        await drag(card, far)
         assert await status(client) == "done: Ship it, Write docs"
