@@ -30,15 +30,30 @@ sys.exit(0 if find_chromium() else 1)
 PY
 }
 
+# Headless pages run in Chromium's headless shell when there is one (daemon/runtime/chromium.py).
+has_headless_shell() {
+    "$VENV/bin/python" - <<'PY'
+import sys
+from browserd.daemon.runtime.chromium import find_chromium
+found = find_chromium(headless=True)
+sys.exit(0 if found and found.headless_shell else 1)
+PY
+}
+
 if ! has_chromium; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "setup: installing Debian's chromium"
+        echo "setup: installing Debian's chromium and chromium-headless-shell"
         apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-headless-shell >/dev/null
     else
         echo "setup: downloading Playwright's Chromium"
         "$VENV/bin/python" -m playwright install chromium
     fi
     has_chromium || { echo "setup: no Chromium could be installed; see 'browserd doctor'" >&2; exit 1; }
+fi
+if ! has_headless_shell && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: installing Debian's chromium-headless-shell"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null; } ||
+        echo "setup: no headless shell could be installed; headless pages use the full browser" >&2
 fi
 echo "setup: ready ($("$VENV/bin/browserd" version))"

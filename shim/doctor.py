@@ -67,6 +67,9 @@ def check_chromium() -> Check:
     if not version:
         return Check("chromium", "fail", f"{found.path} ({found.source}) does not run `--version`", CHROMIUM_FIX)
     detail = f"{version} at {found.path} (from {found.source})"
+    shell = find_chromium(configured, headless=True)
+    if shell is not None and shell.path != found.path:
+        detail += f"; headless pages run in {shell.path}"
     # find_chromium passes over a configured path it cannot execute; say so, or the user's choice is lost.
     ignored = [
         f"{setting}={value}"

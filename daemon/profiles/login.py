@@ -7,7 +7,6 @@ every few seconds and on exit, and ends on Enter, on the window closing, on Ctrl
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 from collections.abc import Callable
@@ -22,7 +21,7 @@ from browserd.daemon.errors import ExecutionError
 from browserd.daemon.profiles.locks import login_lock
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
 from browserd.daemon.profiles.registry import Profiles
-from browserd.daemon.runtime.chromium import find_chromium
+from browserd.daemon.runtime.chromium import find_chromium, launch_args
 
 EXIT_DONE = 0
 EXIT_TIMED_OUT = 3
@@ -37,15 +36,12 @@ class LoginRequest:
 
 
 async def launch(config: Config, user_data_dir: str, headless: bool) -> tuple[Any, BrowserContext]:
-    found = find_chromium(config.browser.executable)
+    found = find_chromium(config.browser.executable, headless=headless)
     if found is None:
         raise ExecutionError("no Chromium executable found", hint="Run `browserd doctor`.")
-    args = list(config.browser.args)
-    if os.geteuid() == 0 and "--no-sandbox" not in args:
-        args.append("--no-sandbox")
     playwright = await async_playwright().start()
     context = await playwright.chromium.launch_persistent_context(
-        user_data_dir, executable_path=found.path, headless=headless, args=args
+        user_data_dir, executable_path=found.path, headless=headless, args=launch_args(config.browser.args, found)
     )
     return playwright, context
 

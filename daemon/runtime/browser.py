@@ -14,7 +14,7 @@ from playwright.async_api import Browser, BrowserContext, Playwright, async_play
 
 from browserd.daemon.config import BrowserConfig
 from browserd.daemon.errors import ExecutionError
-from browserd.daemon.runtime.chromium import ChromiumFound, chromium_version, find_chromium
+from browserd.daemon.runtime.chromium import ChromiumFound, chromium_version, find_chromium, launch_args
 from browserd.daemon.runtime.procinfo import find_descendant
 
 log = logging.getLogger(__name__)
@@ -74,8 +74,13 @@ class BrowserRuntime:
     @property
     def executable(self) -> ChromiumFound | None:
         if self._found is None:
-            self._found = find_chromium(self._config.executable)
+            self._found = find_chromium(self._config.executable, headless=self._config.headless)
         return self._found
+
+    @property
+    def shows_pdfs(self) -> bool:
+        """Whether the browser shows PDFs in a viewer; a headless shell downloads them instead."""
+        return self.executable is None or not self.executable.headless_shell
 
     async def executable_version(self) -> str:
         if self._version is None:
@@ -161,13 +166,10 @@ class BrowserRuntime:
                 "`browserd doctor` checks the set-up.",
             )
         playwright = await self._driver()
-        args = list(self._config.args)
-        if os.geteuid() == 0 and "--no-sandbox" not in args:
-            args.append("--no-sandbox")  # Chromium refuses to start its sandbox as root.
         options: dict[str, Any] = {
             "executable_path": found.path,
             "headless": self._config.headless,
-            "args": args,
+            "args": launch_args(self._config.args, found),
             "timeout": self._config.launch_timeout_ms,
         }
         if self._config.proxy:

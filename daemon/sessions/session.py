@@ -147,10 +147,11 @@ class Session:
         # A remote session's windows (and any window, once origin lists are set) send their traffic through a guard.
         guard = await self.guards.open(self.trust_level)
         spare = self.take_spare() if warm and guard is None and options == WindowOptions() else None
+        shows_pdfs = self.runtime.shows_pdfs
         backend = (
-            OwnChromium(spare.context, None)
+            OwnChromium(spare.context, None, shows_pdfs)
             if spare is not None
-            else await OwnChromium.open(browser, guard, context_options)
+            else await OwnChromium.open(browser, guard, context_options, shows_pdfs)
         )
         window = await self._window(backend, options, scripted=spare is not None)
         if snapshot is not None:

@@ -193,7 +193,7 @@ class Tab:
 
     def _response(self, response: PageResponse) -> None:
         # Cheapest tests first: this runs for every response of the page.
-        if not response.request.is_navigation_request() or not response.ok:
+        if not self.window.backend.shows_pdfs or not response.request.is_navigation_request() or not response.ok:
             return
         if response.headers.get("content-type", "").split(";")[0].strip().lower() not in PDF_TYPES:
             return

@@ -77,6 +77,7 @@ async def get_runtime_profile(ctx: ToolContext, params: NoParams, response: Resp
             "browser": {
                 "executable": found.path if found else None,
                 "foundBy": found.source if found else None,
+                "headlessShell": found.headless_shell if found else False,
                 "version": await services.runtime.executable_version() or None,
                 "headless": services.config.browser.headless,
                 "running": services.runtime.is_running(),

@@ -1,6 +1,6 @@
 """Where the CPU of 4 clients x 10 navigate+snapshot cycles goes, per Chromium process kind (issue 10).
 
-    .venv/bin/python tests/bench/chromium_cpu.py [--rounds 3] [--arm NAME=JSON_FLAGS ...] [--no-floor]
+    .venv/bin/python tests/bench/chromium_cpu.py [--rounds 3] [--arm NAME=JSON_FLAGS ...] [--no-floor] [--full]
     .venv/bin/python tests/bench/chromium_cpu.py --steps [--rounds 10]
 
 Not part of `make test`. Runs peers.py's 4-client cycle against browserd and, in the same run, a
@@ -13,6 +13,9 @@ processes, and children that exited during the run (their time as the browser pr
 `--arm name='["--flag", ...]'` adds a browserd daemon whose Chromium gets those flags instead of the
 default ones; arms run in alternating rounds (A B A B ...) so load drifts hit each the same, and the
 medians of the rounds are compared with the default arm as a paired ratio.
+
+`--full` adds browserd and the floor on the full Chromium (`find_chromium()`, what a headed launch uses)
+beside the headless shell that headless pages run in when one is installed (daemon/runtime/chromium.py).
 
 `--steps` splits browserd's cost above the floor: one Chromium, one context per arm, each arm loading
 the cycle's pages one after the other with one more of browserd's page-side steps than the arm before
@@ -27,6 +30,10 @@ round trips the rest. Every navigation starts a new renderer (44 for 40 pages), 
 (--renderer-process-limit) leaves the CPU as it is. A trace of the floor puts the browser process's time
 in the window's own compositor frames, navigation and IPC, the renderer's in a new frame, widget and V8
 context per document, style, layout and raster. Rejected flags and why: daemon/config.py.
+
+With `--full`, 3 rounds at load 2 (the headless shell, /usr/bin/chromium-headless-shell 156): the floor
+30.8 pages/s at 62 ms of CPU per page on the shell against 12.3 pages/s at 149 ms on the full browser;
+the shell's browser process spends 14 ms a page where the full one spends 45 (no window compositor).
 """
 
 from __future__ import annotations
@@ -51,11 +58,12 @@ if str(REPO) not in sys.path:
 from playwright.async_api import async_playwright  # noqa: E402
 
 from browserd.daemon.config import BrowserConfig  # noqa: E402
+from browserd.daemon.runtime.chromium import find_chromium  # noqa: E402
 from browserd.daemon.sessions.session import WINDOW_SCRIPT  # noqa: E402
 from browserd.daemon.sessions.settle import GRACE_MS, _action_script  # noqa: E402
 from browserd.daemon.sessions.snapshot import PAGE_FACTS_JS  # noqa: E402
 from tests.bench.common import serve_site, stop_site  # noqa: E402
-from tests.bench.peers import CHROMIUM, CLIENTS, CYCLE_PAGES, CYCLES, browserd_flavor, connect  # noqa: E402
+from tests.bench.peers import CLIENTS, CYCLE_PAGES, CYCLES, browserd_flavor, connect  # noqa: E402
 from tests.conftest import BrowserdHome, make_home  # noqa: E402
 
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
@@ -173,8 +181,18 @@ async def _timed_cycles(
     return CLIENTS * CYCLES / elapsed, spent
 
 
-async def floor_round(playwright: Any, args: list[str], site: str) -> tuple[float, dict[str, float]]:
-    browser = await playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=args)
+def executable(headless: bool) -> str:
+    """What browserd launches: the headless shell for headless pages when one is installed."""
+    found = find_chromium(headless=headless)
+    if found is None:
+        raise SystemExit("no Chromium found; run `browserd doctor`")
+    return found.path
+
+
+async def floor_round(
+    playwright: Any, args: list[str], site: str, executable_path: str
+) -> tuple[float, dict[str, float]]:
+    browser = await playwright.chromium.launch(executable_path=executable_path, headless=True, args=args)
     try:
         pages = [await (await browser.new_context()).new_page() for _ in range(CLIENTS)]
         for page in pages:
@@ -194,7 +212,9 @@ STEPS = ("floor", "+init scripts", "+settle", "+page facts", "+boxes")
 
 
 async def steps(playwright: Any, site: str, rounds: int) -> None:
-    browser = await playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=BrowserConfig().args)
+    browser = await playwright.chromium.launch(
+        executable_path=executable(headless=True), headless=True, args=BrowserConfig().args
+    )
     pages = []
     for number in range(len(STEPS)):
         context = await browser.new_context()
@@ -244,6 +264,7 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--arm", action="append", default=[], help="NAME=JSON list of Chromium flags")
     parser.add_argument("--no-floor", action="store_true")
+    parser.add_argument("--full", action="store_true", help="browserd and the floor on the full Chromium too")
     parser.add_argument("--steps", action="store_true", help="browserd's page-side steps, one by one")
     args = parser.parse_args()
     if args.steps:
@@ -265,6 +286,11 @@ async def main() -> None:
         homes[name] = make_home(idle_exit_s=120)
         if flags is not None:
             homes[name].env["BROWSERD_BROWSER_ARGS"] = json.dumps(flags)
+    floors = {"playwright": executable(headless=True)}
+    if args.full:
+        floors["playwright full"] = executable(headless=False)
+        homes["browserd full"] = make_home(idle_exit_s=120)
+        homes["browserd full"].env["BROWSERD_CHROMIUM"] = floors["playwright full"]
     results: dict[str, list[tuple[float, dict[str, float]]]] = defaultdict(list)
     try:
         async with async_playwright() as playwright:
@@ -272,7 +298,8 @@ async def main() -> None:
                 for name, home in homes.items():
                     results[name].append(await browserd_round(home, site))
                 if not args.no_floor:
-                    results["playwright"].append(await floor_round(playwright, default_args, site))
+                    for name, path in floors.items():
+                        results[name].append(await floor_round(playwright, default_args, site, path))
     finally:
         for home in homes.values():
             home.stop_daemon()

@@ -1,11 +1,12 @@
 """browserd against @playwright/mcp on the same tests/site pages, in one run (issue 10, items 7 and 8).
 
     .venv/bin/python tests/bench/peers.py [--runs 20] [--only browserd|peer] [--peer-dir /tmp/peers] [--answers]
-        [--cycles-only]
+        [--cycles-only] [--peer-chromium /usr/bin/chromium-headless-shell]
 
 Not part of `make test`. Installs the pinned @playwright/mcp with npm into --peer-dir when it is not
-there yet, starts it on /usr/bin/chromium (headless, isolated, no sandbox) and drives both servers with
-the official MCP SDK client over stdio. Prints, for each server, the median and p95 of:
+there yet, starts it on /usr/bin/chromium (headless, isolated, no sandbox; --peer-chromium names another
+executable, such as the headless shell browserd's headless pages run in when it is installed) and drives
+both servers with the official MCP SDK client over stdio. Prints, for each server, the median and p95 of:
 
 1. navigate to an article page and read its snapshot (browserd: browser_open, whose answer holds it; the
    peer writes the snapshot of a navigation to a file, so its agent calls browser_navigate + browser_snapshot);
@@ -52,8 +53,8 @@ from tests.conftest import BROWSERD, BrowserdHome, make_home  # noqa: E402
 
 PEER_PACKAGE = "@playwright/mcp"
 PEER_VERSION = "0.0.83"
-CHROMIUM = "/usr/bin/chromium"
-PEER_ARGS = ["--browser", "chromium", "--executable-path", CHROMIUM, "--headless", "--isolated", "--no-sandbox"]
+PEER_CHROMIUM = "/usr/bin/chromium"
+PEER_ARGS = ["--browser", "chromium", "--headless", "--isolated", "--no-sandbox"]
 CLIENTS = 4
 CYCLES = 10
 CALL_TIMEOUT_S = 60
@@ -112,7 +113,7 @@ def peer_flavor(command: list[str], workspace: Path) -> Flavor:
     )
 
 
-def peer_command(folder: Path) -> list[str]:
+def peer_command(folder: Path, chromium: str) -> list[str]:
     """The pinned @playwright/mcp, installed with npm into `folder` on first use."""
     binary = folder / "node_modules" / ".bin" / "playwright-mcp"
     package = folder / "node_modules" / "@playwright" / "mcp" / "package.json"
@@ -123,7 +124,7 @@ def peer_command(folder: Path) -> list[str]:
             raise SystemExit("npm is needed to install the peer (@playwright/mcp)")
         print(f"installing {PEER_PACKAGE}@{PEER_VERSION} into {folder}", file=sys.stderr)
         subprocess.run([npm, "install", "--prefix", str(folder), f"{PEER_PACKAGE}@{PEER_VERSION}"], check=True)
-    return [str(binary), *PEER_ARGS]
+    return [str(binary), *PEER_ARGS, "--executable-path", chromium]
 
 
 # -- one client ----------------------------------------------------------------------------------
@@ -334,6 +335,7 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--only", choices=["browserd", "peer"], default=None)
     parser.add_argument("--peer-dir", type=Path, default=Path("/tmp/peers"))
+    parser.add_argument("--peer-chromium", default=PEER_CHROMIUM, help="the executable the peer launches")
     parser.add_argument(
         "--answers",
         action="store_true",
@@ -352,7 +354,7 @@ async def main() -> None:
         if args.only in (None, "browserd"):
             flavors.append(browserd_flavor(home))
         if args.only in (None, "peer"):
-            flavors.append(peer_flavor(peer_command(args.peer_dir), home.root / "peer"))
+            flavors.append(peer_flavor(peer_command(args.peer_dir, args.peer_chromium), home.root / "peer"))
         for flavor in flavors:
             flavor.errlog = errlog
             print(f"measuring {flavor.name} ({args.runs} runs)...", file=sys.stderr)
@@ -362,7 +364,8 @@ async def main() -> None:
         errlog.close()
         stop_site(server)
     report(results)
-    print(json.dumps({"runs": args.runs, "peer": f"{PEER_PACKAGE}@{PEER_VERSION}", "results": results}))
+    peer = f"{PEER_PACKAGE}@{PEER_VERSION} on {args.peer_chromium}"
+    print(json.dumps({"runs": args.runs, "peer": peer, "results": results}))
 
 
 if __name__ == "__main__":

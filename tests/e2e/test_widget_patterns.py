@@ -314,7 +314,11 @@ async def test_shadow_roots_handler_elements_and_a_cross_origin_frame(
         await act(client, "browser_check", ref(opened, "checkbox", "Save card"))
         await act(client, "browser_select", ref(opened, "combobox", "Card brand"), labels=["Visa"])
         await act(client, "browser_click", ref(opened, "button", "Pay now"))
-        assert await status(client) == "paid by Ada Lovelace visa save=on from other origin"
+        # The frame tells the page by postMessage, from another process: the page may hear it after the click's
+        # answer (the settle watches the page's own work), so wait for it as an agent would.
+        paid = "paid by Ada Lovelace visa save=on from other origin"
+        await ok(client, "browser_wait", {"text": paid, "snapshot": "none"})
+        assert await status(client) == paid
 
 
 # --- sortable lists ----------------------------------------------------------------------------------------

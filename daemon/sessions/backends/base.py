@@ -40,6 +40,9 @@ class Backend(ABC):
     lacks_because: ClassVar[str] = ""
 
     guard: GuardProxy | None = None
+    # Its browser shows a PDF it navigates to in a viewer (whose page reads as empty) rather than
+    # downloading it: the tab fetches the file again as a download (Tab._response).
+    shows_pdfs: bool = True
 
     @property
     @abstractmethod
