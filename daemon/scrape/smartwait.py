@@ -9,7 +9,11 @@ A scrape navigates to `domcontentloaded` and then waits only while the content i
   (async or injected ones; late-script.html), fetch/XHR requests not yet answered, and timers of at
   most PENDING_TIMER_MS not yet run (late.html adds its paragraph from an 800 ms timer); timers that
   timer callbacks set (polling loops, carousels) and setInterval do not count. A page that keeps
-  such work going anyway is read once its text has stood still for PENDING_PATIENCE_MS.
+  such work going anyway is read once its text has stood still for PENDING_PATIENCE_MS. Timers hold
+  that long only while the main content is thin (under SUBSTANTIAL_TEXT_CHARS of text, scripts' own
+  text left out): next to an article's worth of text, a pending timer is mostly a deferred extra (a
+  push SDK registering after 1 s, ad badges after 2 s on a real news page), so it is waited for only
+  TIMER_PATIENCE_MS. A timer that adds to an already long text after that is not waited for.
 
 It does not wait for `load` or network idle: images, fonts and third-party scripts hold those back and
 add nothing to the text. The counters come from READINESS_JS, an init script of the scrape's context,
@@ -24,6 +28,8 @@ from playwright.async_api import Page
 
 PENDING_TIMER_MS = 2_000
 PENDING_PATIENCE_MS = 1_500
+SUBSTANTIAL_TEXT_CHARS = 2_000
+TIMER_PATIENCE_MS = 250
 # Once the load event's handlers ran, every lifecycle hook a script can wait on has fired: what is
 # left untracked (an animation frame, a posted message, a zero timer's follow-up) lands within a few
 # frames, so the quiet window shrinks to this.
@@ -105,7 +111,8 @@ READINESS_JS = """(() => {
   };
   Object.defineProperty(window, '__browserdReadiness', {
     value: {
-      pending: () => requests + timers.size + loadingScripts(),
+      pending: () => requests + loadingScripts(),
+      timers: () => timers.size,
       intervals: () => intervals.size,
       changedAt: () => changedAt,
       sleep: (ms) => new Promise((r) => realSetTimeout(r, ms)),
@@ -113,12 +120,21 @@ READINESS_JS = """(() => {
   });
 })()""".replace("PENDING_TIMER_MS", str(PENDING_TIMER_MS))
 
-_READY_JS = """async ([quietMs, loadedQuietMs, patienceMs, maxMs, pollMs]) => {
+_READY_JS = """async ([quietMs, loadedQuietMs, patienceMs, maxMs, pollMs, substantialChars, timerPatienceMs]) => {
   const readiness = window.__browserdReadiness;
   const sleep = readiness ? readiness.sleep : (ms) => new Promise((r) => setTimeout(r, ms));
+  const candidate = () => document.querySelector('main, article, [role=main]') || document.body;
   const size = () => {
-    const node = document.querySelector('main, article, [role=main]') || document.body;
+    const node = candidate();
     return node ? node.textContent.length : 0;
+  };
+  // The candidate's text without its scripts' and styles' own: asked only while timers alone are pending.
+  const substantial = () => {
+    const node = candidate();
+    if (!node) return false;
+    let code = 0;
+    for (const part of node.querySelectorAll('script, style, noscript, template')) code += part.textContent.length;
+    return node.textContent.length - code >= substantialChars;
   };
   // When the load event's handlers finished (0: not yet), on performance.now()'s clock.
   const loadEnd = () => {
@@ -137,11 +153,13 @@ _READY_JS = """async ([quietMs, loadedQuietMs, patienceMs, maxMs, pollMs]) => {
     } else {
       const still = now - since;
       const pending = readiness ? readiness.pending() : 0;
+      const timers = readiness ? readiness.timers() : 0;
       const loaded = readiness && !readiness.intervals() ? loadEnd() : 0;
       // Unchanged since the load's handlers ran and no interval running: the short window, from then;
       // changing after the load (content arriving, or a ticker): the whole window from the last change.
       const quiet = loaded && since <= loaded ? now - loaded >= Math.min(quietMs, loadedQuietMs) : still >= quietMs;
-      if (quiet && (pending === 0 || still >= patienceMs)) return true;
+      const timersDone = timers === 0 || (still >= timerPatienceMs && substantial());
+      if (quiet && ((pending === 0 && timersDone) || still >= patienceMs)) return true;
     }
     if (now - start >= maxMs) return false;
     await sleep(pollMs);
@@ -156,7 +174,15 @@ async def smart_wait(page: Page, max_ms: int, quiet_ms: int) -> bool:
     with anyio.move_on_after(max_ms / 1000 + 1):
         for _attempt in range(3):
             try:
-                args = [quiet_ms, LOADED_QUIET_MS, PENDING_PATIENCE_MS, max_ms, POLL_MS]
+                args = [
+                    quiet_ms,
+                    LOADED_QUIET_MS,
+                    PENDING_PATIENCE_MS,
+                    max_ms,
+                    POLL_MS,
+                    SUBSTANTIAL_TEXT_CHARS,
+                    TIMER_PATIENCE_MS,
+                ]
                 return bool(await page.evaluate(_READY_JS, args))
             except PlaywrightError:
                 # The page navigated (a client-side redirect) under the wait: wait on the next document.

@@ -411,7 +411,7 @@ def playwright_floor(urls: list[str], clients: int) -> dict[str, Any]:
 
     from browserd.daemon.runtime.chromium import find_chromium
 
-    found = find_chromium()
+    found = find_chromium(headless=True)  # the executable browserd's headless pages run in
     if found is None:
         raise BenchError("no Chromium for the Playwright floor")
     times: list[float] = []
