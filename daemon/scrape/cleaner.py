@@ -142,6 +142,47 @@ def wrap_loose_text(tree: lxml.html.HtmlElement) -> None:
         parent.extend(rebuilt)
 
 
+# A table laid out like this is page layout, not data: its cells hold blocks (paragraphs, lists, other
+# tables) and one cell holds at least this share of its words, the page's column of text.
+_LAYOUT_CELL_SHARE = 0.5
+_TABLE_PARTS = ("thead", "tbody", "tfoot", "tr", "td", "th")
+
+
+def unwrap_layout_tables(tree: lxml.html.HtmlElement) -> None:
+    """Tables that lay a page out (old pages put the whole page in one, navigation in one cell and the
+    article in another) made the plain containers a reader sees them as: the extractor judges a table as
+    one unit, dropping a layout table with a menu in it together with the article beside the menu, and a
+    kept one renders as a pipe table around the article's text."""
+    layout = [table for table in tree.iter("table") if _is_layout_table(table)]  # judged before any change
+    for table in layout:
+        for part in list(table.iter(*_TABLE_PARTS)):
+            if _table_of(part) is not table:
+                continue  # a part of a table nested inside, judged on its own
+            if part.tag in ("thead", "tbody", "tfoot"):
+                part.drop_tag()
+            else:
+                part.tag = "div"
+        table.tag = "div"
+
+
+def _table_of(part: lxml.html.HtmlElement) -> lxml.html.HtmlElement | None:
+    return next(part.iterancestors("table"), None)
+
+
+def _is_layout_table(table: lxml.html.HtmlElement) -> bool:
+    if (table.get("role") or "").lower() in ("presentation", "none"):
+        return True
+    if table.find(".//caption") is not None or table.find(".//thead") is not None:
+        return False  # a data table's own markup
+    cells = [cell for cell in table.iter("td", "th") if _table_of(cell) is table]
+    if any(cell.tag == "th" for cell in cells):
+        return False
+    if not any(element.tag in _BLOCK_TAGS for cell in cells for element in cell.iterdescendants()):
+        return False  # cells of text and inline elements: rows of data, whatever their length
+    words = len(table.text_content().split())
+    return max((len(cell.text_content().split()) for cell in cells), default=0) >= _LAYOUT_CELL_SHARE * words
+
+
 def _holds_loose_text_beside_blocks(parent: lxml.html.HtmlElement) -> bool:
     blocks = loose = False
     for child in parent:

@@ -2,7 +2,8 @@
 
     extract(html, url)  ->  Extraction(markdown, html, metadata, main_content_found)
 
-parse -> includeTags/excludeTags -> main content (trafilatura, maincontent.py) or the whole cleaned page
+parse -> includeTags/excludeTags -> layout tables made plain containers and loose text paragraphs
+(cleaner.py) -> main content (trafilatura, maincontent.py) or the whole cleaned page
 (cleaner.py) -> the rest of an article split over identical containers and embedded posts put back
 (restore.py) -> boilerplate blocks dropped (boilerplate.py) -> links and headings restored, and headings and
 lists dropped from between kept blocks put back (restore.py) -> links and images absolute -> html2text and a
@@ -75,6 +76,7 @@ def extract(
         # The whole page, or the parts the caller picked: nothing more is for the extractor to judge.
         markdown, out_html = _render(_whole_page(tree, navigation=False, hidden=False), base)
         return Extraction(markdown, out_html, metadata, main_content_found=False)
+    cleaner.unwrap_layout_tables(tree)
     cleaner.wrap_loose_text(tree)
     page_words = len(body_of(tree).text_content().split())
     root = maincontent.main_content(tree, page_words)

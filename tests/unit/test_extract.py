@@ -391,3 +391,40 @@ def test_lists_dropped_between_kept_blocks_come_back_unless_they_lead_away() -> 
     assert "<ol><li>Unplug the charger first</li><li>Then press" in html, html
     assert "Another story entirely" not in text  # links elsewhere
     assert "A picture caption" not in text  # a gallery
+
+
+def _layout_page(article: str) -> str:
+    """An old page laid out in a table: a banner row, a menu (itself a table) in the left cell, the
+    article in the right cell."""
+    menu = "".join(
+        f'<tr><td><a href="/{n}.php"><img src="bubble.gif" alt="{n}"></a></td><td><a href="/{n}.php">{n}</a></td></tr>'
+        for n in ("Home", "About", "Products", "Delivery", "Discounts", "Contact")
+    )
+    return f"""<html><body><table width="750" border="0">
+    <tr><td colspan="2"><a href="/"><img src="top.gif" alt="Boxes and bubbles"></a></td></tr>
+    <tr><td width="115"><table class="nav">{menu}</table></td><td>{article}</td></tr>
+    <tr><td colspan="2">Copyright 2006 <a href="/">Boxes</a></td></tr></table></body></html>"""
+
+
+def test_an_article_in_the_cell_of_a_layout_table_is_extracted_without_the_menu_or_table_markup() -> None:
+    article = "".join(
+        f'<p><b>Delivery note {n}.</b> {_story(n, "Boxed")[3:-4]} See <a href="/d{n}.php">the rates</a>.</p>'
+        for n in range(1, 9)
+    )
+    markdown = extract(_layout_page(article), URL).markdown
+    for n in range(1, 9):
+        assert f"Boxed paragraph {n} tells" in markdown, markdown
+    assert "Discounts" not in markdown and "Contact" not in markdown, markdown
+    assert "|" not in markdown and "---" not in markdown, markdown  # the layout is not rendered as a table
+
+
+def test_a_table_of_rows_whose_cells_hold_paragraphs_stays_a_table() -> None:
+    rows = "".join(
+        f'<tr><td><a href="/scale{n}.htm">Scale {n}</a><p>A platform scale that weighs parcels of up to'
+        f" {n * 50} pounds, with a dial that is easy to read.</p></td><td>{n * 50} lbs</td><td>${n * 99}.95</td></tr>"
+        for n in range(1, 6)
+    )
+    page = f"<html><body><h1>Parcel scales</h1><p>{_story(1, 'Scales')[3:-4]}</p><table>{rows}</table></body></html>"
+    table = [line for line in extract(page, URL).markdown.splitlines() if "|" in line]
+    assert len(table) == 6, table  # five rows and the separator under the first
+    assert "Scale 3" in table[3] and "150 lbs" in table[3] and "$297.95" in table[3], table
