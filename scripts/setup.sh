@@ -33,8 +33,9 @@ PY
 # Headless pages run in Chromium's headless shell when there is one (daemon/runtime/chromium.py).
 has_headless_shell() {
     "$VENV/bin/python" - <<'PY'
-import sys
+import os, sys
 from browserd.daemon.runtime.chromium import find_chromium
+os.environ.pop("BROWSERD_CHROMIUM", None)  # whatever a user names, the shell is for the default choice
 found = find_chromium(headless=True)
 sys.exit(0 if found and found.headless_shell else 1)
 PY
@@ -42,9 +43,9 @@ PY
 
 if ! has_chromium; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "setup: installing Debian's chromium and chromium-headless-shell"
+        echo "setup: installing Debian's chromium"
         apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-headless-shell >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
     else
         echo "setup: downloading Playwright's Chromium"
         "$VENV/bin/python" -m playwright install chromium
