@@ -43,6 +43,10 @@ class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
     # Path of the Chromium executable; empty means discover it (runtime/chromium.py).
     executable: str = ""
     headless: bool = True
+    # Headless pages in Chromium's headless shell when one is installed (runtime/chromium.py): 2.4x less CPU
+    # per page. False keeps the full browser's headless mode, which shows pages the desktop browser's
+    # features (a PDF viewer and its plugins), for sites that treat the shell as a bot.
+    headless_shell: bool = True
     # Chromium flags for a machine that may have no network and no user namespace sandbox. Tried for CPU per
     # page and left out (tests/bench/chromium_cpu.py, issue 10): --disable-threaded-compositing saves a
     # quarter only because no frame is drawn any more (requestAnimationFrame never fires: pages and

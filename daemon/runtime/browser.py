@@ -74,7 +74,9 @@ class BrowserRuntime:
     @property
     def executable(self) -> ChromiumFound | None:
         if self._found is None:
-            self._found = find_chromium(self._config.executable, headless=self._config.headless)
+            self._found = find_chromium(
+                self._config.executable, headless=self._config.headless and self._config.headless_shell
+            )
         return self._found
 
     @property

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from browserd.daemon.config import BrowserConfig
 from browserd.daemon.runtime import chromium as chromium_module
+from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.chromium import accept_languages, find_chromium
 
 
@@ -67,3 +69,12 @@ def test_without_a_headless_shell_headless_pages_use_the_full_browser(installed:
 def test_the_shell_sends_the_accept_language_of_the_users_locale(environ: dict[str, str], expected: str) -> None:
     """A headless shell sends no Accept-Language unless told; many sites treat such a request as a bot's."""
     assert accept_languages(environ) == expected
+
+
+def test_headless_shell_false_keeps_the_full_browser(installed: tuple[str, str]) -> None:
+    full, shell = installed
+    default = BrowserRuntime(BrowserConfig()).executable
+    assert default is not None and default.path == shell and not BrowserRuntime(BrowserConfig()).shows_pdfs
+    runtime = BrowserRuntime(BrowserConfig(headless_shell=False))
+    assert runtime.executable is not None and runtime.executable.path == full
+    assert runtime.shows_pdfs, "the full browser shows PDFs in its viewer"
