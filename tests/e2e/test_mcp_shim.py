@@ -17,6 +17,7 @@ import anyio
 import jsonschema
 import pytest
 
+from browserd.daemon.runtime.chromium import find_chromium
 from tests.conftest import BrowserdHome, Gates, mcp_client, pid_alive, wait_for
 from tests.e2e.results import text_of
 
@@ -39,6 +40,8 @@ async def test_sdk_client_opens_a_page_and_reads_its_heading(home: BrowserdHome,
         assert not profile.is_error
         data = profile.structured_content
         assert data["browser"]["executable"], "the runtime profile names the Chromium it drives"
+        shell = find_chromium(headless=True)
+        assert data["browser"]["headlessShell"] is bool(shell and shell.headless_shell), "headless pages run in it"
         assert data["limits"]["maxConcurrentRuns"] == 5
 
         opened = await client.call_tool("browser_open", {"url": f"{site}/index.html"})
