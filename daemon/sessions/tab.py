@@ -122,6 +122,9 @@ class Tab:
     # which such a script holds, so it is attached before any call runs (arm).
     stopper: CDPSession | None = None
     armed: bool = False
+    # The child frame the current call's target lives in (sessions/targets.py), taken by the settle after
+    # the action, which then covers that frame's work too (sessions/settle.py); None in the main frame.
+    action_frame: Frame | None = None
 
     def __post_init__(self) -> None:
         self.network = NetworkLog(self.window.network_log_size)
