@@ -233,8 +233,9 @@ async def settle_action(
 
 
 async def frame_of(page: Page, locator: Locator, timeout_ms: float) -> Frame | None:
-    """The frame `locator`'s element lives in, for an action about to work there; meanwhile the page is told
-    to take what other windows post to it as that action's doing (TRACKER_JS). None when it cannot tell."""
+    """The frame `locator`'s element lives in, for an action about to work there; meanwhile the page and
+    the frames between are told to take what other windows post them as that action's doing (TRACKER_JS).
+    None when it cannot tell."""
     async with anyio.create_task_group() as group:
         group.start_soon(_quietly, page.main_frame.evaluate(_RELAY_JS, _RELAY_MS))
         try:
@@ -243,6 +244,10 @@ async def frame_of(page: Page, locator: Locator, timeout_ms: float) -> Frame | N
         except PlaywrightError:
             return None
         group.start_soon(_quietly, handle.dispose())
+        between = frame.parent_frame if frame is not None else None
+        while between is not None and between != page.main_frame:
+            group.start_soon(_quietly, between.evaluate(_RELAY_JS, _RELAY_MS))
+            between = between.parent_frame
     return frame
 
 

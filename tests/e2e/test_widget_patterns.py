@@ -338,6 +338,14 @@ async def test_a_click_in_a_cross_origin_frame_answers_with_what_the_frame_told_
                 assert expected in answer, f"click {count}:\n{answer}"
                 assert await status(client) == expected
         assert "verified #9 x1" in await status(client, "#receipt")
+        # The frame loads a new document and that one tells the page: the frame's load is waited for first.
+        answer = text_of(await ok(client, "browser_click", {"target": ref(opened, "button", "Confirm with the bank")}))
+        assert "order by the bank placed" in answer, answer
+
+        # One frame deeper: the widget tells the checkout frame, which fetches and then tells the page.
+        opened = text_of(await ok(client, "browser_open", {"url": f"{site}/w-framenest.html?frame={other_origin}"}))
+        answer = text_of(await ok(client, "browser_click", {"target": ref(opened, "button", "Place verified order")}))
+        assert "checkout says: order #1 x1 verified" in answer, answer
 
 
 # --- sortable lists ----------------------------------------------------------------------------------------
