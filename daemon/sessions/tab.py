@@ -122,8 +122,10 @@ class Tab:
     # which such a script holds, so it is attached before any call runs (arm).
     stopper: CDPSession | None = None
     armed: bool = False
-    # The child frame the current call's target lives in (sessions/targets.py), taken by the settle after
-    # the action, which then covers that frame's work too (sessions/settle.py); None in the main frame.
+    # Whether the current call settles the page after it (an action whose answer shows the page): only
+    # then is the child frame its target lives in worth finding (sessions/targets.py) and kept here for
+    # the settle, which covers that frame's work too (sessions/settle.py); None in the main frame.
+    settles: bool = False
     action_frame: Frame | None = None
 
     def __post_init__(self) -> None:
