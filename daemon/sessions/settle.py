@@ -10,20 +10,24 @@ load the same grace catches a render its scripts queued at the load event; the p
 are over by then and hold no quiet window, a document still being parsed is waited for. A navigation
 the action started (Navigation API `navigate`) is waited for. Timer callbacks that no input started and
 that change the same element again and again (clocks, counters) are "ticking": their changes never hold
-the wait, and the texts of those elements come back so a delta can leave them out.
+the wait, and the texts of those elements come back so a delta can leave them out. An action on an element in a child
+frame settles that frame (and those above it) before the page, and the page counts a message another window
+posts it meanwhile as part of the action: a payment widget's "paid" reaches the answer.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import anyio
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page
+from playwright.async_api import Frame, Locator, Page
 
 if TYPE_CHECKING:
     from browserd.daemon.sessions.tab import Tab
@@ -39,18 +43,26 @@ _TICKING_TEXT_CHARS = 200
 _INTERRUPT_POLL_S = 0.02
 _OPENED_POLL_S = 0.01
 _DIGITS = re.compile(r"\d+")
+# How long a page counts the messages other windows send it as the action's continuation, once the action's
+# target is known to be in a child frame: until the settle after the action ends, or this long when the
+# action fails before one.
+_RELAY_MS = 10_000
+_RELAY_JS = "(ms) => { const s = window.__browserdSettle; if (s) s.messagesUntil = performance.now() + ms; }"
 
 TRACKER_JS = f"""(() => {{
   if (window.__browserdSettle) return;
   const s = {{ timers: new Set(), pending: 0, lastActivity: 0, navigating: false, opening: false,
-    downloading: false, ticking: new Set() }};
+    downloading: false, ticking: new Set(), messagesUntil: 0 }};
   Object.defineProperty(window, '__browserdSettle', {{ value: s }});
   const INPUT = new Set(['click', 'dblclick', 'auxclick', 'contextmenu', 'mousedown', 'mouseup', 'mousemove',
     'mouseover', 'mouseenter', 'mouseout', 'mouseleave', 'pointerdown', 'pointerup', 'pointermove', 'pointerover',
     'pointerenter', 'keydown', 'keyup', 'keypress', 'beforeinput', 'input', 'change', 'submit', 'focus', 'blur',
     'focusin', 'focusout', 'wheel', 'scroll', 'drop', 'dragstart', 'dragend', 'paste']);
   let generation = 0;  // of the tracked callback running now; 0 outside one
-  const caused = () => generation || (window.event && INPUT.has(window.event.type) ? 1 : 0);
+  // A message from another window (a frame the action worked in) while an action there is settled is
+  // that action's continuation in this document: what its handlers start is waited for too.
+  const relayed = (e) => e.type === 'message' && e.source !== window && performance.now() < s.messagesUntil;
+  const caused = () => generation || (window.event && (INPUT.has(window.event.type) || relayed(window.event)) ? 1 : 0);
   const counts = new WeakMap();
   const background = (records) => {{
     // Counted once per callback: an element that one-shot callback edits twice does not tick.
@@ -158,6 +170,7 @@ _ACTION_JS = """([graceMs, quietMs, maxMs, textChars]) => new Promise((resolve) 
       .map((e) => (e.textContent || '').trim().slice(0, textChars));
     resolve([ticking, s.opening, s.downloading]);
     s.opening = s.downloading = false;
+    s.messagesUntil = 0;
   };
   const check = () => {
     const now = performance.now();
@@ -195,7 +208,7 @@ def _action_script(then_js: str | None) -> str:
 
 
 async def settle_action(
-    page: Page, quiet_ms: int, max_ms: int, interrupt: Callable[[], bool], then_js: str | None = None
+    page: Page | Frame, quiet_ms: int, max_ms: int, interrupt: Callable[[], bool], then_js: str | None = None
 ) -> Settled:
     """Until what the last action started has finished (at most `max_ms`, or until `interrupt()` holds,
     e.g. once the navigation the action started turned out to be a download). Never raises: a page that
@@ -219,15 +232,53 @@ async def settle_action(
     return Settled(ticking, bool(found[1]), bool(found[2]), found[3] if len(found) > 3 else None)
 
 
+async def frame_of(page: Page, locator: Locator, timeout_ms: float) -> Frame | None:
+    """The frame `locator`'s element lives in, for an action about to work there; meanwhile the page and
+    the frames between are told to take what other windows post them as that action's doing (TRACKER_JS).
+    None when it cannot tell."""
+    async with anyio.create_task_group() as group:
+        group.start_soon(_quietly, page.main_frame.evaluate(_RELAY_JS, _RELAY_MS))
+        try:
+            handle = await locator.first.element_handle(timeout=timeout_ms)
+            frame = await handle.owner_frame()
+        except PlaywrightError:
+            return None
+        group.start_soon(_quietly, handle.dispose())
+        between = frame.parent_frame if frame is not None else None
+        while between is not None and between != page.main_frame:
+            group.start_soon(_quietly, between.evaluate(_RELAY_JS, _RELAY_MS))
+            between = between.parent_frame
+    return frame
+
+
+async def _quietly(call: Awaitable[Any]) -> None:
+    with contextlib.suppress(PlaywrightError):  # a page gone or busy: the action reports that itself
+        await call
+
+
 async def settle_tab(tab: Tab, quiet_ms: int, max_ms: int, then_js: str | None = None) -> Settled:
     """Settle after an action in `tab` (the browser tools' and flow replay's wait); a tab or a download it
-    started is waited for too, since each arrives as an event of its own after the page has answered."""
+    started is waited for too, since each arrives as an event of its own after the page has answered.
+    When the action's target was in a child frame (another process, often), that frame settles first: by
+    then the messages it posted the page have arrived, and the page's settle waits for what they started."""
     downloads = tab.window.downloads
 
     def download_started() -> bool:
         return any(record.tab_id == tab.id and not record.reported for record in downloads.records)
 
-    settled = await settle_action(tab.page, quiet_ms, max_ms, download_started, then_js)
+    frame, tab.action_frame = tab.action_frame, None
+    deadline = time.monotonic() + max_ms / 1000
+    inner = await _settle_frames(frame, tab.page, quiet_ms, deadline, download_started)
+    page_ms = max(0, int((deadline - time.monotonic()) * 1000)) if inner else max_ms
+    settled = await settle_action(tab.page, quiet_ms, page_ms, download_started, then_js)
+    if inner:
+        parts = (*inner, settled)
+        settled = Settled(
+            [text for part in parts for text in part.ticking],
+            any(part.opening for part in parts),
+            any(part.downloading for part in parts),
+            settled.after,
+        )
     if settled.downloading:
         await downloads.started(tab.id, max_ms / 1000)
     if settled.opening:
@@ -237,7 +288,20 @@ async def settle_tab(tab: Tab, quiet_ms: int, max_ms: int, then_js: str | None =
     return settled
 
 
-async def _evaluate_across_navigation(page: Page, script: str, arg: list[int], max_ms: int) -> Any:
+async def _settle_frames(
+    frame: Frame | None, page: Page, quiet_ms: int, deadline: float, interrupt: Callable[[], bool]
+) -> list[Settled]:
+    """Settle `frame` and each frame above it short of the page's own, innermost first: a frame's messages
+    reach its parent, which settles next. None settle when the action was in the main frame."""
+    settled: list[Settled] = []
+    while frame is not None and frame != page.main_frame and not frame.is_detached():
+        left_ms = max(0, int((deadline - time.monotonic()) * 1000))
+        settled.append(await settle_action(frame, quiet_ms, left_ms, interrupt))
+        frame = frame.parent_frame
+    return settled
+
+
+async def _evaluate_across_navigation(page: Page | Frame, script: str, arg: list[int], max_ms: int) -> Any:
     if max_ms <= 0:
         return None
     with anyio.move_on_after(max_ms / 1000 + 0.5):

@@ -122,6 +122,11 @@ class Tab:
     # which such a script holds, so it is attached before any call runs (arm).
     stopper: CDPSession | None = None
     armed: bool = False
+    # Whether the current call settles the page after it (an action whose answer shows the page): only
+    # then is the child frame its target lives in worth finding (sessions/targets.py) and kept here for
+    # the settle, which covers that frame's work too (sessions/settle.py); None in the main frame.
+    settles: bool = False
+    action_frame: Frame | None = None
 
     def __post_init__(self) -> None:
         self.network = NetworkLog(self.window.network_log_size)

@@ -14,6 +14,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator
 
 from browserd.daemon.errors import ElementNotFound, InvalidParameter, RefNotFound
+from browserd.daemon.sessions.settle import frame_of
 from browserd.daemon.sessions.snapshot import IDENTITY_JS, Clickable
 from browserd.daemon.sessions.tab import RefInfo, Tab
 
@@ -103,6 +104,9 @@ async def locate(tab: Tab, target: str) -> Target:
         return _found_again(again, ref, info)
     if info.clickable is not None:
         await _same_clickable(locator, info.clickable, described, ref)
+    if ref.startswith("f") and tab.settles:
+        # Only refs inside frames pay the extra round trip; the main frame's settle needs no frame.
+        tab.action_frame = await frame_of(tab.page, locator, IDENTITY_TIMEOUT_MS)
     plain_text = info.role in ("textbox", "searchbox") and info.kind is None and info.clickable is None
     return Target(
         locator, described, _code_for(info, selector), exists=True, plain_text=plain_text, short=short, role=info.role

@@ -62,6 +62,8 @@ def tab_tool(
             own_timeouts = (getattr(args, "timeout", None), getattr(args, "time_ms", None))
             async with tab.lock, tab.answering(call_deadline_s(ctx.services.config.browser, *own_timeouts)):
                 tab.take_events()  # what happened before this call was reported by an earlier one
+                tab.settles = isinstance(args, ActionParams) and args.snapshot != "none"
+                tab.action_frame = None  # set anew when this call's target is in a child frame
                 # While the session records a flow, the action becomes a step (daemon/flows/recorder.py).
                 async with ctx.services.flows.recording(ctx.session.id, name, tab, args, response):
                     try:

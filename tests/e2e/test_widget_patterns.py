@@ -313,12 +313,39 @@ async def test_shadow_roots_handler_elements_and_a_cross_origin_frame(
         await act(client, "browser_fill", ref(opened, "textbox", "Card holder"), value="Ada Lovelace")
         await act(client, "browser_check", ref(opened, "checkbox", "Save card"))
         await act(client, "browser_select", ref(opened, "combobox", "Card brand"), labels=["Visa"])
-        await act(client, "browser_click", ref(opened, "button", "Pay now"))
-        # The frame tells the page by postMessage, from another process: the page may hear it after the click's
-        # answer (the settle watches the page's own work), so wait for it as an agent would.
+        # The frame tells the page by postMessage, from another process: the click's answer already shows it.
         paid = "paid by Ada Lovelace visa save=on from other origin"
-        await ok(client, "browser_wait", {"text": paid, "snapshot": "none"})
+        assert paid in text_of(await ok(client, "browser_click", {"target": ref(opened, "button", "Pay now")}))
         assert await status(client) == paid
+
+
+async def test_a_click_in_a_cross_origin_frame_answers_with_what_the_frame_told_the_page(
+    home: BrowserdHome, site: str, other_origin: str
+) -> None:
+    """A widget from another origin tells its page by postMessage once its own request or timer is done,
+    and the page may fetch again before it shows anything: the click's answer (its delta) and the very
+    next read already show the page's change, every time."""
+    async with mcp_client(home) as client:
+        opened = text_of(await ok(client, "browser_open", {"url": f"{site}/w-frameorder.html?frame={other_origin}"}))
+        assert re.search(r"ref=f\d+e\d+", opened), opened
+        buttons = [ref(opened, "button", name) for name in ("Place order", "Place order later", "Place verified order")]
+        count = 0
+        for _round in range(3):
+            for button, said in zip(buttons, ("placed", "placed", "verified"), strict=True):
+                count += 1
+                answer = text_of(await ok(client, "browser_click", {"target": button}))
+                expected = f"order #{count} x1 {said}"
+                assert expected in answer, f"click {count}:\n{answer}"
+                assert await status(client) == expected
+        assert "verified #9 x1" in await status(client, "#receipt")
+        # The frame loads a new document and that one tells the page: the frame's load is waited for first.
+        answer = text_of(await ok(client, "browser_click", {"target": ref(opened, "button", "Confirm with the bank")}))
+        assert "order by the bank placed" in answer, answer
+
+        # One frame deeper: the widget tells the checkout frame, which fetches and then tells the page.
+        opened = text_of(await ok(client, "browser_open", {"url": f"{site}/w-framenest.html?frame={other_origin}"}))
+        answer = text_of(await ok(client, "browser_click", {"target": ref(opened, "button", "Place verified order")}))
+        assert "checkout says: order #1 x1 verified" in answer, answer
 
 
 # --- sortable lists ----------------------------------------------------------------------------------------
