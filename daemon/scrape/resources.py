@@ -7,16 +7,17 @@ passes `ResourcePolicy.blocks`: one of those types, or a URL that EasyList / Eas
 braveblock, Brave's adblock-rust engine, which bundles both lists) or the operator's own list files
 match, is failed inside the browser, so it never leaves the machine.
 
-The policy sits at the CDP level (`Fetch.enable` on a CDP session of each page of the context), not
-on Playwright's `context.route`: a route sends every request through Playwright's route machinery
-(a Route object, a client stack trace, an abort or fallback call) and switches the HTTP cache off.
-Measured on 10 real article pages (tests/bench/scrape.py), that cost about 200 ms of each page's
-navigation; the CDP handler answers a paused request with one command. The page's own document is
-let through by frame, before any filter runs.
+The policy sits at the CDP level (`Fetch.enable` on the page's CDP session and on each of its frames
+that Chromium renders in another process, daemon/scrape/interception.py), not on Playwright's
+`context.route`: a route sends every request through Playwright's route machinery (a Route object, a
+client stack trace, an abort or fallback call) and switches the HTTP cache off. Measured on 10 real
+article pages (tests/bench/scrape.py), that cost about 200 ms of each page's navigation; the CDP
+handler answers a paused request with one command. The page's own document is let through by frame,
+before any filter runs.
 
 Frames' documents are blocked too unless the scrape is a screenshot: their text never reaches the
-markdown. Service workers are not registered in a scrape's context (service_workers="block", set by
-the scrape service): their requests would bypass the page's interception.
+markdown. A scrape's page opens no popups, and service workers are not registered in a scrape's
+context (service_workers="block", set by the scrape service): see interception.py for why.
 
 Screenshots keep images, media, fonts and frames (they are what a screenshot shows) but still drop ads.
 Interactive sessions never get this policy; browser_route blocks there on request.
@@ -106,9 +107,8 @@ class ResourcePolicy:
             if main:
                 return False  # the page's own document (and each hop of its redirects): the caller asked for it
             if not blocking.visual:
-                # A frame's document, which markdown never reads (the cleaner drops iframes): kept out, its
-                # subresources never exist, which a cross-site frame would load from a renderer of its own
-                # that this page's interception does not see.
+                # A frame's document, which markdown never reads (the cleaner drops iframes): kept out, so
+                # none of its subresources, nor a renderer for a cross-site one, ever exists.
                 return True
         return self.blocks(engine, url, blocking.page_url, kind, visual=blocking.visual)
 
