@@ -11,8 +11,8 @@ workers. Two kinds of target load outside it:
   Playwright resumes each new page once its own set-up is done, and the popup's first requests go out
   while this daemon's answer is still on its way (measured: they always did when the answer took 1 s).
   So a scrape's page cannot open one: `NO_POPUPS_JS` makes `window.open` answer null, as a popup blocker
-  does, and cancels clicks that would open a link in another window (a scrape never clicks; a script
-  does). `PopupGuard` closes, as soon as it sees it, any popup a scrape context still opens.
+  does, and cancels the clicks and form submissions that would open another window (a scrape never
+  clicks; a script does). `PopupGuard` closes, as soon as it sees it, any popup a scrape context still opens.
 
 Service workers are not registered in a scrape's context at all (service_workers="block", set by the
 scrape service). Children are attached in CDP's legacy (non-flat) mode because Playwright's CDPSession
@@ -53,6 +53,11 @@ NO_POPUPS_JS = """(() => {
   addEventListener('click', (event) => {
     const link = event.target instanceof Element ? event.target.closest('a[href], area[href]') : null;
     if (link && elsewhere(link.target)) event.preventDefault();
+  }, true);
+  addEventListener('submit', (event) => {
+    const button = event.submitter;
+    const target = (button && button.getAttribute('formtarget')) || event.target.target;
+    if (elsewhere(target)) event.preventDefault();
   }, true);
   const anchorClick = HTMLAnchorElement.prototype.click;
   HTMLAnchorElement.prototype.click = function click() {
