@@ -1,24 +1,26 @@
 """Where a scrape's resource policy applies: every target its page loads from, not only the page's own.
 
 A page's CDP session sees the requests of its main frame, of its in-process frames and of its dedicated
-workers. Two kinds of target load outside it:
+workers. Three kinds of target load outside it:
 
-- Frames in a renderer of their own: a cross-site frame, or a sandboxed inline creative, which has no
-  document request at all for the page to stop. The page's session auto-attaches to them, paused before
-  they run (waitForDebuggerOnStart); each gets the same interception, and the same auto-attach for the
-  frames in it, before it is let go.
+- Frames in a renderer of their own (a cross-site frame). The page's session auto-attaches to them,
+  held before they run (waitForDebuggerOnStart); each gets the same interception, and the same
+  auto-attach for the frames in it, before it is let go. Not covered: Chromium does not hold an isolated
+  sandboxed srcdoc frame, so its first requests usually go out before its interception is on.
 - Popups, which no page-level auto-attach reaches, and which a browser-level session cannot hold either:
   Playwright resumes each new page once its own set-up is done, and the popup's first requests go out
   while this daemon's answer is still on its way (measured: they always did when the answer took 1 s).
-  So a scrape's page cannot open one: `NO_POPUPS_JS` makes `window.open` answer null, as a popup blocker
+  So a scrape's page cannot open one: `CONFINE_JS` makes `window.open` answer null, as a popup blocker
   does, and cancels the clicks and form submissions that would open another window (a scrape never
-  clicks; a script does). `PopupGuard` closes, as soon as it sees it, any popup a scrape context still opens.
+  clicks; a script does). `PopupGuard` closes any popup a scrape context still opens as soon as it
+  sees it.
+- Workers of the browser's own: service workers are not registered in a scrape's context at all
+  (service_workers="block", set by the scrape service), and `CONFINE_JS` takes shared workers away.
 
-Service workers are not registered in a scrape's context at all (service_workers="block", set by the
-scrape service). Children are attached in CDP's legacy (non-flat) mode because Playwright's CDPSession
-cannot address a flat child session: commands to a child travel in Target.sendMessageToTarget and its
-events come back in Target.receivedMessageFromTarget. Those commands are not awaited for their answers:
-a target runs its commands in order, so its Fetch.enable is on before runIfWaitingForDebugger starts it.
+Children are attached in CDP's legacy (non-flat) mode because Playwright's CDPSession cannot address a
+flat child session: commands to a child travel in Target.sendMessageToTarget and its events come back
+in Target.receivedMessageFromTarget. Those commands are not awaited for their answers: a target runs its
+commands in order, so its Fetch.enable is on before runIfWaitingForDebugger starts it.
 """
 
 from __future__ import annotations
@@ -46,8 +48,11 @@ EVENTS = (
 _PAUSE_ALL = {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}
 _ATTACH_PAUSED = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": False}
 
-# In every frame of a scrape's page, before its scripts: no new windows (a scrape reads the page it opened).
-NO_POPUPS_JS = """(() => {
+# In every frame of a scrape's page, before its scripts: no new windows (a scrape reads the page it opened)
+# and no shared workers (a target of the browser's, which no page's interception sees; pages must cope
+# without them, as in browsers that lack them).
+CONFINE_JS = """(() => {
+  delete window.SharedWorker;
   window.open = function open() { return null; };
   const elsewhere = (target) => !/^(_self|_parent|_top)?$/i.test(target || '');
   addEventListener('click', (event) => {

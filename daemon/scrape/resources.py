@@ -16,8 +16,9 @@ handler answers a paused request with one command. The page's own document is le
 before any filter runs.
 
 Frames' documents are blocked too unless the scrape is a screenshot: their text never reaches the
-markdown. A scrape's page opens no popups, and service workers are not registered in a scrape's
-context (service_workers="block", set by the scrape service): see interception.py for why.
+markdown. A scrape's page opens no popups and no shared workers, and service workers are not
+registered in a scrape's context (service_workers="block", set by the scrape service): see
+interception.py for why.
 
 Screenshots keep images, media, fonts and frames (they are what a screenshot shows) but still drop ads.
 Interactive sessions never get this policy; browser_route blocks there on request.
@@ -38,7 +39,7 @@ from typing import Protocol
 import anyio
 from playwright.async_api import Browser, BrowserContext, Page
 
-from browserd.daemon.scrape.interception import NO_POPUPS_JS, PopupGuard, intercept
+from browserd.daemon.scrape.interception import CONFINE_JS, PopupGuard, intercept
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +128,7 @@ class ResourcePolicy:
 
         cdp = await context.new_cdp_session(page)
         await intercept(cdp, decide)
-        await context.add_init_script(script=NO_POPUPS_JS)
+        await context.add_init_script(script=CONFINE_JS)
         if context.browser is not None:
             guard = await self._popup_guard(context.browser)
             target = (await cdp.send("Target.getTargetInfo"))["targetInfo"]

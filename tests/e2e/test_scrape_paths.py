@@ -281,10 +281,16 @@ async def test_a_popup_opened_at_load_loads_nothing_in_a_scrape(
 async def test_workers_of_a_scrape_fetch_nothing_it_blocks(
     home: BrowserdHome, logged_site: tuple[str, list[str]]
 ) -> None:
-    """A service worker's script (so the image it precaches) and a dedicated worker's listed beacon never
-    reach the server (a worker's fetch() of anything else may: a script's requests may build content)."""
+    """A service worker's script (so the image it precaches), a shared worker's script (so its fetches)
+    and a dedicated worker's listed beacon never reach the server (a dedicated worker's fetch() of
+    anything else may: a script's requests may build content)."""
     base, paths = logged_site
-    unneeded = {"/ads/precache-sw.js", "/ads/beacon.js?worker"}
+    unneeded = {
+        "/ads/precache-sw.js",
+        "/ads/beacon.js?worker",
+        "/ads/fetch-worker.js?shared",
+        "/ads/beacon.js?worker&shared",
+    }
     async with mcp_client(home, args=SCRAPE_TOOLS) as client:
         await blocked_then_loaded(client, paths, f"{base}/worker-page.html", unneeded)
 

@@ -1,3 +1,3 @@
-// A dedicated worker that fetches an image and reports to an EasyList-listed beacon.
-fetch("/network-dot.svg?worker");
-fetch("/ads/beacon.js?worker");
+// A worker that fetches an image and reports to an EasyList-listed beacon; `?shared` when a shared worker.
+fetch("/network-dot.svg?worker" + location.search.replace("?", "&"));
+fetch("/ads/beacon.js?worker" + location.search.replace("?", "&"));
