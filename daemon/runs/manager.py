@@ -339,13 +339,16 @@ class RunManager:
                 step.status, step.ended_at, step.error = "failed", now_ms(), error
             elif step.status == "pending":
                 step.status = "skipped"
-        record.status, record.error = status, error
+        # The result before the status: a caller polling the run must never see it ended without one.
+        result = await self._result(record, run.ctx.steps, run.ctx.output)
+        if record.terminal:
+            return
+        record.status, record.error, record.result = status, error, result
         if run.own_session and status != "succeeded":
             record.session_kept = False  # a keep-session template is atomic: a failed login's session goes
         record.ended_at = record.updated_at = now_ms()
         record.total_steps = len(run.ctx.steps)
         record.done_steps = record.total_steps
-        record.result = await self._result(record, run.ctx.steps, run.ctx.output)
         await self.store.finish_run(record, run.ctx.steps, self._expiry())
         log.info("run %s %s", record.run_id, status)
         await run.ctx.progress(f"run {record.run_id} {status}")
