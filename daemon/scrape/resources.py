@@ -7,16 +7,18 @@ passes `ResourcePolicy.blocks`: one of those types, or a URL that EasyList / Eas
 braveblock, Brave's adblock-rust engine, which bundles both lists) or the operator's own list files
 match, is failed inside the browser, so it never leaves the machine.
 
-The policy sits at the CDP level (`Fetch.enable` on a CDP session of each page of the context), not
-on Playwright's `context.route`: a route sends every request through Playwright's route machinery
-(a Route object, a client stack trace, an abort or fallback call) and switches the HTTP cache off.
-Measured on 10 real article pages (tests/bench/scrape.py), that cost about 200 ms of each page's
-navigation; the CDP handler answers a paused request with one command. The page's own document is
-let through by frame, before any filter runs.
+The policy sits at the CDP level (`Fetch.enable` on the page's CDP session and on each of its frames
+that Chromium renders in another process, daemon/scrape/interception.py), not on Playwright's
+`context.route`: a route sends every request through Playwright's route machinery (a Route object, a
+client stack trace, an abort or fallback call) and switches the HTTP cache off. Measured on 10 real
+article pages (tests/bench/scrape.py), that cost about 200 ms of each page's navigation; the CDP
+handler answers a paused request with one command. The page's own document is let through by frame,
+before any filter runs.
 
 Frames' documents are blocked too unless the scrape is a screenshot: their text never reaches the
-markdown. Service workers are not registered in a scrape's context (service_workers="block", set by
-the scrape service): their requests would bypass the page's interception.
+markdown. A scrape's page opens no popups and no shared workers, and service workers are not
+registered in a scrape's context (service_workers="block", set by the scrape service): see
+interception.py for why.
 
 Screenshots keep images, media, fonts and frames (they are what a screenshot shows) but still drop ads.
 Interactive sessions never get this policy; browser_route blocks there on request.
@@ -27,16 +29,17 @@ daemon, off the event loop, on the first scrape that blocks); matching one URL a
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import anyio
-from playwright.async_api import BrowserContext, Page
-from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Browser, BrowserContext, Page
+
+from browserd.daemon.scrape.interception import CONFINE_JS, PopupGuard, intercept
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +84,8 @@ class ResourcePolicy:
         self._list_files = tuple(list_files)
         self._engine: _Engine | None = None
         self._lock = anyio.Lock()
+        # One popup guard per browser (a relaunched Chromium is another Browser).
+        self._guards: weakref.WeakKeyDictionary[Browser, PopupGuard] = weakref.WeakKeyDictionary()
         self.blocked = 0
 
     async def engine(self) -> _Engine:
@@ -103,68 +108,41 @@ class ResourcePolicy:
             if main:
                 return False  # the page's own document (and each hop of its redirects): the caller asked for it
             if not blocking.visual:
-                # A frame's document, which markdown never reads (the cleaner drops iframes): kept out, its
-                # subresources never exist, which a cross-site frame would load from a renderer of its own
-                # that this page's interception does not see.
+                # A frame's document, which markdown never reads (the cleaner drops iframes): kept out, so
+                # none of its subresources, nor a renderer for a cross-site one, ever exists.
                 return True
         return self.blocks(engine, url, blocking.page_url, kind, visual=blocking.visual)
 
     async def install(self, context: BrowserContext, page: Page, page_url: str, *, visual: bool = False) -> Blocking:
-        """Apply the policy to `page` and every later page of `context`; what it blocks is counted in the result."""
+        """Apply the policy to `page`, its frames in other renderers and its popups (daemon/scrape/interception.py);
+        what it blocks is counted in the result. Meant for a context with that one page."""
         engine = await self.engine()
         blocking = Blocking(page_url, visual)
 
-        async def attach(target: Page) -> None:
-            cdp = await context.new_cdp_session(target)
-            main_frame = (await cdp.send("Page.getFrameTree"))["frameTree"]["frame"]["id"]
+        def decide(kind: str, url: str, main: bool) -> bool:
+            if not self.blocks_request(engine, blocking, kind, url, main=main):
+                return False
+            blocking.blocked += 1
+            self.blocked += 1
+            return True
 
-            async def paused(event: dict[str, Any]) -> None:
-                kind = _kind(event)
-                url = event["request"]["url"]
-                try:
-                    if self.blocks_request(engine, blocking, kind, url, main=event.get("frameId") == main_frame):
-                        blocking.blocked += 1
-                        self.blocked += 1
-                        await cdp.send(
-                            "Fetch.failRequest", {"requestId": event["requestId"], "errorReason": "BlockedByClient"}
-                        )
-                    else:
-                        await cdp.send("Fetch.continueRequest", {"requestId": event["requestId"]})
-                except PlaywrightError:
-                    pass  # the page or context closed while the request was in flight
-
-            cdp.on("Fetch.requestPaused", paused)
-            await cdp.send("Fetch.enable", {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]})
-
-        def on_page(opened: Page) -> None:
-            # A popup's first requests may pass before this attaches; its text is not what a scrape reads.
-            task = asyncio.ensure_future(attach(opened))
-            blocking.attaching.add(task)
-            task.add_done_callback(_settle(blocking.attaching))
-
-        await attach(page)
-        context.on("page", on_page)
+        cdp = await context.new_cdp_session(page)
+        await intercept(cdp, decide)
+        await context.add_init_script(script=CONFINE_JS)
+        if context.browser is not None:
+            guard = await self._popup_guard(context.browser)
+            target = (await cdp.send("Target.getTargetInfo"))["targetInfo"]
+            guard.guard(target["browserContextId"], target["targetId"])
+            context.on("close", lambda _: guard.release(target["browserContextId"]))
         return blocking
 
-
-def _kind(event: dict[str, Any]) -> str:
-    """The request's resource type; the browser's own icon fetches (type Other) count as the images they are."""
-    kind = str(event.get("resourceType", "other")).lower()
-    if kind == "other":
-        headers = event["request"].get("headers") or {}
-        accept = next((str(v) for k, v in headers.items() if k.lower() == "accept"), "")
-        if accept.startswith("image/"):
-            return "image"
-    return kind
-
-
-def _settle(tasks: set[asyncio.Future[None]]) -> Callable[[asyncio.Future[None]], None]:
-    def done(task: asyncio.Future[None]) -> None:
-        tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.debug("blocking resources on a new page failed: %r", task.exception())
-
-    return done
+    async def _popup_guard(self, browser: Browser) -> PopupGuard:
+        """The browser's guard, started on the first scrape that blocks."""
+        async with self._lock:
+            guard = self._guards.get(browser)
+            if guard is None:
+                guard = self._guards[browser] = await PopupGuard.start(browser)
+            return guard
 
 
 @dataclass
@@ -174,5 +152,3 @@ class Blocking:
     page_url: str
     visual: bool
     blocked: int = 0
-    # Attachments to the context's later pages still under way (held so they are not collected).
-    attaching: set[asyncio.Future[None]] = field(default_factory=set)
