@@ -197,6 +197,7 @@ def _next_call(options: SnapshotOptions, offset: int) -> dict[str, object]:
 
 def _refs(nodes: list[aria.Node], clickables: dict[str, aria.Clickable]) -> dict[str, RefInfo]:
     ref_nodes = [node for node in aria.walk(nodes) if node.ref is not None]
+    page_frame = _frame_prefix(ref_nodes[0].ref or "") if ref_nodes else ""
     totals = Counter((node.role, node.name) for node in ref_nodes)
     seen: Counter[tuple[str, str]] = Counter()
     refs: dict[str, RefInfo] = {}
@@ -204,9 +205,15 @@ def _refs(nodes: list[aria.Node], clickables: dict[str, aria.Clickable]) -> dict
         key = (node.role, node.name)
         nth = seen[key] if totals[key] > 1 else None
         seen[key] += 1
-        info = RefInfo(node.role, node.name, clickables.get(node.ref or ""), nth, node.attrs.get("type"))
-        refs[node.ref or ""] = info
+        ref = node.ref or ""
+        in_frame = not ref.startswith("c") and _frame_prefix(ref) != page_frame
+        refs[ref] = RefInfo(node.role, node.name, clickables.get(ref), nth, node.attrs.get("type"), in_frame)
     return refs
+
+
+def _frame_prefix(ref: str) -> str:
+    """`f3` of `f3e2`; '' of `e5`, a ref of the first document's main frame."""
+    return ref[: ref.index("e")] if ref.startswith("f") and "e" in ref else ""
 
 
 async def _scope_ref(tab: Tab, scope: str) -> str:

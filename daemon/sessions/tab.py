@@ -84,6 +84,9 @@ class RefInfo:
     nth: int | None = None
     # The input kind the snapshot showed ([type=date], [type=multiline]...); None for a plain text input.
     kind: str | None = None
+    # In a child frame: Playwright numbers a document's refs with its frame's prefix (`f3e2`), and the main
+    # frame's refs carry one too after a navigation (`f2e5`), so only a prefix other than the page's says so.
+    in_frame: bool = False
 
 
 @dataclass

@@ -104,7 +104,7 @@ async def locate(tab: Tab, target: str) -> Target:
         return _found_again(again, ref, info)
     if info.clickable is not None:
         await _same_clickable(locator, info.clickable, described, ref)
-    if ref.startswith("f") and tab.settles:
+    if info.in_frame and tab.settles:
         # Only refs inside frames pay the extra round trip; the main frame's settle needs no frame.
         tab.action_frame = await frame_of(tab.page, locator, IDENTITY_TIMEOUT_MS)
     plain_text = info.role in ("textbox", "searchbox") and info.kind is None and info.clickable is None

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from browserd.daemon.sessions import snapshot as aria
-from browserd.daemon.sessions.reader import _delta
+from browserd.daemon.sessions.reader import _delta, _refs
 
 WIDGETS = """\
 - main [ref=e2]:
@@ -236,3 +236,21 @@ def test_a_delta_shows_a_changed_line_once_and_a_gone_line_with_a_minus() -> Non
 def test_a_name_that_looks_like_an_attribute_keeps_it() -> None:
     shown = lean('- button "Sort [cursor=pointer]" [ref=e5] [cursor=pointer]\n- paragraph [ref=e6]: " [ref=e6]"')
     assert shown == '- button "Sort [cursor=pointer]" [ref=e5]\n- paragraph: " [ref=e6]"', shown
+
+
+def test_only_refs_of_a_child_frame_count_as_in_a_frame() -> None:
+    """After a navigation the page's own refs carry a frame prefix too (`f2e2`); only another prefix is a
+    child frame's, whose actions settle that frame first (and pay for finding it)."""
+    text = (
+        '- generic [active] [ref=f2e1]:\n  - button "Pay" [ref=f2e2]\n  - iframe [ref=f2e3]:\n'
+        '    - button "Confirm" [ref=f3e2]'
+    )
+    refs = _refs(aria.parse(text), {})
+    assert {ref: info.in_frame for ref, info in refs.items()} == {
+        "f2e1": False,
+        "f2e2": False,
+        "f2e3": False,
+        "f3e2": True,
+    }
+    first = _refs(aria.parse('- button "A" [ref=e2]\n- iframe [ref=e3]:\n  - button "C" [ref=f1e2]'), {})
+    assert [info.in_frame for info in first.values()] == [False, False, True]
