@@ -230,16 +230,6 @@ AD_SLOT_LOADS = {"/ads/slot.html", "/ads/creative.png", "/ads/beacon.js", "/pixe
 AD_INLINE_LOADS = {"/ads/creative.png?inline", "/ads/beacon.js?inline"}
 
 
-async def test_ad_frames_from_another_site_load_nothing_in_a_scrape(
-    home: BrowserdHome, logged_site: tuple[str, list[str]]
-) -> None:
-    """An ad slot framed from another site: neither its document nor its images and beacons reach the server."""
-    base, paths = logged_site
-    async with mcp_client(home, args=SCRAPE_TOOLS) as client:
-        result = await blocked_then_loaded(client, paths, f"{base}/ad-article.html", AD_SLOT_LOADS)
-    assert "slots are filled from another site" in text_of(result)
-
-
 async def test_a_screenshot_scrape_shows_images_but_not_trackers_of_ad_frames(
     home: BrowserdHome, logged_site: tuple[str, list[str]]
 ) -> None:
@@ -267,15 +257,23 @@ async def test_a_sandboxed_inline_creative_loads_nothing_in_a_scrape(
 POPUNDERS = {"/ads/landing.html?via=open", "/ads/landing.html?via=form", "/ads/landing.html?via=link"}
 
 
-async def test_a_popup_opened_at_load_loads_nothing_in_a_scrape(
-    home: BrowserdHome, logged_site: tuple[str, list[str]]
+@pytest.mark.parametrize(
+    ("page", "unneeded", "read"),
+    [
+        # An ad slot framed from another site: neither its document nor its images and beacons.
+        ("ad-article.html", AD_SLOT_LOADS, "slots are filled from another site"),
+        # Popunders opened by the page's script (window.open, a form, a link): not one of their documents,
+        # so none of their images or beacons; the scrape reads the page that opened them.
+        ("popup-at-load.html", POPUNDERS, "opens a popunder"),
+    ],
+)
+async def test_ad_frames_and_popups_of_another_site_load_nothing_in_a_scrape(
+    home: BrowserdHome, logged_site: tuple[str, list[str]], page: str, unneeded: set[str], read: str
 ) -> None:
-    """Popunders opened by the page's script (window.open, a form, a link): not one of their documents
-    reaches the server (so none of their images or beacons); the scrape reads the page that opened them."""
     base, paths = logged_site
     async with mcp_client(home, args=SCRAPE_TOOLS) as client:
-        result = await blocked_then_loaded(client, paths, f"{base}/popup-at-load.html", POPUNDERS)
-    assert "opens a popunder" in text_of(result)
+        result = await blocked_then_loaded(client, paths, f"{base}/{page}", unneeded)
+    assert read in text_of(result)
 
 
 async def test_workers_of_a_scrape_fetch_nothing_it_blocks(
