@@ -2,7 +2,7 @@
 
 A headless browser is Chromium's headless shell when one is installed: the same engine (Blink, V8, the
 network service) without the desktop browser's windows and their compositor, it costs a page 2.4x less
-CPU (tests/bench/chromium_cpu.py --shell: 62 against 148 ms per navigate + snapshot), and it is what
+CPU (tests/bench/chromium_cpu.py --full: 62 against 148 ms per navigate + snapshot), and it is what
 Playwright launches for headless Chromium too. Extensions and windows need the full browser, so a headed
 launch, and an executable someone named, are never swapped for it."""
 
