@@ -6,6 +6,8 @@ recorded one was. Each is one `evaluate`: one page round trip per recorded targe
 
 from __future__ import annotations
 
+from browserd.daemon.flows.match_js import MATCH_JS
+
 _PRELUDE = r"""
 const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
 const short = (s, n = 80) => { s = norm(s); return s.length > n ? s.slice(0, n) : s; };
@@ -88,11 +90,49 @@ const valueKind = (el) => {
   if (tag === 'select' || tag === 'textarea') return tag;
   return el.isContentEditable ? 'editable' : '';
 };
+// The heading a person reads the element under: the last one before it in the document.
+const HEADINGS = new Map();
+const headingOf = (el) => {
+  const root = el.getRootNode();
+  if (!HEADINGS.has(root)) HEADINGS.set(root, [...root.querySelectorAll('h1, h2, h3, h4, h5, h6, [role=heading]')]);
+  let last = null;
+  for (const h of HEADINGS.get(root)) {
+    if (h.contains(el)) continue;
+    if (!(h.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)) break;
+    last = h;
+  }
+  return last ? short(last.textContent, 60) : '';
+};
+// The nearest text a person sees before (or after) the element inside its container: a row's key, a field's
+// label, the toolbar button beside it. What tells a target from a look-alike that has no container of its own.
+const NO_TEXT = new Set(['script', 'style', 'noscript', 'template']);
+const textNear = (el, forward) => {
+  const walker = document.createTreeWalker(containerOf(el) || el.getRootNode(), NodeFilter.SHOW_TEXT);
+  walker.currentNode = el;
+  for (let n = forward ? walker.nextNode() : walker.previousNode(); n; n = forward ? walker.nextNode() : walker.previousNode()) {
+    const parent = n.parentElement;
+    if (el.contains(n) || !parent || NO_TEXT.has(parent.localName)) continue;
+    const text = norm(n.textContent);
+    if (text && parent.getClientRects().length) return short(text, 40);
+  }
+  return '';
+};
+// The words around the element in the smallest element that holds more than it: a row's cells when the row is
+// a plain div, the other buttons of a toolbar, a wrapping label's text.
+const rowOf = (el) => {
+  const own = norm(el.innerText || el.textContent || '');
+  for (let n = parentOf(el); n && n !== document.body && n !== document.documentElement; n = parentOf(n)) {
+    const text = norm(n.innerText || n.textContent || '');
+    if (text.length > own.length) return short(own ? text.replace(own, ' ') : text, 60);
+  }
+  return '';
+};
 const describe = (el) => {
   const tid = testidOf(el);
   return { tag: el.localName, role: roleOf(el), name: nameOf(el), id: el.id || '',
     nameAttr: el.getAttribute('name') || '', testid: tid ? tid[1] : '', ariaLabel: el.getAttribute('aria-label') || '',
-    container: containerName(el), label: labelOf(el), valueKind: valueKind(el) };
+    container: containerName(el), label: labelOf(el), valueKind: valueKind(el), heading: headingOf(el),
+    row: rowOf(el), before: textNear(el, false), after: textNear(el, true) };
 };
 const visible = (el) => {
   const r = el.getBoundingClientRect();
@@ -181,6 +221,7 @@ FRAME_CSS_JS = r"""(el) => {
 RESOLVE_JS = (
     "([cands, fp, shadow, threshold, margin]) => {"
     + _PRELUDE
+    + MATCH_JS
     + r"""
   let scope = document;
   for (const host of shadow) {
@@ -219,27 +260,40 @@ RESOLVE_JS = (
     } catch (e) { return []; }
     return [];
   };
-  const bigrams = (s) => { s = s.toLowerCase(); const out = new Map();
-    for (let i = 0; i < s.length - 1; i++) { const b = s.slice(i, i + 2); out.set(b, (out.get(b) || 0) + 1); } return out; };
-  const similar = (a, b) => {
-    if (a === b) return 1; if (!a || !b) return 0;
-    if (a.toLowerCase() === b.toLowerCase()) return 0.95;
-    const x = bigrams(a), y = bigrams(b); let both = 0;
-    for (const [k, v] of x) both += Math.min(v, y.get(k) || 0);
-    const total = Math.max(1, a.length - 1 + b.length - 1);
-    return (2 * both) / total;
+  // Each recorded field weighs in; a field the recording left empty does not (an older flow's missing ones too).
+  const WEIGHTS = { tag: 1, role: 2, name: 3, id: 2, nameAttr: 2, testid: 3, ariaLabel: 2, container: 3, label: 2,
+    valueKind: 1, heading: 1, row: 3, before: 1, after: 1 };
+  const IDS = new Set(['id', 'nameAttr', 'testid']);
+  const NAMES = new Set(['ariaLabel', 'label']);
+  const WHERE = new Set(['container', 'heading', 'row', 'before', 'after']);
+  // A recorded id the element no longer has is weak evidence against it (a quarter of its weight); one it has
+  // under another value counts fully, or half when no element keeps the recorded value (the site renamed them).
+  const ABSENT = 0.25, RENAMED = 0.5;
+  const kept = new Map();
+  const stillOnPage = (k, v) => {
+    const key = k + '=' + v;
+    if (!kept.has(key)) kept.set(key, deep().some((n) => (k === 'testid' ? (testidOf(n) || [])[1] : k === 'id' ? n.id
+      : n.getAttribute('name')) === v));
+    return kept.get(key);
   };
-  const WEIGHTS = { tag: 1, role: 2, name: 3, id: 2, nameAttr: 2, testid: 3, ariaLabel: 2, container: 3, label: 2, valueKind: 1 };
-  const FUZZY = new Set(['name', 'container', 'label', 'ariaLabel']);
   const score = (d) => {
-    let total = 0, got = 0;
+    let total = 0, got = 0, conflicts = 0;
+    const tier = fp.name ? nameTier(fp.name, d.name) : 'same';
     for (const [k, w] of Object.entries(WEIGHTS)) {
-      if (!fp[k]) continue;
-      total += w;
-      if (d[k] === fp[k]) got += w;
-      else if (FUZZY.has(k)) { const s = similar(d[k], fp[k]); if (s >= 0.8) got += w * s; }
+      const was = fp[k], now = d[k];
+      if (!was || (k === 'id' && !stableToken(was))) continue;  // a generated id says nothing
+      let share = 1, credit = 0;
+      if (now === was) credit = 1;
+      else if (k === 'name') credit = NAME_CREDIT[tier];
+      else if (IDS.has(k) || (k === 'ariaLabel' && !now)) {
+        if (!now) share = ABSENT;
+        else { credit = idNear(was, now); if (!stillOnPage(k, was)) share = RENAMED; }
+      } else if (NAMES.has(k)) credit = NAME_CREDIT[nameTier(was, now)];
+      else if (WHERE.has(k)) credit = near(was, now);
+      if (k !== 'name' && share !== ABSENT && credit < (NAMES.has(k) ? 0.5 : 0.8)) conflicts++;
+      total += w * share; got += w * share * credit;
     }
-    return total ? got / total : 0;
+    return { score: total ? got / total : 0, tier, conflicts };
   };
   const pool = new Map();
   const report = cands.map((c, i) => {
@@ -250,25 +304,43 @@ RESOLVE_JS = (
   // A target imported without a fingerprint (Chrome Recorder) is verified by its selectors agreeing:
   // the share of the candidates that found anything which found this element, one of them uniquely.
   const known = Object.values(fp).some(Boolean);
+  // Every element of the recorded role whose name is still close joins, found by a candidate or not: the
+  // target whose name and ids all changed, and every look-alike it must be told from.
+  if (known && fp.name) {
+    for (const n of deep()) {
+      if (pool.has(n) || (fp.role ? roleOf(n) !== fp.role : n.localName !== fp.tag)) continue;
+      const tier = nameTier(fp.name, nameOf(n));
+      if (tier !== 'differs' && tier !== 'empty') pool.set(n, []);
+    }
+  }
   const finders = report.filter((r) => r.count > 0).length;
   const agreement = (hits) => hits.some((i) => report[i].count === 1) ? hits.length / finders : 0;
   const scored = [...pool.entries()].map(([n, hits]) => {
     const d = describe(n);
-    const s = known ? score(d) : agreement(hits);
-    return { n, hits, score: Math.round(s * 1000) / 1000, visible: visible(n), disabled: disabled(n),
-      tag: d.tag, name: d.name, container: d.container };
+    const s = known ? score(d) : { score: agreement(hits), tier: 'same', conflicts: 0 };
+    return { n, hits, score: Math.round(s.score * 1000) / 1000, visible: visible(n), disabled: disabled(n),
+      tag: d.tag, name: d.name, container: d.container, match: s.tier, conflicts: s.conflicts };
   }).sort((a, b) => b.score - a.score || b.hits.length - a.hits.length);
   const shown = scored.slice(0, 5).map(({ n, ...rest }) => rest);
-  const live = scored.filter((s) => s.visible);
+  // An element that now says something else is not the recorded one, however much else agrees (Archive is
+  // not Unarchive), and is nobody's rival either.
+  const live = scored.filter((s) => s.visible && s.match !== 'differs');
   const best = live[0], second = live[1];
+  const STRONG = new Set(['same', 'normalized', 'count']);
+  const weakName = !!best && !STRONG.has(best.match);
+  // A weak name (words added, a synonym) wins only when all else agrees and nothing competes: no other element
+  // in its container shows a close name, and for a synonym none anywhere still shows the recorded one.
+  const box = best ? containerOf(best.n) : null;
+  const rival = weakName && live.some((s) => s !== best
+    && ((box && containerOf(s.n) === box) || (best.match === 'synonym' && STRONG.has(s.match))));
   let status = 'ok';
-  if (!best) status = 'none';
-  else if (best.score < threshold) status = 'weak';
-  else if (second && best.score - second.score < margin) status = 'ambiguous';
+  if (!best) status = scored.some((s) => s.visible) ? 'weak' : 'none';
+  else if (best.score < threshold || (weakName && best.conflicts > 0)) status = 'weak';
+  else if (rival || (second && best.score - second.score < margin)) status = 'ambiguous';
   else if (best.disabled) status = 'disabled';
   for (const r of report) r.hitsWinner = !!best && best.hits.includes(r.index);
   const out = { status, candidates: report, elements: shown, score: best ? best.score : 0,
-    hits: best ? best.hits : [] };
+    hits: best ? best.hits : [], match: best ? best.match : '' };
   return [status === 'ok' ? best.n : null, out];
 }"""
 )

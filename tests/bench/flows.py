@@ -19,7 +19,7 @@ Prints figures, never asserts them (DESIGN.md §6):
    itself (it injects the listener into the tab).
 Then one line of JSON with every figure. Runs in an isolated browserd home on 127.0.0.1.
 
-    .venv/bin/python tests/bench/flows.py --mutations [--show]
+    .venv/bin/python tests/bench/flows.py --mutations [--show] [--only TEXT]
 
 instead replays each target of tests/e2e/replay_cases.py, recorded on its page in tests/site/replay/, on
 every mutated page of its cases (issue 23 part 1), and prints per class (name, testid, lookalike) the share
@@ -115,14 +115,19 @@ def replay_case(shim: Any, site: str, flow: tuple[str, dict[str, str]], case: Ca
     return outcome(case, run["status"] == "succeeded", lines)
 
 
-def mutations(show: bool) -> None:
+def mutations(show: bool, only: str) -> None:
     server, site = serve_site()
     home = make_home()
     results: dict[str, list[str]] = {}
     try:
         with ready_shim(home, ["--tools", "all"]) as shim:
-            flows = {target: record_target(shim, site, target) for target in TARGETS}
-            for case in CASES:
+            cases = [case for case in CASES if only in case.label]
+            flows = {
+                target: record_target(shim, site, target)
+                for target in TARGETS
+                if any(c.target == target for c in cases)
+            }
+            for case in cases:
                 got = replay_case(shim, site, flows[case.target], case)
                 results.setdefault(case.kind, []).append(got)
                 if show:
@@ -141,16 +146,19 @@ def mutations(show: bool) -> None:
             "wrong": got.count("wrong"),
         }
     positive = [g for kind, got in results.items() if kind != "negative" for g in got]
-    figures["positive"] = {
-        "cases": len(positive),
-        "correct_pct": round(100 * positive.count("correct") / len(positive), 1),
-        "wrong": positive.count("wrong"),
-    }
-    for kind in ("name", "testid", "lookalike", "positive"):
-        f = figures[kind]
-        print(f"{kind:9}: {f['correct_pct']}% replayed correctly ({f['cases']} cases), {f['wrong']} wrong element(s)")
-    f = figures["negative"]
-    print(f"negative : {f['refused_pct']}% refused ({f['cases']} cases), {f['wrong']} wrong element(s)")
+    if positive:
+        figures["positive"] = {
+            "cases": len(positive),
+            "correct": positive.count("correct"),
+            "correct_pct": round(100 * positive.count("correct") / len(positive), 1),
+            "wrong": positive.count("wrong"),
+        }
+    for kind in ("name", "testid", "lookalike", "positive", "negative"):
+        f = figures.get(kind)
+        if f is None:
+            continue
+        shown = f"{f['refused_pct']}% refused" if kind == "negative" else f"{f['correct_pct']}% replayed correctly"
+        print(f"{kind:9}: {shown} ({f['cases']} cases), {f['wrong']} wrong element(s)")
     print(f"load average {figures['loadavg']}")
     print(json.dumps(figures))
 
@@ -161,9 +169,10 @@ def main() -> None:
     parser.add_argument("--published", type=int, default=50)
     parser.add_argument("--mutations", action="store_true", help="the mutated-pages replay figures instead")
     parser.add_argument("--show", action="store_true", help="with --mutations: every case's result")
+    parser.add_argument("--only", default="", help="with --mutations: the cases whose label holds this text")
     options = parser.parse_args()
     if options.mutations:
-        mutations(options.show)
+        mutations(options.show, options.only)
         return
     server, site = serve_site()
     home = make_home()

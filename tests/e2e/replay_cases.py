@@ -182,7 +182,7 @@ CASES: tuple[Case, ...] = (
     _named(DISPLAY_NAME, "label case", text("label[for=display-name]", "Display Name")),
     _named(PLACE_ORDER, "price appended", text(PLACE_ORDER.css, "Place order · $71.00")),
     _named(PLACE_ORDER, "word inserted", text(PLACE_ORDER.css, "Place your order")),
-    _named(REMOVE_MUG, "synonym delete", text(REMOVE_MUG.css, "Delete")),
+    _named(REMOVE_MUG, "synonym delete in every row", *_each(".line:nth-of-type({}) button", 3, "text", "Delete")),
     _named(CHANGE_PAYMENT, "synonym edit", text(CHANGE_PAYMENT.css, "Edit")),
     _named(APPLY, "word appended", text(APPLY.css, "Apply code")),
     _named(COUPON, "placeholder grew", attr(COUPON.css, "placeholder", "Coupon code (optional)")),
@@ -265,6 +265,6 @@ CASES: tuple[Case, ...] = (
     _refused(CHANGE_PAYMENT, "removed, the address's Change left", remove(CHANGE_PAYMENT.css)),
     _refused(REMOVE_MUG, "item removed, other items left", remove(".line:nth-of-type(2)")),
     _refused(PLACE_ORDER, "same place, another meaning", text(PLACE_ORDER.css, "Continue shopping")),
-    _refused(REMOVE_MUG, "synonym while the recorded name is in the row", text(REMOVE_MUG.css, "Delete"), html(REMOVE_MUG.css, "afterend", f' <button class="link" {DECOY}>Remove</button>')),
+    _refused(LOGOUT, "synonym while the recorded name is elsewhere", text(LOGOUT.css, "Sign out"), html(".layout", "beforebegin", f'<div class="account-menu"><span>Ann Lee</span> <a href="#logout" {DECOY}>Log out</a></div>')),
 )
 # fmt: on
