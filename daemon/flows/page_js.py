@@ -103,27 +103,47 @@ const headingOf = (el) => {
   }
   return last ? short(last.textContent, 60) : '';
 };
-// The nearest text a person sees before (or after) the element inside its container: a row's key, a field's
-// label, the toolbar button beside it. What tells a target from a look-alike that has no container of its own.
+// What a person reads of a node beside the element: a text, or a field's or image's own words (a coupon box's
+// placeholder is what tells its Apply from a gift card's).
 const NO_TEXT = new Set(['script', 'style', 'noscript', 'template']);
+const wordsOf = (n) => {
+  if (n.nodeType === Node.TEXT_NODE) {
+    const parent = n.parentElement;
+    return parent && !NO_TEXT.has(parent.localName) && parent.getClientRects().length ? norm(n.textContent) : '';
+  }
+  if (n.localName === 'img') return norm(n.getAttribute('alt'));
+  if (['input', 'textarea', 'select'].includes(n.localName) && n.getClientRects().length) {
+    return norm(n.getAttribute('aria-label') || n.getAttribute('placeholder') || n.getAttribute('title'));
+  }
+  return '';
+};
+const walkerIn = (root) => document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
+// The nearest words before (or after) the element inside its container: a row's key, a field's label, the
+// toolbar button beside it. What tells a target from a look-alike that has no container of its own.
 const textNear = (el, forward) => {
-  const walker = document.createTreeWalker(containerOf(el) || el.getRootNode(), NodeFilter.SHOW_TEXT);
+  const walker = walkerIn(containerOf(el) || el.getRootNode());
   walker.currentNode = el;
   for (let n = forward ? walker.nextNode() : walker.previousNode(); n; n = forward ? walker.nextNode() : walker.previousNode()) {
-    const parent = n.parentElement;
-    if (el.contains(n) || !parent || NO_TEXT.has(parent.localName)) continue;
-    const text = norm(n.textContent);
-    if (text && parent.getClientRects().length) return short(text, 40);
+    if (n === el || el.contains(n) || n.contains(el)) continue;
+    const text = wordsOf(n);
+    if (text) return short(text, 40);
   }
   return '';
 };
 // The words around the element in the smallest element that holds more than it: a row's cells when the row is
-// a plain div, the other buttons of a toolbar, a wrapping label's text.
+// a plain div, a wrapping label's text. None when that element is a whole region of the page (long text).
+const ROW_CHARS = 120;
 const rowOf = (el) => {
-  const own = norm(el.innerText || el.textContent || '');
   for (let n = parentOf(el); n && n !== document.body && n !== document.documentElement; n = parentOf(n)) {
-    const text = norm(n.innerText || n.textContent || '');
-    if (text.length > own.length) return short(own ? text.replace(own, ' ') : text, 60);
+    const parts = [], walker = walkerIn(n);
+    let size = 0;
+    for (let t = walker.nextNode(); t && size <= ROW_CHARS; t = walker.nextNode()) {
+      if (t === el || el.contains(t)) continue;
+      const text = wordsOf(t);
+      if (text) { parts.push(text); size += text.length + 1; }
+    }
+    if (size > ROW_CHARS) return '';
+    if (parts.length) return parts.join(' ');
   }
   return '';
 };
@@ -266,8 +286,10 @@ RESOLVE_JS = (
   const IDS = new Set(['id', 'nameAttr', 'testid']);
   const NAMES = new Set(['ariaLabel', 'label']);
   const WHERE = new Set(['container', 'heading', 'row', 'before', 'after']);
-  // A recorded id the element no longer has is weak evidence against it (a quarter of its weight); one it has
-  // under another value counts fully, or half when no element keeps the recorded value (the site renamed them).
+  // A recorded id the element no longer has is weak evidence against it (a quarter of its weight). One it has
+  // under another value is full evidence against it while another element keeps the recorded value; when none
+  // does, the site renamed its ids: half the weight, half agreeing when a word of it stayed (archive-btn ->
+  // archive-button).
   const ABSENT = 0.25, RENAMED = 0.5;
   const kept = new Map();
   const stillOnPage = (k, v) => {
@@ -282,12 +304,14 @@ RESOLVE_JS = (
     for (const [k, w] of Object.entries(WEIGHTS)) {
       const was = fp[k], now = d[k];
       if (!was || (k === 'id' && !stableToken(was))) continue;  // a generated id says nothing
+      // A neighbour that is the element's own label says again what the name says: not a second witness.
+      if ((k === 'before' || k === 'after') && (was === fp.name || was === fp.label)) continue;
       let share = 1, credit = 0;
       if (now === was) credit = 1;
       else if (k === 'name') credit = NAME_CREDIT[tier];
       else if (IDS.has(k) || (k === 'ariaLabel' && !now)) {
         if (!now) share = ABSENT;
-        else { credit = idNear(was, now); if (!stillOnPage(k, was)) share = RENAMED; }
+        else if (!stillOnPage(k, was)) { share = RENAMED; credit = idNear(was, now); }
       } else if (NAMES.has(k)) credit = NAME_CREDIT[nameTier(was, now)];
       else if (WHERE.has(k)) credit = near(was, now);
       if (k !== 'name' && share !== ABSENT && credit < (NAMES.has(k) ? 0.5 : 0.8)) conflicts++;
@@ -327,16 +351,18 @@ RESOLVE_JS = (
   const live = scored.filter((s) => s.visible && s.match !== 'differs');
   const best = live[0], second = live[1];
   const STRONG = new Set(['same', 'normalized', 'count']);
+  const WEAK_LEAD = 2.5;  // a weak name must lead the next element by 2.5 margins, not one
   const weakName = !!best && !STRONG.has(best.match);
   // A weak name (words added, a synonym) wins only when all else agrees and nothing competes: no other element
-  // in its container shows a close name, and for a synonym none anywhere still shows the recorded one.
+  // in its container shows a close name, for a synonym none anywhere still shows the recorded one, and the
+  // next element scores well below it.
   const box = best ? containerOf(best.n) : null;
   const rival = weakName && live.some((s) => s !== best
     && ((box && containerOf(s.n) === box) || (best.match === 'synonym' && STRONG.has(s.match))));
   let status = 'ok';
   if (!best) status = scored.some((s) => s.visible) ? 'weak' : 'none';
   else if (best.score < threshold || (weakName && best.conflicts > 0)) status = 'weak';
-  else if (rival || (second && best.score - second.score < margin)) status = 'ambiguous';
+  else if (rival || (second && best.score - second.score < (weakName ? WEAK_LEAD : 1) * margin)) status = 'ambiguous';
   else if (best.disabled) status = 'disabled';
   for (const r of report) r.hitsWinner = !!best && best.hits.includes(r.index);
   const out = { status, candidates: report, elements: shown, score: best ? best.score : 0,
