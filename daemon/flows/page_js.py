@@ -118,20 +118,8 @@ const wordsOf = (n) => {
   return '';
 };
 const walkerIn = (root) => document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
-// The nearest words before (or after) the element inside its container: a row's key, a field's label, the
-// toolbar button beside it. What tells a target from a look-alike that has no container of its own.
-const textNear = (el, forward) => {
-  const walker = walkerIn(containerOf(el) || el.getRootNode());
-  walker.currentNode = el;
-  for (let n = forward ? walker.nextNode() : walker.previousNode(); n; n = forward ? walker.nextNode() : walker.previousNode()) {
-    if (n === el || el.contains(n) || n.contains(el)) continue;
-    const text = wordsOf(n);
-    if (text) return short(text, 40);
-  }
-  return '';
-};
-// The words around the element in the smallest element that holds more than it: a row's cells when the row is
-// a plain div, a wrapping label's text. None when that element is a whole region of the page (long text).
+// The smallest element that holds words besides the element's own: a row, a box, a toolbar, a wrapping label.
+// None when that is a whole region of the page (more than ROW_CHARS of text).
 const ROW_CHARS = 120;
 const rowOf = (el) => {
   for (let n = parentOf(el); n && n !== document.body && n !== document.documentElement; n = parentOf(n)) {
@@ -142,17 +130,30 @@ const rowOf = (el) => {
       const text = wordsOf(t);
       if (text) { parts.push(text); size += text.length + 1; }
     }
-    if (size > ROW_CHARS) return '';
-    if (parts.length) return parts.join(' ');
+    if (size > ROW_CHARS) return null;
+    if (parts.length) return { n, words: parts.join(' ') };
+  }
+  return null;
+};
+// The nearest words before (or after) the element inside its container, else its row: a row's key, a field's
+// label, the toolbar button beside it. What tells a target from a look-alike that has no container of its own;
+// kept inside the row so that a box inserted before the target's box changes nothing.
+const textNear = (el, forward, row) => {
+  const walker = walkerIn(containerOf(el) || (row && row.n) || el.getRootNode());
+  walker.currentNode = el;
+  for (let n = forward ? walker.nextNode() : walker.previousNode(); n; n = forward ? walker.nextNode() : walker.previousNode()) {
+    if (n === el || el.contains(n) || n.contains(el)) continue;
+    const text = wordsOf(n);
+    if (text) return short(text, 40);
   }
   return '';
 };
 const describe = (el) => {
-  const tid = testidOf(el);
+  const tid = testidOf(el), row = rowOf(el);
   return { tag: el.localName, role: roleOf(el), name: nameOf(el), id: el.id || '',
     nameAttr: el.getAttribute('name') || '', testid: tid ? tid[1] : '', ariaLabel: el.getAttribute('aria-label') || '',
     container: containerName(el), label: labelOf(el), valueKind: valueKind(el), heading: headingOf(el),
-    row: rowOf(el), before: textNear(el, false), after: textNear(el, true) };
+    row: row ? row.words : '', before: textNear(el, false, row), after: textNear(el, true, row) };
 };
 const visible = (el) => {
   const r = el.getBoundingClientRect();

@@ -241,7 +241,7 @@ CASES: tuple[Case, ...] = (
     _lookalike(CHANGE_PAYMENT, "gift box before", html(".payment", "beforebegin", f'<div class="box gift"><h3>Gift options</h3><div>No gift message</div><button class="link" {DECOY}>Change</button></div>')),
     _lookalike(REMOVE_MUG, "similar item before", html(".line:nth-of-type(2)", "beforebegin", f'<div class="line"><span class="title">Mug lid</span> <span>× 1</span> <span>$4.00</span> <button class="link" {DECOY}>Remove</button></div>')),
     _lookalike(APPLY, "gift card box before", html(".coupon", "beforebegin", f'<div class="box"><input placeholder="Gift card number"><button class="apply" {DECOY}>Apply</button></div>')),
-    _lookalike(COUPON, "gift card field before", html(".coupon input", "beforebegin", f'<input placeholder="Gift card code" {DECOY}>')),
+    _lookalike(COUPON, "partner code box before", html(".coupon", "beforebegin", f'<div class="box partner"><h3>Partner offer</h3><input placeholder="Coupon code" {DECOY}><button>Redeem</button></div>')),
     # -- negative: a person would not act --------------------------------------------------------------------
     _refused(ARCHIVE, "removed, promo look-alike left", remove(ARCHIVE.css), html("#message-actions", "beforebegin", f'<div class="promo"><p>Clean up your inbox</p><button {DECOY}>Archive</button></div>')),
     _refused(ARCHIVE, "disabled", attr(ARCHIVE.css, "disabled", "")),
