@@ -12,10 +12,12 @@ veto a different one without lowering its threshold:
   `Step 5` is not `Step 6`;
 - contains: the recorded words in order with a few words added (`Save changes`, `Place your order`),
   unless an added word changes what the control does (`Save as draft`, `Sign in with Google`);
+- number: the same words with other numbers, when the recorded name had a number (`Star 340` -> `Star 341`;
+  but also `Step 5` -> `Step 6`, which is why it is weak);
 - synonym: the same words once SYNONYMS' phrases are read as one (`Submit` / `Send`);
 - differs (a veto: never acted on), or empty (no name now: no credit).
 
-contains and synonym are weak: the scorer accepts them only when nothing else about the element disagrees
+contains, number and synonym are weak: the scorer accepts them only when nothing else about the element disagrees
 and no other element still shows the recorded name (or, in the same container, a close one).
 """
 
@@ -78,7 +80,8 @@ const contained = (a, b) => {
   for (const w of b) { if (i < a.length && w === a[i]) i++; else extra.push(w); }
   return i === a.length && extra.length > 0 && !extra.some((w) => CHANGERS.has(w));
 };
-const NAME_CREDIT = { same: 1, normalized: 0.95, count: 0.9, contains: 0.75, synonym: 0.6, differs: 0, empty: 0 };
+const NAME_CREDIT = { same: 1, normalized: 0.95, count: 0.9, contains: 0.75, number: 0.75, synonym: 0.6, differs: 0,
+  empty: 0 };
 const nameTier = (recorded, now) => {
   if (recorded === now) return 'same';
   if (!now) return 'empty';
@@ -88,6 +91,7 @@ const nameTier = (recorded, now) => {
   if (!a.length) return 'differs';
   if (a.join(' ') === b.join(' ')) return 'count';
   if (contained(a, b)) return 'contains';
+  if (keep && words(recorded, false).join(' ') === words(now, false).join(' ') && words(now, false).length) return 'number';
   if (b.length && canonical(a) === canonical(b)) return 'synonym';
   return 'differs';
 };

@@ -113,10 +113,18 @@ APPLY = Target("checkout.html", "[data-who=apply]", "apply")
 PLACE_ORDER = Target("checkout.html", "[data-who=place-order]", "place-order")
 COUPON = Target("checkout.html", "[data-who=coupon]", "coupon", "fill")
 
+# repo.html: written after the scorer, as held-out cases; the first run's figures are in docs/flows.md.
+STAR = Target("repo.html", "[data-who=star]", "star")
+ISSUES = Target("repo.html", "[data-who=issues]", "issues")
+COPY_TESTS = Target("repo.html", "[data-who=copy-tests]", "copy-tests")
+TITLE = Target("repo.html", "[data-who=title]", "title", "fill")
+SUBMIT_ISSUE = Target("repo.html", "[data-who=submit-issue]", "submit-issue")
+DIALOG_DELETE = Target("repo.html", "[data-who=dialog-delete]", "dialog-delete")
+
 TARGETS = (
     ARCHIVE, COMPOSE, STAR_BEN, OPEN_CLEO, SENT, SIGNUP, EMAIL, LOGIN, SUBSCRIBE, DELETE_BEN, EDIT_CLEO, INVITE,
     NEXT, ADD_MUG, FEEDBACK, CART, SEARCH_GO, SAVE_NOTIFICATIONS, LOGOUT, REPLIES, DISPLAY_NAME, REMOVE_MUG,
-    CHANGE_PAYMENT, APPLY, PLACE_ORDER, COUPON,
+    CHANGE_PAYMENT, APPLY, PLACE_ORDER, COUPON, STAR, ISSUES, COPY_TESTS, TITLE, SUBMIT_ISSUE, DIALOG_DELETE,
 )  # fmt: skip
 
 TEAM_DELETES = "tbody tr:nth-of-type({}) [data-testid^=delete]"
@@ -186,6 +194,13 @@ CASES: tuple[Case, ...] = (
     _named(CHANGE_PAYMENT, "synonym edit in both boxes", text(CHANGE_PAYMENT.css, "Edit"), text("[data-who=change-address]", "Edit")),
     _named(APPLY, "word appended", text(APPLY.css, "Apply code")),
     _named(COUPON, "placeholder grew", attr(COUPON.css, "placeholder", "Coupon code (optional)")),
+    _named(STAR, "count went up", text("[data-who=star] .count", "341")),
+    _named(ISSUES, "count went up", text("[data-who=issues] .count", "8")),
+    _named(COPY_TESTS, "label grew a word in every row", *_each(".file-row:nth-of-type({}) button", 3, "attr", "aria-label", "Copy file path")),
+    _named(TITLE, "placeholder grew", attr(TITLE.css, "placeholder", "Issue title"), attr(TITLE.css, "aria-label", "Issue title")),
+    _named(SUBMIT_ISSUE, "case and punctuation", text(SUBMIT_ISSUE.css, "Submit New Issue")),
+    _named(DIALOG_DELETE, "word appended", text(DIALOG_DELETE.css, "Delete branch")),
+    _named(DIALOG_DELETE, "synonym remove", text(DIALOG_DELETE.css, "Remove")),
     # -- testid: ids and test ids removed or renamed, everything else kept --------------------------------------
     _ids(ARCHIVE, "testid removed", attr(ARCHIVE.css, "data-testid", None)),
     _ids(ARCHIVE, "testid renamed", attr(ARCHIVE.css, "data-testid", "archive-button")),
@@ -216,6 +231,10 @@ CASES: tuple[Case, ...] = (
     _ids(REPLIES, "name renamed", attr(REPLIES.css, "name", "notify_replies")),
     _ids(PLACE_ORDER, "class renamed", attr(PLACE_ORDER.css, "class", "btn-cta")),
     _ids(REMOVE_MUG, "class renamed in every row", *_each(".line:nth-of-type({}) button", 3, "attr", "class", "btn-text")),
+    _ids(STAR, "testid removed", attr(STAR.css, "data-testid", None)),
+    _ids(STAR, "testids renamed", attr(STAR.css, "data-testid", "repo-star"), attr("[data-who=fork]", "data-testid", "repo-fork"), attr("[data-who=watch]", "data-testid", "repo-watch")),
+    _ids(SUBMIT_ISSUE, "class renamed", attr(SUBMIT_ISSUE.css, "class", "Button--primary")),
+    _ids(TITLE, "aria label removed", attr(TITLE.css, "aria-label", None)),
     # -- lookalike: the same role and name inserted before the target -----------------------------------------
     _lookalike(ARCHIVE, "promo box before the toolbar", html("#message-actions", "beforebegin", f'<div class="promo"><p>Clean up your inbox</p><button {DECOY}>Archive</button></div>')),
     _lookalike(COMPOSE, "floating button first in main", html("main", "afterbegin", f'<button class="fab" {DECOY}>Compose</button>')),
@@ -242,6 +261,11 @@ CASES: tuple[Case, ...] = (
     _lookalike(REMOVE_MUG, "similar item before", html(".line:nth-of-type(2)", "beforebegin", f'<div class="line"><span class="title">Mug lid</span> <span>× 1</span> <span>$4.00</span> <button class="link" {DECOY}>Remove</button></div>')),
     _lookalike(APPLY, "gift card box before", html(".coupon", "beforebegin", f'<div class="box"><input placeholder="Gift card number"><button class="apply" {DECOY}>Apply</button></div>')),
     _lookalike(COUPON, "partner code box before", html(".coupon", "beforebegin", f'<div class="box partner"><h3>Partner offer</h3><input placeholder="Coupon code" {DECOY}><button>Redeem</button></div>')),
+    _lookalike(STAR, "sponsor banner first", html(".repo-head", "afterbegin", f'<div class="sponsor"><p>Like widgets?</p><button {DECOY}>Star</button></div>')),
+    _lookalike(COPY_TESTS, "recently viewed list first", html(".file-list", "beforebegin", f'<div class="recent"><h2>Recently viewed</h2><div class="file-row"><a href="#t">tests</a><span>Fix flaky test</span><button aria-label="Copy path" {DECOY}>&#10697;</button></div></div>')),
+    _lookalike(SUBMIT_ISSUE, "template chooser before", html(".issue-form", "beforebegin", f'<div class="templates"><h2>Bug report</h2><p>Create a report to help us improve</p><button {DECOY}>Submit new issue</button></div>')),
+    _lookalike(DIALOG_DELETE, "another dialog before", html(".modal", "beforebegin", f'<div role="dialog" aria-label="Delete tag"><p>Delete tag v1.0?</p><button>Cancel</button><button {DECOY}>Delete</button></div>')),
+    _lookalike(ISSUES, "footer link first", html("main", "afterbegin", f'<p class="tip">Found a bug? <a href="#issues" {DECOY}>Issues</a></p>')),
     # -- negative: a person would not act --------------------------------------------------------------------
     _refused(ARCHIVE, "removed, promo look-alike left", remove(ARCHIVE.css), html("#message-actions", "beforebegin", f'<div class="promo"><p>Clean up your inbox</p><button {DECOY}>Archive</button></div>')),
     _refused(ARCHIVE, "disabled", attr(ARCHIVE.css, "disabled", "")),
@@ -262,6 +286,12 @@ CASES: tuple[Case, ...] = (
     _refused(INVITE, "same place, another meaning", text(INVITE.css, "Remove member")),
     _refused(SUBSCRIBE, "same place, opposite meaning", text(SUBSCRIBE.css, "Unsubscribe")),
     _refused(EDIT_CLEO, "synonym in one row, the recorded name in the others", text(EDIT_CLEO.css, "Modify")),
+    _refused(STAR, "same place, opposite meaning", text(STAR.css, "Unstar 341")),
+    _refused(COPY_TESTS, "row removed, other rows left", remove(".file-row:nth-of-type(2)")),
+    _refused(DIALOG_DELETE, "same place, another scope", text(DIALOG_DELETE.css, "Delete all branches")),
+    _refused(SUBMIT_ISSUE, "disabled", attr(SUBMIT_ISSUE.css, "disabled", "")),
+    _refused(TITLE, "field removed, the comment box left", remove(TITLE.css)),
+    _refused(DIALOG_DELETE, "same place, the other button's meaning", text(DIALOG_DELETE.css, "Cancel")),
     _refused(SAVE_NOTIFICATIONS, "same place, another scope", text(SAVE_NOTIFICATIONS.css, "Save as draft")),
     _refused(CHANGE_PAYMENT, "removed, the address's Change left", remove(CHANGE_PAYMENT.css)),
     _refused(REMOVE_MUG, "item removed, other items left", remove(".line:nth-of-type(2)")),
