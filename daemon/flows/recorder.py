@@ -32,7 +32,7 @@ from browserd.daemon.flows.model import (
 from browserd.daemon.flows.page_js import CAPTURE_JS, FRAME_CSS_JS
 from browserd.daemon.runs.records import now_ms
 from browserd.daemon.sessions.tab import Tab
-from browserd.daemon.sessions.targets import locate
+from browserd.daemon.snapshots.targets import locate
 
 # Earlier strategies first (S4-46, D-29); the weight is the order a replay reports and a person may edit.
 _RANK = {"testid": 0, "css": 1, "role": 2, "label": 3, "placeholder": 4, "text": 5, "anchor": 6, "xpath": 7}

@@ -22,6 +22,7 @@ from playwright.async_api import ElementHandle, Frame
 from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.config import Config
+from browserd.daemon.elements.dragging import drag
 from browserd.daemon.errors import (
     BrowserdError,
     ElementAmbiguous,
@@ -34,10 +35,9 @@ from browserd.daemon.errors import (
 from browserd.daemon.flows.model import Retry, Step, StepReport, TargetLocator
 from browserd.daemon.flows.page_js import RESOLVE_ELEMENT_JS, RESOLVED_JS
 from browserd.daemon.flows.templating import render
-from browserd.daemon.sessions.dragging import drag
 from browserd.daemon.sessions.navigation import HistoryMove, move_in_history
-from browserd.daemon.sessions.settle import settle_tab
 from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.snapshots.settle import settle_tab
 
 # Steps that only read the page: every other step settles as a browser tool's action does, waiting for what it
 # started (timers its input set, fetches, a navigation, a tab it opened) and not for the page's own churn.

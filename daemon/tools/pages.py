@@ -9,12 +9,12 @@ from urllib.parse import urlsplit
 import msgspec
 
 from browserd.daemon.errors import InvalidParameter, NavigationTimeout
-from browserd.daemon.sessions import snapshot as aria
 from browserd.daemon.sessions.navigation import HistoryMove, WaitUntil, goto, move_in_history, timed_out
 from browserd.daemon.sessions.page_errors import navigation_errors, page_errors
-from browserd.daemon.sessions.reader import SnapshotOptions, read, save
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import REFUSED_EVENT
+from browserd.daemon.snapshots import aria
+from browserd.daemon.snapshots.reader import SnapshotOptions, read, save
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response

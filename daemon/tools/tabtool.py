@@ -11,12 +11,12 @@ from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 
+from browserd.daemon.elements import shadows
 from browserd.daemon.errors import ElementNotFound
-from browserd.daemon.sessions import shadows
-from browserd.daemon.sessions.reader import SnapshotOptions, read
-from browserd.daemon.sessions.settle import Settled, settle_tab
-from browserd.daemon.sessions.snapshot import PAGE_FACTS_JS, PageFacts
 from browserd.daemon.sessions.tab import NAVIGATED, Tab, call_deadline_s
+from browserd.daemon.snapshots.aria import PAGE_FACTS_JS, PageFacts
+from browserd.daemon.snapshots.reader import SnapshotOptions, read
+from browserd.daemon.snapshots.settle import Settled, settle_tab
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool
 from browserd.daemon.tools.response import Response

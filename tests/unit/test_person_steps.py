@@ -9,8 +9,8 @@ from typing import Any
 
 from playwright.async_api import FloatRect
 
+from browserd.daemon.elements.dragging import _persons_way
 from browserd.daemon.flows.recorder import Recorder
-from browserd.daemon.sessions.dragging import _persons_way
 
 PAGE = "http://127.0.0.1:8000/form.html"
 
