@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from browserd.daemon.errors import ExecutionError, InvalidParameter, NotSupported
-from browserd.daemon.flows.export import playwright_script
+from browserd.daemon.flows.catalogue.python_export import playwright_script
 from browserd.daemon.flows.model import MAX_ROWS, Flow, StepReport
 from browserd.daemon.flows.variables import args_struct, parse_args, tool_schema, values_of
 from browserd.daemon.runs.manager import StartRequest

@@ -64,7 +64,7 @@ def tab_tool(
                 tab.take_events()  # what happened before this call was reported by an earlier one
                 tab.settles = isinstance(args, ActionParams) and args.snapshot != "none"
                 tab.action_frame = None  # set anew when this call's target is in a child frame
-                # While the session records a flow, the action becomes a step (daemon/flows/recorder.py).
+                # While the session records a flow, the action becomes a step (daemon/flows/recording/tool_recorder.py).
                 async with ctx.services.flows.recording(ctx.session.id, name, tab, args, response):
                     try:
                         await handler(ctx, tab, args, response)
