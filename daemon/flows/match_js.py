@@ -65,10 +65,12 @@ const CHANGERS = new Set("""
 const plain = (s) => (s || '').toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
 const squash = (s) => plain(s).replace(/[^\p{L}\p{N}]+/gu, '');
 // The words of a name; counts in brackets always set aside, other numbers (prices, badges) unless kept.
+const COUNTED = /[$€£¥]?\d[\d.,:]*\+?(\s+(new|unread|items?|messages?|results?|notifications?)\b)?/g;
 const words = (s, keepDigits) => {
   let t = plain(s).replace(/[([]\s*[$€£¥]?\d[\d.,]*\+?(\s+\p{L}+)?\s*[)\]]/gu, ' ');
-  if (!keepDigits) t = t.replace(/[$€£¥]?\d[\d.,:]*\+?(\s+(new|unread|items?|messages?|results?|notifications?)\b)?/g, ' ');
-  return (t.match(/[\p{L}\p{N}]+/gu) || []).map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
+  if (!keepDigits) t = t.replace(COUNTED, ' ');
+  const stem = (w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w);
+  return (t.match(/[\p{L}\p{N}]+/gu) || []).map(stem);
 };
 const PHRASES = SYNONYM_GROUPS.flatMap((group, i) => group.map((p) => [words(p, true).join(' '), '#' + i]))
   .sort((a, b) => b[0].length - a[0].length)
@@ -91,7 +93,8 @@ const nameTier = (recorded, now) => {
   if (!a.length) return 'differs';
   if (a.join(' ') === b.join(' ')) return 'count';
   if (contained(a, b)) return 'contains';
-  if (keep && words(recorded, false).join(' ') === words(now, false).join(' ') && words(now, false).length) return 'number';
+  const bare = words(now, false).join(' ');
+  if (keep && bare && words(recorded, false).join(' ') === bare) return 'number';
   if (b.length && canonical(a) === canonical(b)) return 'synonym';
   return 'differs';
 };
@@ -116,6 +119,9 @@ const GENERIC_ID_WORDS = new Set(['btn', 'button', 'link', 'input', 'field', 'fo
   'wrapper', 'container', 'cta', 'primary', 'main', 'js', 'test', 'qa', 'id']);
 const idWords = (v) => v.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/)
   .filter((w) => w.length > 1 && !/^\d+$/.test(w) && !GENERIC_ID_WORDS.has(w));
-const idNear = (recorded, now) => { const a = new Set(idWords(recorded)); return idWords(now).some((w) => a.has(w)) ? 0.5 : 0; };
+const idNear = (recorded, now) => {
+  const kept = new Set(idWords(recorded));
+  return idWords(now).some((w) => kept.has(w)) ? 0.5 : 0;
+};
 """
 )

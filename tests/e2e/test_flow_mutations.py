@@ -53,9 +53,7 @@ async def results_of(home: BrowserdHome, site: str, kind: Kind) -> dict[str, lis
 
 @pytest.mark.shared_daemon
 @pytest.mark.parametrize("kind", ["name", "testid", "lookalike"])
-async def test_replay_acts_on_the_element_a_person_still_recognises(
-    home: BrowserdHome, site: str, kind: Kind
-) -> None:
+async def test_replay_acts_on_the_element_a_person_still_recognises(home: BrowserdHome, site: str, kind: Kind) -> None:
     got = await results_of(home, site, kind)
     assert not got["wrong"], f"acted on another element than the recorded one: {got['wrong']}"
     assert not got["refused"], f"refused an element a person recognises: {got['refused']}"
