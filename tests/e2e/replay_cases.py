@@ -120,11 +120,19 @@ COPY_TESTS = Target("repo.html", "[data-who=copy-tests]", "copy-tests")
 TITLE = Target("repo.html", "[data-who=title]", "title", "fill")
 SUBMIT_ISSUE = Target("repo.html", "[data-who=submit-issue]", "submit-issue")
 DIALOG_DELETE = Target("repo.html", "[data-who=dialog-delete]", "dialog-delete")
+# projects.html: a second held-out page, written and run once before any change the run suggested.
+NEW_PROJECT = Target("projects.html", "[data-who=new-project]", "new-project")
+VIEW_BOREALIS = Target("projects.html", "[data-who=view-borealis]", "view-borealis")
+ARCHIVE_CYGNUS = Target("projects.html", "[data-who=archive-cygnus]", "archive-cygnus")
+READ_ROADMAP = Target("projects.html", "[data-who=read-roadmap]", "read-roadmap")
+SORT_DATE = Target("projects.html", "[data-who=sort-date]", "sort-date", "check")
+APPLY_FILTERS = Target("projects.html", "[data-who=apply-filters]", "apply-filters")
 
 TARGETS = (
     ARCHIVE, COMPOSE, STAR_BEN, OPEN_CLEO, SENT, SIGNUP, EMAIL, LOGIN, SUBSCRIBE, DELETE_BEN, EDIT_CLEO, INVITE,
     NEXT, ADD_MUG, FEEDBACK, CART, SEARCH_GO, SAVE_NOTIFICATIONS, LOGOUT, REPLIES, DISPLAY_NAME, REMOVE_MUG,
     CHANGE_PAYMENT, APPLY, PLACE_ORDER, COUPON, STAR, ISSUES, COPY_TESTS, TITLE, SUBMIT_ISSUE, DIALOG_DELETE,
+    NEW_PROJECT, VIEW_BOREALIS, ARCHIVE_CYGNUS, READ_ROADMAP, SORT_DATE, APPLY_FILTERS,
 )  # fmt: skip
 
 TEAM_DELETES = "tbody tr:nth-of-type({}) [data-testid^=delete]"
@@ -201,6 +209,14 @@ CASES: tuple[Case, ...] = (
     _named(SUBMIT_ISSUE, "case and punctuation", text(SUBMIT_ISSUE.css, "Submit New Issue")),
     _named(DIALOG_DELETE, "word appended", text(DIALOG_DELETE.css, "Delete branch")),
     _named(DIALOG_DELETE, "synonym remove", text(DIALOG_DELETE.css, "Remove")),
+    _named(NEW_PROJECT, "plus sign", text(NEW_PROJECT.css, "+ New project")),
+    _named(NEW_PROJECT, "case", text(NEW_PROJECT.css, "New Project")),
+    _named(VIEW_BOREALIS, "word appended in every row", *_each("[role=row]:nth-of-type({}) button:last-child", 3, "text", "View details")),
+    _named(ARCHIVE_CYGNUS, "title case in every row", *_each("[role=row]:nth-of-type({}) button[title]", 3, "attr", "title", "Archive Project")),
+    _named(READ_ROADMAP, "arrow", text(READ_ROADMAP.css, "Read more →")),
+    _named(READ_ROADMAP, "word appended on both", text(READ_ROADMAP.css, "Read more about it"), text("[data-who=read-notes]", "Read more about it")),
+    _named(SORT_DATE, "label grew a word", html("label:has([data-who=sort-date])", "afterend", '<label><input type="radio" name="sort" value="date" data-who="sort-date"> Date created</label>'), remove("label:has([data-who=sort-date])")),
+    _named(APPLY_FILTERS, "upper case", text(APPLY_FILTERS.css, "APPLY FILTERS")),
     # -- testid: ids and test ids removed or renamed, everything else kept --------------------------------------
     _ids(ARCHIVE, "testid removed", attr(ARCHIVE.css, "data-testid", None)),
     _ids(ARCHIVE, "testid renamed", attr(ARCHIVE.css, "data-testid", "archive-button")),
@@ -235,6 +251,8 @@ CASES: tuple[Case, ...] = (
     _ids(STAR, "testids renamed", attr(STAR.css, "data-testid", "repo-star"), attr("[data-who=fork]", "data-testid", "repo-fork"), attr("[data-who=watch]", "data-testid", "repo-watch")),
     _ids(SUBMIT_ISSUE, "class renamed", attr(SUBMIT_ISSUE.css, "class", "Button--primary")),
     _ids(TITLE, "aria label removed", attr(TITLE.css, "aria-label", None)),
+    _ids(NEW_PROJECT, "data-cy removed", attr(NEW_PROJECT.css, "data-cy", None)),
+    _ids(NEW_PROJECT, "data-cy renamed", attr(NEW_PROJECT.css, "data-cy", "create-project-btn")),
     # -- lookalike: the same role and name inserted before the target -----------------------------------------
     _lookalike(ARCHIVE, "promo box before the toolbar", html("#message-actions", "beforebegin", f'<div class="promo"><p>Clean up your inbox</p><button {DECOY}>Archive</button></div>')),
     _lookalike(COMPOSE, "floating button first in main", html("main", "afterbegin", f'<button class="fab" {DECOY}>Compose</button>')),
@@ -266,6 +284,11 @@ CASES: tuple[Case, ...] = (
     _lookalike(SUBMIT_ISSUE, "template chooser before", html(".issue-form", "beforebegin", f'<div class="templates"><h2>Bug report</h2><p>Create a report to help us improve</p><button {DECOY}>Submit new issue</button></div>')),
     _lookalike(DIALOG_DELETE, "another dialog before", html(".modal", "beforebegin", f'<div role="dialog" aria-label="Delete tag"><p>Delete tag v1.0?</p><button>Cancel</button><button {DECOY}>Delete</button></div>')),
     _lookalike(ISSUES, "footer link first", html("main", "afterbegin", f'<p class="tip">Found a bug? <a href="#issues" {DECOY}>Issues</a></p>')),
+    _lookalike(NEW_PROJECT, "empty-state banner before", html(".page-head", "beforebegin", f'<div class="banner"><p>Start something new</p><button {DECOY}>New project</button></div>')),
+    _lookalike(VIEW_BOREALIS, "new row first", html("[role=grid]", "afterbegin", f'<div role="row"><div role="gridcell">Andromeda</div><div role="gridcell">Active</div><div role="gridcell"><button title="Archive project">&#128452;</button><button {DECOY}>View</button></div></div>')),
+    _lookalike(READ_ROADMAP, "pinned post first", html(".post", "beforebegin", f'<article class="post pinned"><h2>Welcome</h2><p>Start here.</p><a href="#welcome" {DECOY}>Read more</a></article>')),
+    _lookalike(ARCHIVE_CYGNUS, "new row just before", html("[role=row]:nth-of-type(3)", "beforebegin", f'<div role="row"><div role="gridcell">Centaur</div><div role="gridcell">Active</div><div role="gridcell"><button title="Archive project" {DECOY}>&#128452;</button><button>View</button></div></div>')),
+    _lookalike(APPLY_FILTERS, "search form before", html(".filters", "beforebegin", f'<form class="search"><input aria-label="Search projects"><button type="submit" {DECOY}>Apply filters</button></form>')),
     # -- negative: a person would not act --------------------------------------------------------------------
     _refused(ARCHIVE, "removed, promo look-alike left", remove(ARCHIVE.css), html("#message-actions", "beforebegin", f'<div class="promo"><p>Clean up your inbox</p><button {DECOY}>Archive</button></div>')),
     _refused(ARCHIVE, "disabled", attr(ARCHIVE.css, "disabled", "")),
@@ -292,6 +315,11 @@ CASES: tuple[Case, ...] = (
     _refused(SUBMIT_ISSUE, "disabled", attr(SUBMIT_ISSUE.css, "disabled", "")),
     _refused(TITLE, "field removed, the comment box left", remove(TITLE.css)),
     _refused(DIALOG_DELETE, "same place, the other button's meaning", text(DIALOG_DELETE.css, "Cancel")),
+    _refused(VIEW_BOREALIS, "row removed, other rows left", remove("[role=row]:nth-of-type(2)")),
+    _refused(VIEW_BOREALIS, "same place, another meaning", text(VIEW_BOREALIS.css, "Delete")),
+    _refused(NEW_PROJECT, "same place, another object", text(NEW_PROJECT.css, "New folder")),
+    _refused(READ_ROADMAP, "post removed, the other post left", remove(".post:nth-of-type(2)")),
+    _refused(SORT_DATE, "option removed, the other left", remove("label:has([data-who=sort-date])")),
     _refused(SAVE_NOTIFICATIONS, "same place, another scope", text(SAVE_NOTIFICATIONS.css, "Save as draft")),
     _refused(CHANGE_PAYMENT, "removed, the address's Change left", remove(CHANGE_PAYMENT.css)),
     _refused(REMOVE_MUG, "item removed, other items left", remove(".line:nth-of-type(2)")),
