@@ -305,8 +305,8 @@ RESOLVE_JS = (
     for (const [k, w] of Object.entries(WEIGHTS)) {
       const was = fp[k], now = d[k];
       if (!was || (k === 'id' && !stableToken(was))) continue;  // a generated id says nothing
-      // A neighbour that is the element's own label says again what the name says: not a second witness.
-      if ((k === 'before' || k === 'after') && (was === fp.name || was === fp.label)) continue;
+      // A neighbour or row that is the element's own label says again what the name says: not a second witness.
+      if ((k === 'before' || k === 'after' || k === 'row') && (was === fp.name || was === fp.label)) continue;
       let share = 1, credit = 0;
       if (now === was) credit = 1;
       else if (k === 'name') credit = NAME_CREDIT[tier];
@@ -352,18 +352,17 @@ RESOLVE_JS = (
   const live = scored.filter((s) => s.visible && s.match !== 'differs');
   const best = live[0], second = live[1];
   const STRONG = new Set(['same', 'normalized', 'count']);
-  const WEAK_LEAD = 2.5;  // a weak name must lead the next element by 2.5 margins, not one
   const weakName = !!best && !STRONG.has(best.match);
-  // A weak name (words added, a synonym) wins only when all else agrees and nothing competes: no other element
-  // in its container shows a close name, for a synonym none anywhere still shows the recorded one, and the
-  // next element scores well below it.
+  // A weak name (words added, a number changed, a synonym) wins only when all else agrees and nothing competes:
+  // no other element agrees with all else too or shares its container, and for a synonym none anywhere still
+  // shows the recorded name.
   const box = best ? containerOf(best.n) : null;
-  const rival = weakName && live.some((s) => s !== best
-    && ((box && containerOf(s.n) === box) || (best.match === 'synonym' && STRONG.has(s.match))));
+  const rival = weakName && live.some((s) => s !== best && (s.conflicts === 0 || (box && containerOf(s.n) === box)
+    || (best.match === 'synonym' && STRONG.has(s.match))));
   let status = 'ok';
   if (!best) status = scored.some((s) => s.visible) ? 'weak' : 'none';
   else if (best.score < threshold || (weakName && best.conflicts > 0)) status = 'weak';
-  else if (rival || (second && best.score - second.score < (weakName ? WEAK_LEAD : 1) * margin)) status = 'ambiguous';
+  else if (rival || (second && best.score - second.score < margin)) status = 'ambiguous';
   else if (best.disabled) status = 'disabled';
   for (const r of report) r.hitsWinner = !!best && best.hits.includes(r.index);
   const out = { status, candidates: report, elements: shown, score: best ? best.score : 0,
