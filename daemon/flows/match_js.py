@@ -10,8 +10,9 @@ veto a different one without lowering its threshold:
 - count: the same words once counts, prices, badges and plurals are set aside (`Archive (12)`,
   `Place order · $71.00`, `Invite members`); digits count as words when the recorded name had any, so
   `Step 5` is not `Step 6`;
-- contains: the recorded words in order with a few words added (`Save changes`, `Place your order`),
-  unless an added word changes what the control does (`Save as draft`, `Sign in with Google`);
+- contains: the recorded words in order with a few words added (`Save changes`, `Place your order`) or
+  dropped while at least half stay (`Apply filters` -> `Apply`), unless a word added or dropped changes
+  what the control does (`Save as draft`, `Sign in with Google` -> `Sign in`, `Delete all` -> `Delete`);
 - number: the same words with other numbers, when the recorded name had a number (`Star 340` -> `Star 341`;
   but also `Step 5` -> `Step 6`, which is why it is weak);
 - synonym: the same words once SYNONYMS' phrases are read as one (`Submit` / `Send`);
@@ -76,12 +77,16 @@ const PHRASES = SYNONYM_GROUPS.flatMap((group, i) => group.map((p) => [words(p, 
   .sort((a, b) => b[0].length - a[0].length)
   .map(([p, key]) => [new RegExp(`(?<=^| )${p}(?= |$)`, 'g'), key]);
 const canonical = (ws) => { let t = ws.join(' '); for (const [re, key] of PHRASES) t = t.replace(re, key); return t; };
-const contained = (a, b) => {
-  if (b.length > a.length + 3) return false;
+// The shorter name's words in order inside the longer one, at most three words more, and none of the words
+// one has beyond the other a word that changes the action.
+const within = (short, long) => {
+  if (long.length > short.length + 3) return false;
   let i = 0; const extra = [];
-  for (const w of b) { if (i < a.length && w === a[i]) i++; else extra.push(w); }
-  return i === a.length && extra.length > 0 && !extra.some((w) => CHANGERS.has(w));
+  for (const w of long) { if (i < short.length && w === short[i]) i++; else extra.push(w); }
+  return i === short.length && extra.length > 0 && !extra.some((w) => CHANGERS.has(w));
 };
+// Words added (Save -> Save changes), or dropped while at least half stay (Apply filters -> Apply).
+const contained = (a, b) => within(a, b) || (b.length * 2 >= a.length && within(b, a));
 const NAME_CREDIT = { same: 1, normalized: 0.95, count: 0.9, contains: 0.75, number: 0.75, synonym: 0.6, differs: 0,
   empty: 0 };
 const nameTier = (recorded, now) => {

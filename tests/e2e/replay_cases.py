@@ -217,6 +217,8 @@ CASES: tuple[Case, ...] = (
     _named(READ_ROADMAP, "word appended on both", text(READ_ROADMAP.css, "Read more about it"), text("[data-who=read-notes]", "Read more about it")),
     _named(SORT_DATE, "label grew a word", html("label:has([data-who=sort-date])", "afterend", '<label><input type="radio" name="sort" value="date" data-who="sort-date"> Date created</label>'), remove("label:has([data-who=sort-date])")),
     _named(APPLY_FILTERS, "upper case", text(APPLY_FILTERS.css, "APPLY FILTERS")),
+    _named(APPLY_FILTERS, "word dropped", text(APPLY_FILTERS.css, "Apply")),
+    _named(SUBMIT_ISSUE, "word dropped", text(SUBMIT_ISSUE.css, "Submit issue")),
     # -- testid: ids and test ids removed or renamed, everything else kept --------------------------------------
     _ids(ARCHIVE, "testid removed", attr(ARCHIVE.css, "data-testid", None)),
     _ids(ARCHIVE, "testid renamed", attr(ARCHIVE.css, "data-testid", "archive-button")),
