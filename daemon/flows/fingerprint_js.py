@@ -148,13 +148,19 @@ const textNear = (el, forward, row) => {
   }
   return '';
 };
-const describe = (el) => {
-  const tid = testidOf(el), row = rowOf(el);
+// Who the element is, from itself and its container; then where it is, which costs a few tree walks.
+const identity = (el) => {
+  const tid = testidOf(el);
   return { tag: el.localName, role: roleOf(el), name: nameOf(el), id: el.id || '',
     nameAttr: el.getAttribute('name') || '', testid: tid ? tid[1] : '', ariaLabel: el.getAttribute('aria-label') || '',
-    container: containerName(el), label: labelOf(el), valueKind: valueKind(el), heading: headingOf(el),
-    row: row ? row.words : '', before: textNear(el, false, row), after: textNear(el, true, row) };
+    container: containerName(el), label: labelOf(el), valueKind: valueKind(el) };
 };
+const whereabouts = (el) => {
+  const row = rowOf(el);
+  return { heading: headingOf(el), row: row ? row.words : '', before: textNear(el, false, row),
+    after: textNear(el, true, row) };
+};
+const describe = (el) => ({ ...identity(el), ...whereabouts(el) });
 const visible = (el) => {
   const r = el.getBoundingClientRect();
   if (r.width === 0 && r.height === 0) return false;
@@ -269,7 +275,7 @@ RESOLVE_JS = (
         }
         case 'role': {
           const cut = c.value.indexOf('|'); const role = c.value.slice(0, cut); const name = c.value.slice(cut + 1);
-          return deep().filter((n) => roleOf(n) === role && nameOf(n) === name);
+          return deep().filter((n) => roleOf(n) === role && nameIn(n) === name);
         }
         case 'aria': return deep().filter((n) => roleOf(n) && nameOf(n) === c.value);
         case 'label': return deep().filter((n) => ['input', 'select', 'textarea'].includes(n.localName) && labelOf(n) === c.value);
@@ -305,6 +311,7 @@ RESOLVE_JS = (
     for (const [k, w] of Object.entries(WEIGHTS)) {
       const was = fp[k], now = d[k];
       if (!was || (k === 'id' && !stableToken(was))) continue;  // a generated id says nothing
+      if (now === undefined) { total += w; got += w; continue; }  // not looked at yet: the best it could be
       // A neighbour or row that is the element's own label says again what the name says: not a second witness.
       if ((k === 'before' || k === 'after' || k === 'row') && (was === fp.name || was === fp.label)) continue;
       let share = 1, credit = 0;
@@ -320,6 +327,9 @@ RESOLVE_JS = (
     }
     return { score: total ? got / total : 0, tier, conflicts };
   };
+  const names = new Map();
+  const nameIn = (n) => { if (!names.has(n)) names.set(n, nameOf(n)); return names.get(n); };
+  const SWEEP_MAX = 40;
   const pool = new Map();
   const report = cands.map((c, i) => {
     const found = find(c);
@@ -331,21 +341,45 @@ RESOLVE_JS = (
   const known = Object.values(fp).some(Boolean);
   // Every element of the recorded role whose name is still close joins, found by a candidate or not: the
   // target whose name and ids all changed, and every look-alike it must be told from.
+  // At most SWEEP_MAX of them, closest names first (a table of `Edit 1`..`Edit 5000` would otherwise all be
+  // described); when some were left out, a weak name cannot win, since a rival may be among them.
+  let crowded = false;
   if (known && fp.name) {
+    const close = [];
     for (const n of deep()) {
       if (pool.has(n) || (fp.role ? roleOf(n) !== fp.role : n.localName !== fp.tag)) continue;
-      const tier = nameTier(fp.name, nameOf(n));
-      if (tier !== 'differs' && tier !== 'empty') pool.set(n, []);
+      const tier = nameTier(fp.name, nameIn(n));
+      if (tier !== 'differs' && tier !== 'empty') close.push([n, NAME_CREDIT[tier]]);
     }
+    close.sort((a, b) => b[1] - a[1]);
+    crowded = close.length > SWEEP_MAX;
+    for (const [n] of close.slice(0, SWEEP_MAX)) pool.set(n, []);
   }
   const finders = report.filter((r) => r.count > 0).length;
   const agreement = (hits) => hits.some((i) => report[i].count === 1) ? hits.length / finders : 0;
+  const rate = (entry, d) => {
+    const s = known ? score(d) : { score: agreement(entry.hits), tier: 'same', conflicts: 0 };
+    return Object.assign(entry, { score: Math.round(s.score * 1000) / 1000, tag: d.tag, name: d.name,
+      container: d.container, match: s.tier, conflicts: s.conflicts });
+  };
+  const order = (a, b) => b.score - a.score || b.hits.length - a.hits.length;
+  // Every element is rated on who it is, as if where it is agreed too (the most it could score); only the
+  // leaders are then looked at where they are, until the two best are rated in full. One left out keeps its
+  // upper bound, which can only make it a stronger rival, never a winner unseen.
   const scored = [...pool.entries()].map(([n, hits]) => {
-    const d = describe(n);
-    const s = known ? score(d) : { score: agreement(hits), tier: 'same', conflicts: 0 };
-    return { n, hits, score: Math.round(s.score * 1000) / 1000, visible: visible(n), disabled: disabled(n),
-      tag: d.tag, name: d.name, container: d.container, match: s.tier, conflicts: s.conflicts };
-  }).sort((a, b) => b.score - a.score || b.hits.length - a.hits.length);
+    const e = { n, hits, visible: visible(n), disabled: disabled(n), full: false, d: identity(n) };
+    return rate(e, e.d);
+  }).sort(order);
+  const FULL_FIRST = 12;
+  const full = (e) => { e.full = true; rate(e, { ...e.d, ...whereabouts(e.n) }); };
+  for (const e of scored.slice(0, FULL_FIRST)) full(e);
+  for (;;) {
+    scored.sort(order);
+    const top = scored.filter((e) => e.visible && e.match !== 'differs').slice(0, 2).filter((e) => !e.full);
+    if (!top.length) break;
+    top.forEach(full);
+  }
+  for (const e of scored) delete e.d;
   const shown = scored.slice(0, 5).map(({ n, ...rest }) => rest);
   // An element that now says something else is not the recorded one, however much else agrees (Archive is
   // not Unarchive), and is nobody's rival either.
@@ -357,8 +391,8 @@ RESOLVE_JS = (
   // no other element agrees with all else too or shares its container, and for a synonym none anywhere still
   // shows the recorded name.
   const box = best ? containerOf(best.n) : null;
-  const rival = weakName && live.some((s) => s !== best && (s.conflicts === 0 || (box && containerOf(s.n) === box)
-    || (best.match === 'synonym' && STRONG.has(s.match))));
+  const rival = weakName && (crowded || live.some((s) => s !== best && (s.conflicts === 0
+    || (box && containerOf(s.n) === box) || (best.match === 'synonym' && STRONG.has(s.match)))));
   let status = 'ok';
   if (!best) status = scored.some((s) => s.visible) ? 'weak' : 'none';
   else if (best.score < threshold || (weakName && best.conflicts > 0)) status = 'weak';

@@ -67,16 +67,31 @@ const plain = (s) => (s || '').toLowerCase().normalize('NFKD').replace(/[\u0300-
 const squash = (s) => plain(s).replace(/[^\p{L}\p{N}]+/gu, '');
 // The words of a name; counts in brackets always set aside, other numbers (prices, badges) unless kept.
 const COUNTED = /[$€£¥]?\d[\d.,:]*\+?(\s+(new|unread|items?|messages?|results?|notifications?)\b)?/g;
+const WORDS = new Map();
 const words = (s, keepDigits) => {
+  const key = (keepDigits ? '1' : '0') + (s || '');
+  if (!WORDS.has(key)) WORDS.set(key, nameWords(s, keepDigits));
+  return WORDS.get(key);
+};
+const nameWords = (s, keepDigits) => {
   let t = plain(s).replace(/[([]\s*[$€£¥]?\d[\d.,]*\+?(\s+\p{L}+)?\s*[)\]]/gu, ' ');
   if (!keepDigits) t = t.replace(COUNTED, ' ');
   const stem = (w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w);
   return (t.match(/[\p{L}\p{N}]+/gu) || []).map(stem);
 };
-const PHRASES = SYNONYM_GROUPS.flatMap((group, i) => group.map((p) => [words(p, true).join(' '), '#' + i]))
-  .sort((a, b) => b[0].length - a[0].length)
-  .map(([p, key]) => [new RegExp(`(?<=^| )${p}(?= |$)`, 'g'), key]);
-const canonical = (ws) => { let t = ws.join(' '); for (const [re, key] of PHRASES) t = t.replace(re, key); return t; };
+// Each phrase under its first word, longest first, so a name is only tried against phrases it could hold.
+const PHRASES = new Map();
+for (const [p, key] of SYNONYM_GROUPS.flatMap((group, i) => group.map((p) => [words(p, true).join(' '), '#' + i]))
+  .sort((a, b) => b[0].length - a[0].length)) {
+  const first = p.split(' ')[0];
+  if (!PHRASES.has(first)) PHRASES.set(first, []);
+  PHRASES.get(first).push([new RegExp(`(?<=^| )${p}(?= |$)`, 'g'), key]);
+}
+const canonical = (ws) => {
+  let t = ws.join(' ');
+  for (const w of new Set(ws)) for (const [re, key] of PHRASES.get(w) || []) t = t.replace(re, key);
+  return t;
+};
 // The shorter name's words in order inside the longer one, at most three words more, and none of the words
 // one has beyond the other a word that changes the action.
 const within = (short, long) => {
