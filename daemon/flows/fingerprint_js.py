@@ -387,12 +387,21 @@ RESOLVE_JS = (
   const best = live[0], second = live[1];
   const STRONG = new Set(['same', 'normalized', 'count']);
   const weakName = !!best && !STRONG.has(best.match);
-  // A weak name (words added, a number changed, a synonym) wins only when all else agrees and nothing competes:
-  // no other element agrees with all else too or shares its container, and for a synonym none anywhere still
-  // shows the recorded name.
-  const box = best ? containerOf(best.n) : null;
+  // A weak name (words added, a number changed, a synonym) wins only when all else agrees and nothing competes.
+  // A competitor is another element with a close name that shares the winner's container or row, or agrees
+  // with all but the name too, or elsewhere scores near the threshold itself (the same control in a parallel
+  // row or box, as when every row's Delete became Remove, is not: those rows are siblings of one kind); and for
+  // a synonym, any element that still shows the recorded name.
+  const groupOf = (n) => containerOf(n) || (rowOf(n) || {}).n || null;
+  const home = best ? groupOf(best.n) : null;
+  const parallel = (n) => {
+    const group = groupOf(n);
+    return !!home && !!group && group !== home && group.localName === home.localName
+      && group.parentElement === home.parentElement;
+  };
   const rival = weakName && (crowded || live.some((s) => s !== best && (s.conflicts === 0
-    || (box && containerOf(s.n) === box) || (best.match === 'synonym' && STRONG.has(s.match)))));
+    || (home && groupOf(s.n) === home) || (!parallel(s.n) && s.score >= threshold - 2 * margin)
+    || (best.match === 'synonym' && STRONG.has(s.match)))));
   let status = 'ok';
   if (!best) status = scored.some((s) => s.visible) ? 'weak' : 'none';
   else if (best.score < threshold || (weakName && best.conflicts > 0)) status = 'weak';

@@ -107,12 +107,16 @@ def record_target(shim: Any, site: str, target: Target) -> tuple[str, dict[str, 
 def replay_case(shim: Any, site: str, flow: tuple[str, dict[str, str]], case: Case) -> str:
     run = data(
         shim.call_tool(
-            "flow_run", {"flowId": flow[0], "args": flow[1], "startUrl": case.url(site), "stepTimeoutMs": 800}
+            "flow_run", {"flowId": flow[0], "args": flow[1], "startUrl": case.url(site), "stepTimeoutMs": 2000}
         )
     )
     log = shim.call_tool("browser_get", {"what": "text", "target": "#log"})
     lines = " ".join(block.get("text", "") for block in log.get("content", [])).split()
-    return outcome(case, run["status"] == "succeeded", lines)
+    got = outcome(case, run["status"] == "succeeded", lines)
+    if got != "correct" and case.expect is not None:
+        step = (run.get("steps") or [{}])[0]
+        return f"{got} ({step.get('message') or step.get('matchedBy')})"
+    return got
 
 
 def mutations(show: bool, only: str) -> None:
@@ -128,10 +132,11 @@ def mutations(show: bool, only: str) -> None:
                 if any(c.target == target for c in cases)
             }
             for case in cases:
-                got = replay_case(shim, site, flows[case.target], case)
+                said = replay_case(shim, site, flows[case.target], case)
+                got = said.split(" ", 1)[0]
                 results.setdefault(case.kind, []).append(got)
                 if show:
-                    print(f"  {got:8} {case.label}")
+                    print(f"  {got:8} {case.label}{said[len(got):]}")
     finally:
         home.stop_daemon()
         shutil.rmtree(home.root, ignore_errors=True)

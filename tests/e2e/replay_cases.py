@@ -310,6 +310,7 @@ CASES: tuple[Case, ...] = (
     _refused(EMAIL, "field removed, newsletter email left", remove("#email")),
     _refused(INVITE, "same place, another meaning", text(INVITE.css, "Remove member")),
     _refused(SUBSCRIBE, "same place, opposite meaning", text(SUBSCRIBE.css, "Unsubscribe")),
+    _refused(FEEDBACK, "synonym with a second such button in its form", text(FEEDBACK.css, "Send"), html(FEEDBACK.css, "beforebegin", f'<button type="button" {DECOY}>Send</button> ')),
     _refused(EDIT_CLEO, "synonym in one row, the recorded name in the others", text(EDIT_CLEO.css, "Modify")),
     _refused(STAR, "same place, opposite meaning", text(STAR.css, "Unstar 341")),
     _refused(COPY_TESTS, "row removed, other rows left", remove(".file-row:nth-of-type(2)")),
