@@ -127,12 +127,20 @@ ARCHIVE_CYGNUS = Target("projects.html", "[data-who=archive-cygnus]", "archive-c
 READ_ROADMAP = Target("projects.html", "[data-who=read-roadmap]", "read-roadmap")
 SORT_DATE = Target("projects.html", "[data-who=sort-date]", "sort-date", "check")
 APPLY_FILTERS = Target("projects.html", "[data-who=apply-filters]", "apply-filters")
+# forum.html: a third held-out page, written and run once before any change the run suggested.
+NEW_TOPIC = Target("forum.html", "#new-topic", "new-topic")
+FOLLOW_T2 = Target("forum.html", "[data-who=follow-t2]", "follow-t2")
+USER = Target("forum.html", "#user", "user", "fill")
+LOGIN_BUTTON = Target("forum.html", "#login-btn", "login")
+PAGE_2 = Target("forum.html", "[data-who=p2]", "p2")
+ACCEPT = Target("forum.html", "[data-who=accept]", "accept")
 
 TARGETS = (
     ARCHIVE, COMPOSE, STAR_BEN, OPEN_CLEO, SENT, SIGNUP, EMAIL, LOGIN, SUBSCRIBE, DELETE_BEN, EDIT_CLEO, INVITE,
     NEXT, ADD_MUG, FEEDBACK, CART, SEARCH_GO, SAVE_NOTIFICATIONS, LOGOUT, REPLIES, DISPLAY_NAME, REMOVE_MUG,
     CHANGE_PAYMENT, APPLY, PLACE_ORDER, COUPON, STAR, ISSUES, COPY_TESTS, TITLE, SUBMIT_ISSUE, DIALOG_DELETE,
     NEW_PROJECT, VIEW_BOREALIS, ARCHIVE_CYGNUS, READ_ROADMAP, SORT_DATE, APPLY_FILTERS,
+    NEW_TOPIC, FOLLOW_T2, USER, LOGIN_BUTTON, PAGE_2, ACCEPT,
 )  # fmt: skip
 
 TEAM_DELETES = "tbody tr:nth-of-type({}) [data-testid^=delete]"
@@ -219,6 +227,13 @@ CASES: tuple[Case, ...] = (
     _named(APPLY_FILTERS, "upper case", text(APPLY_FILTERS.css, "APPLY FILTERS")),
     _named(APPLY_FILTERS, "word dropped", text(APPLY_FILTERS.css, "Apply")),
     _named(SUBMIT_ISSUE, "word dropped", text(SUBMIT_ISSUE.css, "Submit issue")),
+    _named(NEW_TOPIC, "case", text(NEW_TOPIC.css, "New Topic")),
+    _named(NEW_TOPIC, "words added", text(NEW_TOPIC.css, "Start a new topic")),
+    _named(FOLLOW_T2, "word added in every row", *_each(".thread:nth-of-type({}) button", 3, "text", "Follow thread")),
+    _named(USER, "label spacing", text("label[for=user]", "User name")),
+    _named(LOGIN_BUTTON, "synonym sign in", text(LOGIN_BUTTON.css, "Sign in")),
+    _named(ACCEPT, "word added", text(ACCEPT.css, "Accept all cookies")),
+    _named(ACCEPT, "case and punctuation", text(ACCEPT.css, "Accept All!")),
     # -- testid: ids and test ids removed or renamed, everything else kept --------------------------------------
     _ids(ARCHIVE, "testid removed", attr(ARCHIVE.css, "data-testid", None)),
     _ids(ARCHIVE, "testid renamed", attr(ARCHIVE.css, "data-testid", "archive-button")),
@@ -255,6 +270,9 @@ CASES: tuple[Case, ...] = (
     _ids(TITLE, "aria label removed", attr(TITLE.css, "aria-label", None)),
     _ids(NEW_PROJECT, "data-cy removed", attr(NEW_PROJECT.css, "data-cy", None)),
     _ids(NEW_PROJECT, "data-cy renamed", attr(NEW_PROJECT.css, "data-cy", "create-project-btn")),
+    _ids(NEW_TOPIC, "id and testid renamed", attr(NEW_TOPIC.css, "data-testid", "create-topic"), attr(NEW_TOPIC.css, "id", "create-topic-btn")),
+    _ids(LOGIN_BUTTON, "id renamed", attr(LOGIN_BUTTON.css, "id", "signin-btn")),
+    _ids(USER, "name renamed", attr(USER.css, "name", "username")),
     # -- lookalike: the same role and name inserted before the target -----------------------------------------
     _lookalike(ARCHIVE, "promo box before the toolbar", html("#message-actions", "beforebegin", f'<div class="promo"><p>Clean up your inbox</p><button {DECOY}>Archive</button></div>')),
     _lookalike(COMPOSE, "floating button first in main", html("main", "afterbegin", f'<button class="fab" {DECOY}>Compose</button>')),
@@ -291,6 +309,10 @@ CASES: tuple[Case, ...] = (
     _lookalike(READ_ROADMAP, "pinned post first", html(".post", "beforebegin", f'<article class="post pinned"><h2>Welcome</h2><p>Start here.</p><a href="#welcome" {DECOY}>Read more</a></article>')),
     _lookalike(ARCHIVE_CYGNUS, "new row just before", html("[role=row]:nth-of-type(3)", "beforebegin", f'<div role="row"><div role="gridcell">Centaur</div><div role="gridcell">Active</div><div role="gridcell"><button title="Archive project" {DECOY}>&#128452;</button><button>View</button></div></div>')),
     _lookalike(APPLY_FILTERS, "search form before", html(".filters", "beforebegin", f'<form class="search"><input aria-label="Search projects"><button type="submit" {DECOY}>Apply filters</button></form>')),
+    _lookalike(FOLLOW_T2, "pinned thread first", html(".threads", "afterbegin", f'<li class="thread pinned"><a href="#t0">Forum rules</a> <span>by mod</span> <span>1 reply</span> <button class="follow" {DECOY}>Follow</button></li>')),
+    _lookalike(LOGIN_BUTTON, "quick login bar on top", html(".layout", "beforebegin", f'<form class="quick"><input aria-label="Email"> <button type="submit" {DECOY}>Log in</button></form>')),
+    _lookalike(NEW_TOPIC, "empty category with its own button", html(".threads", "beforebegin", f'<div class="empty"><p>No pinned topics yet.</p><button {DECOY}>New topic</button></div>')),
+    _lookalike(ACCEPT, "newsletter box before the banner", html(".cookie-banner", "beforebegin", f'<div class="newsletter"><p>Get our digest?</p><button {DECOY}>Accept all</button></div>')),
     # -- negative: a person would not act --------------------------------------------------------------------
     _refused(ARCHIVE, "removed, promo look-alike left", remove(ARCHIVE.css), html("#message-actions", "beforebegin", f'<div class="promo"><p>Clean up your inbox</p><button {DECOY}>Archive</button></div>')),
     _refused(ARCHIVE, "disabled", attr(ARCHIVE.css, "disabled", "")),
@@ -323,6 +345,12 @@ CASES: tuple[Case, ...] = (
     _refused(NEW_PROJECT, "same place, another object", text(NEW_PROJECT.css, "New folder")),
     _refused(READ_ROADMAP, "post removed, the other post left", remove(".post:nth-of-type(2)")),
     _refused(SORT_DATE, "option removed, the other left", remove("label:has([data-who=sort-date])")),
+    _refused(FOLLOW_T2, "thread removed, the others left", remove(".thread:nth-of-type(2)")),
+    _refused(LOGIN_BUTTON, "same place, opposite meaning", text(LOGIN_BUTTON.css, "Log out")),
+    _refused(ACCEPT, "same place, opposite meaning", text(ACCEPT.css, "Reject all")),
+    _refused(PAGE_2, "pager moved on", text(PAGE_2.css, "3"), text("[data-who=p3]", "4")),
+    _refused(NEW_TOPIC, "disabled", attr(NEW_TOPIC.css, "disabled", "")),
+    _refused(USER, "field removed, the password left", remove(USER.css)),
     _refused(SAVE_NOTIFICATIONS, "same place, another scope", text(SAVE_NOTIFICATIONS.css, "Save as draft")),
     _refused(CHANGE_PAYMENT, "removed, the address's Change left", remove(CHANGE_PAYMENT.css)),
     _refused(REMOVE_MUG, "item removed, other items left", remove(".line:nth-of-type(2)")),
