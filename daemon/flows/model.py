@@ -16,6 +16,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from browserd.protocol.messages import TrustLevel
+
 # Bump when the stored shape changes, and teach migrate() the step from the previous one.
 SCHEMA = 2
 
@@ -157,7 +159,17 @@ class Binding(_Struct):
     value: str
 
 
+class Owner(_Struct, omit_defaults=False):
+    """Who made a flow version, a schedule or a publication (issue 20): its trust level and client name.
+    A record without one was made before owners were recorded, by the user: local (owners.level_of)."""
+
+    trust_level: TrustLevel
+    client: str = ""
+
+
 class Meta(_Struct):
+    # Set by the daemon on every save from the caller; what a flow file or an import says is not believed.
+    owner: Owner | None = None
     created_at: int = 0
     updated_at: int = 0
     start_url: str | None = None

@@ -119,7 +119,7 @@ async def _open_target(ctx: ToolContext, params: OpenParams) -> Tab:
 )
 async def browser_open(ctx: ToolContext, tab: Tab, params: OpenParams, response: Response) -> None:
     await ctx.progress(0, 1, f"opening {params.url}")
-    loaded = await goto(tab, params.url, params.wait_until, params.timeout)
+    loaded = await goto(tab, params.url, ctx.session.trust, params.wait_until, params.timeout)
     if loaded.downloaded:
         # Playwright answers goto before it tells of the download: the report below needs its record.
         await tab.window.downloads.started(tab.id, DOWNLOAD_NOTICE_S)
