@@ -144,7 +144,7 @@ async def browser_navigate(ctx: ToolContext, tab: Tab, params: NavigateParams, r
         raise await timed_out(tab, params.action, exc) from exc
     if params.action == "back" and page.url == BLANK != before:
         # The blank page every tab starts on is not a page the agent opened: undo and say so.
-        await page.go_forward(wait_until=params.wait_until, timeout=params.timeout)
+        await move_in_history(page, "forward", params.wait_until, params.timeout)
         reply = None
     # Same-document moves (a single-page app's routes) answer no response but do move.
     moved = reply is not None or page.url != before or params.action == "reload"

@@ -31,7 +31,7 @@ def test_mypy_strict_is_clean() -> None:
 
 # Layers (DESIGN.md §3): server -> tools -> services -> runtime. Below the tools layer nothing imports it,
 # not even for a type: runs reach the browser tools through services.tools (a ToolCaller), by name.
-BELOW_TOOLS = ("runs", "scrape", "sessions", "profiles", "policy", "runtime", "services.py")
+BELOW_TOOLS = ("runs", "scrape", "sessions", "profiles", "policy", "runtime", "flows", "bridge", "services.py")
 
 
 def _imported_modules(path: Path) -> Iterator[str]:
