@@ -145,8 +145,18 @@ class VariableDef(_Struct):
     options: list[str] | None = None  # enum's choices
 
 
+class Owner(_Struct, omit_defaults=False):
+    """Who made a flow version, a schedule or a publication (issue 20): its trust level and client name.
+    A record without one was made before owners were recorded, by the user: local (owners.level_of)."""
+
+    trust_level: TrustLevel
+    client: str = ""
+
+
 class ToolMeta(_Struct):
     published: bool = False
+    # Who published it (its description is in every client's tools/list).
+    owner: Owner | None = None
     slug: str | None = None
     description: str | None = None
     # Earlier versions still offered as flow_<slug>_v<N> (D-50): a published flow's steps or variables
@@ -157,14 +167,6 @@ class ToolMeta(_Struct):
 class Binding(_Struct):
     type: Literal["domain", "path", "url"]
     value: str
-
-
-class Owner(_Struct, omit_defaults=False):
-    """Who made a flow version, a schedule or a publication (issue 20): its trust level and client name.
-    A record without one was made before owners were recorded, by the user: local (owners.level_of)."""
-
-    trust_level: TrustLevel
-    client: str = ""
 
 
 class Meta(_Struct):

@@ -224,7 +224,11 @@ class FlowService:
         tool = flow.meta.tool
         versions = tool.versions if tool.published and tool.slug == slug else []
         flow.meta.tool = ToolMeta(
-            published=True, slug=slug, description=description or tool.description, versions=versions
+            published=True,
+            slug=slug,
+            description=description or tool.description,
+            versions=versions,
+            owner=by.owner,
         )
         return await self.save(flow, by)
 
