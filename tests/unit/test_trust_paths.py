@@ -7,7 +7,6 @@ import ast
 from pathlib import Path
 
 from tests.conftest import REPO
-from tests.unit.test_code_quality import BELOW_TOOLS
 
 NAVIGATION = Path("daemon/sessions/navigation.py")
 LOADS = {"goto", "reload", "go_back", "go_forward"}
@@ -41,6 +40,3 @@ def test_the_check_finds_a_load_past_navigation(tmp_path: Path) -> None:
     )
     assert _loads(sample, tmp_path) == ["sample.py:2 calls goto"]
 
-
-def test_flows_and_the_bridge_sit_below_the_tools_layer() -> None:
-    assert {"flows", "bridge"} <= set(BELOW_TOOLS)

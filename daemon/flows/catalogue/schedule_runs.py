@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from browserd.daemon.flows.catalogue.schedules import Schedule
 from browserd.daemon.flows.owners import level_of
-from browserd.daemon.flows.schedules import Schedule
 from browserd.daemon.policy.trust import stricter
 from browserd.daemon.runs.manager import StartRequest
 from browserd.protocol.messages import TrustLevel
