@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from browserd.daemon.errors import ExecutionError, InvalidParameter, NotSupported
-from browserd.daemon.flows.catalogue.python_export import playwright_script
+from browserd.daemon.flows.catalogue.python_export import check_urls, playwright_script
 from browserd.daemon.flows.model import MAX_ROWS, Flow, StepReport
 from browserd.daemon.flows.owners import Actor, level_of
 from browserd.daemon.flows.variables import args_struct, parse_args, tool_schema, values_of
@@ -291,7 +291,9 @@ async def flow_export(ctx: ToolContext, params: ExportParams, response: Response
     flow = await ctx.services.flows.get(params.flow_id, by=_by(ctx))
     flow.meta.suggested_order = {}
     if params.format == "playwright":
-        script = playwright_script(flow)
+        trust = ctx.session.trust.lowered(level_of(flow.meta.owner))
+        await check_urls(flow, trust)
+        script = playwright_script(flow, trust.level)
         response.data({"flowId": flow.id, "format": "playwright", "script": script})
         response.text(f"```python\n{script}```")
         return

@@ -296,3 +296,26 @@ async def test_security_config_can_let_remote_sessions_schedule_and_publish(home
         ok(await client.call_tool("flow_publish", {"flowId": flow_id, "slug": slug}))
         ok(await client.call_tool("flow_schedule", {"action": "remove", "scheduleId": schedule["scheduleId"]}))
         ok(await client.call_tool("flow_delete", {"flowId": flow_id}))
+
+
+async def test_an_exported_script_carries_its_url_policy_or_is_refused(
+    home: BrowserdHome, site: str, secret: tuple[str, str]
+) -> None:
+    url, text = secret
+    async with remote(home) as client:
+        flow_id = await save(client, "export", **reader(url))
+        export = {"flowId": flow_id, "format": "playwright"}
+        result = await client.call_tool("flow_export", export)
+        refused(result, "URL_NOT_ALLOWED", "file-scheme")
+        templated = await save(client, "templated", **reader("{where}"), variables=[{"key": "where"}])
+        result = await client.call_tool("flow_export", {"flowId": templated, "format": "playwright"})
+        refused(result, "URL_NOT_ALLOWED", "templated-url")
+        public = await save(client, "public", **reader("https://example.com/"))
+        script = ok(await client.call_tool("flow_export", {"flowId": public, "format": "playwright"}))
+        assert "URL policy: remote" in script.structured_content["script"]
+    async with local(home) as client:
+        # The user's own export of the remote-made flow is held to its owner's policy too.
+        refused(await client.call_tool("flow_export", export), "URL_NOT_ALLOWED", "file-scheme")
+        mine = await save(client, "mine", **reader(url))
+        script = ok(await client.call_tool("flow_export", {"flowId": mine, "format": "playwright"}))
+        assert "URL policy: local" in script.structured_content["script"] and text not in said(script)
