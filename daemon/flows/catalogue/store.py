@@ -3,8 +3,9 @@
 `<root>/<flowId>.json` is the latest version and `<root>/versions/<flowId>/<n>.json` every earlier
 one; `<root>/flows.db` (WAL) indexes id, name, slug, version and publication so listing and the
 published tools need no file scan, and holds each flow's dataset (the rows its datasetWrite nodes
-wrote). Files are written to a temporary name and renamed, 0600 in 0700 folders. Like
-daemon/runs/store.py, every call does its disk work in a worker thread behind a lock.
+wrote). Files are written to a temporary name and renamed, 0600 in 0700 folders. Like runs.db, flows.db is
+one of the daemon's sqlite stores (daemon/runtime/sqlite_store.py): every call is one transaction in a
+worker thread, one writer at a time, and a flows.db of a newer schema is refused, not rewritten.
 """
 
 from __future__ import annotations
@@ -12,21 +13,18 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import anyio
 import msgspec
 
 from browserd.daemon.errors import LimitExceeded
 from browserd.daemon.flows.catalogue.schedules import Schedule
-from browserd.daemon.flows.model import Flow, decode, encode
+from browserd.daemon.flows.model import Flow, Owner, decode, encode
+from browserd.daemon.runtime.sqlite_store import SqliteStore
 
-T = TypeVar("T")
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS flows (
@@ -35,7 +33,9 @@ CREATE TABLE IF NOT EXISTS flows (
     version INTEGER NOT NULL,
     slug TEXT,
     published INTEGER NOT NULL DEFAULT 0,
-    updated_at INTEGER NOT NULL
+    updated_at INTEGER NOT NULL,
+    -- The owner's trust level (issue 20); NULL: made before owners were recorded, by the user (local).
+    owner TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS flows_by_slug ON flows (slug) WHERE slug IS NOT NULL;
 -- Rows datasetWrite nodes wrote, per flow (reference/004 datasets): kept across runs, in order.
@@ -63,39 +63,29 @@ class IndexRow:
     slug: str | None
     published: bool
     updated_at: int
+    owner: Owner | None
 
 
-class FlowStore:
+class FlowStore(SqliteStore):
+    SCHEMA = _SCHEMA
+    SCHEMA_VERSION = SCHEMA_VERSION
+    # Dataset rows are what the user's runs collected: each commit reaches the disk before it returns.
+    SYNCHRONOUS = "FULL"
+
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.db_path = root / "flows.db"
-        self._lock = threading.Lock()
-        self._db: sqlite3.Connection | None = None
+        super().__init__(root / "flows.db", (root / "versions",))
 
-    def _open(self) -> sqlite3.Connection:
+    def migrate(self, db: sqlite3.Connection, found: int) -> None:
+        columns = {row[1] for row in db.execute("PRAGMA table_info(flows)")}
+        if "owner" not in columns:  # a flows.db of schema 1: its flows keep a NULL owner, which reads as local
+            db.execute("ALTER TABLE flows ADD COLUMN owner TEXT")
+
+    def _connection(self) -> sqlite3.Connection:
+        """Opened by the first call, as the flows service needs it (it reads the published flows at start)."""
         if self._db is None:
-            for folder in (self.root, self.root / "versions"):
-                folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            db = sqlite3.connect(self.db_path, check_same_thread=False, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
-            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-            self.db_path.chmod(0o600)
-            self._db = db
-        return self._db
-
-    def close(self) -> None:
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
-
-    def _sync(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        with self._lock:
-            return work(self._open())
-
-    async def _do(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        return await anyio.to_thread.run_sync(self._sync, work)
+            self.open_sync()
+        return super()._connection()
 
     def _path(self, flow_id: str) -> Path:
         return self.root / f"{flow_id}.json"
@@ -120,10 +110,11 @@ class FlowStore:
                     self._write(self.root / "versions" / flow.id / f"{previous.version}.json", path.read_bytes())
             self._write(path, encode(flow))
             tool = flow.meta.tool
+            owner = flow.meta.owner.trust_level if flow.meta.owner is not None else None
             db.execute(
-                "INSERT OR REPLACE INTO flows (flow_id, name, version, slug, published, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (flow.id, flow.name, flow.version, tool.slug, int(tool.published), flow.meta.updated_at),
+                "INSERT OR REPLACE INTO flows (flow_id, name, version, slug, published, updated_at, owner)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (flow.id, flow.name, flow.version, tool.slug, int(tool.published), flow.meta.updated_at, owner),
             )
 
         await self._do(work)
@@ -153,9 +144,13 @@ class FlowStore:
         def work(db: sqlite3.Connection) -> list[IndexRow]:
             where = " WHERE published = 1" if published_only else ""
             rows = db.execute(
-                f"SELECT flow_id, name, version, slug, published, updated_at FROM flows{where} ORDER BY updated_at DESC"
+                "SELECT flow_id, name, version, slug, published, updated_at, owner"
+                f" FROM flows{where} ORDER BY updated_at DESC"
             ).fetchall()
-            return [IndexRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows]
+            return [
+                IndexRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5], Owner(trust_level=r[6]) if r[6] else None)
+                for r in rows
+            ]
 
         return await self._do(work)
 

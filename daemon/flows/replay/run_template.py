@@ -13,14 +13,17 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from browserd.daemon.config import Config, RunsConfig
-from browserd.daemon.errors import BrowserdError, LimitExceeded, SiteMismatch
+from browserd.daemon.errors import BrowserdError, LimitExceeded, SiteMismatch, TrustLevelNotAllowed
 from browserd.daemon.flows.graph import graph_of
 from browserd.daemon.flows.model import MAX_CELL_CHARS, MAX_ROWS, Flow, RunRecord, StepReport
+from browserd.daemon.flows.owners import level_of
 from browserd.daemon.flows.replay.graph_walk import Execution, Lane
 from browserd.daemon.flows.replay.step_runner import Runner, same_page
+from browserd.daemon.policy.trust import stricter
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.records import now_ms
 from browserd.daemon.runs.templates.base import Inputs, Template
+from browserd.daemon.sessions.navigation import goto
 from browserd.daemon.sessions.tab import Tab
 
 TabTarget = Literal["current", "new"]
@@ -84,9 +87,10 @@ class FlowRun(Template[FlowRunInputs]):
 
     async def run(self, ctx: RunContext, inputs: FlowRunInputs) -> None:
         flow = await ctx.services.flows.get(inputs.flow_id, inputs.flow_version)
+        _check_owner(ctx, flow)
         tab = await self._tab(ctx, inputs)
         if inputs.rows is None:
-            await self._start_page(tab, flow, inputs, again=False)
+            await self._start_page(ctx, tab, flow, inputs, again=False)
             record = RunRecord(run_id=ctx.run_id, flow_id=flow.id, flow_version=flow.version, started_at=now_ms())
             outputs: dict[str, Any] = {}
             try:
@@ -114,7 +118,7 @@ class FlowRun(Template[FlowRunInputs]):
             record = RunRecord(run_id=ctx.run_id, flow_id=flow.id, flow_version=flow.version, started_at=now_ms())
             outputs: dict[str, Any] = {}
             try:
-                await self._start_page(tab, flow, inputs, again=True)
+                await self._start_page(ctx, tab, flow, inputs, again=True)
                 await self._replay(ctx, tab, flow, inputs, {**inputs.args, **row}, record, outputs, f"r{index} ")
             except BrowserdError as exc:
                 item = {"row": index, "success": False, "errorCode": exc.code, "error": exc.message}
@@ -135,7 +139,8 @@ class FlowRun(Template[FlowRunInputs]):
     ) -> None:
         """The flow once, each node a run step; `record` gets every node's report, even on failure."""
         secret_values = [value for value in inputs.secrets.values() if value]
-        runner = Runner(tab, ctx.services.config, {**args, **inputs.secrets}, secret_values, inputs.step_timeout_ms)
+        values = {**args, **inputs.secrets}
+        runner = Runner(tab, ctx.services.config, values, secret_values, ctx.trust, inputs.step_timeout_ms)
         runner.outputs = outputs
         execution = Execution(ctx, record, secret_values)
         try:
@@ -160,7 +165,7 @@ class FlowRun(Template[FlowRunInputs]):
         return await ctx.session.tab(inputs.tab_id, create=True)
 
     @staticmethod
-    async def _start_page(tab: Tab, flow: Flow, inputs: FlowRunInputs, again: bool) -> None:
+    async def _start_page(ctx: RunContext, tab: Tab, flow: Flow, inputs: FlowRunInputs, again: bool) -> None:
         """A flow bound to a page starts there: opened when asked, in a fresh tab or for each row (`again`),
         else checked (S4-118)."""
         first = graph_of(flow).entry
@@ -178,4 +183,20 @@ class FlowRun(Template[FlowRunInputs]):
             )
         if inputs.start_url is not None or fresh:
             async with tab.lock:
-                await tab.page.goto(start)
+                await goto(tab, start, ctx.trust)
+
+
+def _check_owner(ctx: RunContext, flow: Flow) -> None:
+    """Whether this run may replay `flow`: flow_run and the published tools hold a run to the lower of the flow
+    owner's and the caller's trust; a run started another way (run_task_template) must already be no higher,
+    and reaches only flows its caller could (a published flow is offered to every client)."""
+    owner = level_of(flow.meta.owner)
+    if not flow.meta.tool.published:
+        ctx.trust.check_owner(owner, f"flow {flow.id}", flowId=flow.id)
+    if stricter(ctx.trust.level, owner) != ctx.trust.level:
+        raise TrustLevelNotAllowed(
+            f"flow {flow.id} was made by a {owner} session: it runs with {owner} rights only",
+            hint="Start it with flow_run, which gives it a session of its own at that level.",
+            rule="owner-trust",
+            flowId=flow.id,
+        )
