@@ -136,7 +136,7 @@ def mutations(show: bool, only: str) -> None:
                 got = said.split(" ", 1)[0]
                 results.setdefault(case.kind, []).append(got)
                 if show:
-                    print(f"  {got:8} {case.label}{said[len(got):]}")
+                    print(f"  {got:8} {case.label}{said[len(got) :]}")
     finally:
         home.stop_daemon()
         shutil.rmtree(home.root, ignore_errors=True)
