@@ -158,9 +158,10 @@ class Daemon:
                 tg.start_soon(services.sessions.keep_spare)
                 if services.flows.scheduler is not None:
                     tg.start_soon(services.flows.scheduler.serve)
-                tg.start_soon(listener.serve, self._handle, tg)
                 if self.config.bridge.enabled:  # the daemon owns the bridge's port only while it is enabled
                     await tg.start(services.bridge.serve)
+                # Clients are served once the bridge listens: a `bridge pair` must not see it still starting.
+                tg.start_soon(listener.serve, self._handle, tg)
                 if self.config.browser.prewarm:
                     tg.start_soon(self._prewarm)
                 with anyio.CancelScope() as waiting:
