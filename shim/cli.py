@@ -14,6 +14,7 @@ from browserd.protocol import __version__, paths
 from browserd.shim.bridge_cli import bridge
 from browserd.shim.flows_cli import flows
 from browserd.shim.runs_cli import runs
+from browserd.shim.tokens_cli import tokens
 
 if TYPE_CHECKING:
     from browserd.daemon.config import Config
@@ -68,12 +69,18 @@ def mcp(tools: str | None, trust: str, codegen: bool | None) -> None:
     metavar="HOST:PORT",
     help="Also serve MCP over HTTP on this address (sets [http] enabled and listen; docs/http.md).",
 )
-def daemon(foreground: bool, quiet: bool, http: str | None) -> None:
+@click.option("--tls-cert", default=None, metavar="PEM", help="Serve HTTPS with this certificate ([http] tls_cert).")
+@click.option("--tls-key", default=None, metavar="PEM", help="The certificate's private key ([http] tls_key).")
+def daemon(foreground: bool, quiet: bool, http: str | None, tls_cert: str | None, tls_key: str | None) -> None:
     """Run the daemon (normally started on demand by `browserd mcp`)."""
+    # Through the environment, so a daemon this command spawns detached gets the same settings.
     if http is not None:
-        # Through the environment, so a daemon this command spawns detached gets the same setting.
         os.environ["BROWSERD_HTTP_ENABLED"] = "true"
         os.environ["BROWSERD_HTTP_LISTEN"] = http
+    if tls_cert is not None:
+        os.environ["BROWSERD_HTTP_TLS_CERT"] = os.path.abspath(tls_cert)
+    if tls_key is not None:
+        os.environ["BROWSERD_HTTP_TLS_KEY"] = os.path.abspath(tls_key)
     config = _load_config()
     if foreground:
         from browserd.daemon.server.app import serve
@@ -351,3 +358,4 @@ def record(profile: str, url: str, name: str) -> None:
 main.add_command(runs)
 main.add_command(bridge)
 main.add_command(flows)
+main.add_command(tokens)

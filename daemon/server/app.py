@@ -258,8 +258,9 @@ def _http_socket(config: Config) -> socket.socket | None:
         return None
     # Imported only when enabled: the HTTP stack (starlette, uvicorn) costs start-up time.
     from browserd.daemon.server.http.server import bind, check_listen
+    from browserd.daemon.server.http.tokens import TokenStore
 
-    return bind(check_listen(config.http))
+    return bind(check_listen(config.http, TokenStore.of(config.http)))
 
 
 def _has_uvloop() -> bool:

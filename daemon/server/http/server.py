@@ -21,6 +21,7 @@ from browserd.daemon.config import HttpConfig
 from browserd.daemon.errors import NotAllowed
 from browserd.daemon.server.http.address import ListenAddress, parse_listen
 from browserd.daemon.server.http.app import build_app
+from browserd.daemon.server.http.tokens import TokenStore
 
 if TYPE_CHECKING:
     from browserd.daemon.server.app import Daemon
@@ -39,15 +40,24 @@ class _EmbeddedServer(uvicorn.Server):
         yield  # the daemon's own signal watcher stops everything, this server included
 
 
-def check_listen(config: HttpConfig) -> ListenAddress:
+def check_listen(config: HttpConfig, tokens: TokenStore) -> ListenAddress:
     """The address to serve on, or NotAllowed when it may not be served as configured."""
     address = parse_listen(config.listen)
     if bool(config.tls_cert) != bool(config.tls_key):
         raise NotAllowed("[http] tls_cert and tls_key go together", hint="Set both PEM files, or neither.")
-    if not address.loopback:
+    if address.loopback:
+        return address
+    if not tokens.active():
         raise NotAllowed(
-            f"the HTTP server may listen on {address} only with tokens and TLS",
-            hint="Listen on 127.0.0.1, and put a TLS reverse proxy in front for remote clients (docs/http.md).",
+            f"the HTTP server listens on {address} (beyond this machine) only once a token exists",
+            hint="Create one with `browserd tokens create --name NAME --trust remote`, then start the daemon again.",
+        )
+    if not config.tls_cert:
+        raise NotAllowed(
+            f"the HTTP server listens on {address} (beyond this machine) only over TLS: tokens must not cross "
+            "the network in clear text",
+            hint="Give --tls-cert and --tls-key, or listen on 127.0.0.1 and put a TLS reverse proxy (Caddy, "
+            "nginx) in front, listing its public host name in [http] allowed_hosts (docs/http.md).",
         )
     return address
 
