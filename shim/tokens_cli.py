@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -70,7 +70,7 @@ def create(name: str, trust: str, tools: str | None, expires: str | None) -> Non
 def list_tokens(as_json: bool) -> None:
     """Every token: name, trust, tool groups, expiry and state (never the secret)."""
     now = time.time()
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "tokenId": r.token_id,
             "name": r.name,

@@ -84,6 +84,14 @@ class Daemon:
             self.connections.discard(connection)
             self.idle.release("session")
 
+    async def end_session(self, session_id: str) -> None:
+        """A client let go of its session: its recordings stop, and it closes unless a run holds it or it is kept."""
+        self.services.flows.stop_all(session_id)
+        sessions = self.services.sessions
+        await sessions.disconnect(session_id)
+        still = session_id in sessions.sessions
+        log.info("session %s %s", session_id, "outlives its client" if still else "closed")
+
     async def broadcast_tools_changed(self) -> None:
         for connection in list(self.connections):
             await connection.tools_changed()

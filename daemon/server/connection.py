@@ -210,12 +210,7 @@ class Connection:
         with anyio.CancelScope(shield=True):
             self._daemon.detach(self)
             if self.client is not None:
-                session_id = self.client.session.id
-                self._daemon.services.flows.stop_all(session_id)
-                sessions = self._daemon.services.sessions
-                await sessions.disconnect(session_id)
-                still = session_id in sessions.sessions
-                log.info("session %s %s", session_id, "outlives its connection" if still else "closed")
+                await self._daemon.end_session(self.client.session.id)
             await self._stream.aclose()
 
 

@@ -11,7 +11,7 @@ import contextlib
 import logging
 import socket
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import uvicorn
@@ -20,7 +20,7 @@ from anyio.abc import TaskStatus
 from browserd.daemon.config import HttpConfig
 from browserd.daemon.errors import NotAllowed
 from browserd.daemon.server.http.address import ListenAddress, parse_listen
-from browserd.daemon.server.http.app import build_app
+from browserd.daemon.server.http.app import HttpApp, build_app
 from browserd.daemon.server.http.tokens import TokenStore
 
 if TYPE_CHECKING:
@@ -83,11 +83,13 @@ class HttpServer:
     def __init__(self, daemon: Daemon, sock: socket.socket) -> None:
         self._daemon = daemon
         self._sock = sock
-        self.address = sock.getsockname()[:2]
+        host, port = sock.getsockname()[:2]
+        self.address = ListenAddress(host, port)
+        self._app: HttpApp | None = None
 
     async def serve(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         config = self._daemon.config.http
-        http_app = build_app(self._daemon)
+        http_app = self._app = build_app(self._daemon)
         server = _EmbeddedServer(
             uvicorn.Config(
                 http_app.app,
@@ -121,15 +123,9 @@ class HttpServer:
                 with anyio.CancelScope(shield=True), anyio.move_on_after(_GRACEFUL_S + 3):
                     await ended.wait()
 
-    def status(self) -> dict[str, object]:
-        return {"url": self.url}
+    def status(self) -> dict[str, Any]:
+        return {"url": self.url, **(self._app.status() if self._app is not None else {})}
 
     @property
     def url(self) -> str:
-        return _url(self.address, bool(self._daemon.config.http.tls_cert))
-
-
-def _url(address: tuple[str, int], tls: bool) -> str:
-    host, port = address
-    host = f"[{host}]" if ":" in host else host
-    return f"{'https' if tls else 'http'}://{host}:{port}"
+        return f"{'https' if self._daemon.config.http.tls_cert else 'http'}://{self.address}"
