@@ -147,6 +147,21 @@ def status(as_json: bool) -> None:
         )
         for tab in session["tabs"]:
             click.echo(f"    {tab['tabId']}  {tab['url']}")
+    served = data.get("http")
+    if served:
+        http_sessions = served.get("sessions", [])
+        click.echo(f"http: {served['url']}/mcp, {len(http_sessions)} session(s)")
+        for entry in http_sessions:
+            how = "MCP session" if entry["mcpSession"] else "handle"
+            busy = (
+                f"{entry['callsInFlight']} call(s) in flight"
+                if entry["callsInFlight"]
+                else f"idle {entry['idleS']:.0f} s"
+            )
+            click.echo(
+                f"  {entry['sessionId']}  token {entry['token']}  {entry['trustLevel']}"
+                f"  {how} {entry['handle']}  {busy}"
+            )
     active = data["runs"]
     click.echo(f"runs: {active['active']} active ({active.get('queued', 0)} queued)")
     for run in active.get("runs", []):
