@@ -221,11 +221,12 @@ def service() -> None:
 
 @service.command("install")
 @click.option("--no-enable", is_flag=True, help="Write the units only; do not enable and start the socket.")
-def service_install(no_enable: bool) -> None:
+@click.option("--http", is_flag=True, help="Also browserd-http.socket: MCP over HTTP on 127.0.0.1:3027 on demand.")
+def service_install(no_enable: bool, http: bool) -> None:
     """Write browserd.socket and browserd.service to ~/.config/systemd/user and enable the socket."""
     from browserd.shim.service import install
 
-    sys.exit(install(enable=not no_enable, echo=click.echo))
+    sys.exit(install(enable=not no_enable, echo=click.echo, http=http))
 
 
 @service.command("uninstall")

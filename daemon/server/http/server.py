@@ -40,9 +40,9 @@ class _EmbeddedServer(uvicorn.Server):
         yield  # the daemon's own signal watcher stops everything, this server included
 
 
-def check_listen(config: HttpConfig, tokens: TokenStore) -> ListenAddress:
-    """The address to serve on, or NotAllowed when it may not be served as configured."""
-    address = parse_listen(config.listen)
+def check_listen(config: HttpConfig, tokens: TokenStore, address: ListenAddress | None = None) -> ListenAddress:
+    """The address to serve on (`[http] listen` unless given), or NotAllowed when it may not be served so."""
+    address = address or parse_listen(config.listen)
     if bool(config.tls_cert) != bool(config.tls_key):
         raise NotAllowed("[http] tls_cert and tls_key go together", hint="Set both PEM files, or neither.")
     if address.loopback:
