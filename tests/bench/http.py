@@ -49,7 +49,8 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 
 from tests.bench.common import cpu_ms, serve_site, stop_site, summary  # noqa: E402
 from tests.conftest import BROWSERD, make_home  # noqa: E402
-from tests.e2e.http_clients import HttpDaemon, free_port, handle_of, http_client  # noqa: E402
+from tests.e2e.bridge_chrome import free_port  # noqa: E402
+from tests.e2e.http_clients import HttpDaemon, handle_of, http_client  # noqa: E402
 
 OVERHEAD_TARGET_MS = 5.0
 MARKER = re.compile(r"[?&]client=(\d+)")

@@ -20,13 +20,13 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tests.conftest import make_home, wait_for
+from tests.e2e.bridge_chrome import free_port
 from tests.e2e.http_clients import (
     ERAS,
     CreatedTask,
     HttpDaemon,
     TasksExtension,
     cancel_task,
-    free_port,
     get_task,
     handle_of,
     http_client,
@@ -305,6 +305,28 @@ async def test_a_token_over_its_rate_gets_429_with_retry_after(site: str) -> Non
         assert answers[3].status_code == 429 and int(answers[3].headers["retry-after"]) >= 1
         # Another token has its own budget.
         assert (await post(daemon, daemon.token("patient"))).status_code == 200
+    finally:
+        home.stop_daemon()
+        shutil.rmtree(home.root, ignore_errors=True)
+
+
+async def test_a_token_over_its_session_limit_loses_its_least_recently_used_idle_session(site: str) -> None:
+    home = make_home(idle_exit_s=0)
+    home.env["BROWSERD_HTTP_MAX_SESSIONS_PER_TOKEN"] = "2"
+    daemon = HttpDaemon(home, free_port())
+    try:
+        daemon.start()
+        token = daemon.token("forgetful")
+        async with http_client(daemon.url, token, "2026-07-28") as client:
+            page = {"url": f"{site}/index.html"}
+            first, second = [handle_of(ok(await client.call_tool("browser_open", page))) for _ in range(2)]
+            ok(await client.call_tool("browser_snapshot", {"session": first}))  # first is now the more recent
+            third = handle_of(ok(await client.call_tool("browser_open", page)))
+            lost = failed(await client.call_tool("browser_snapshot", {"session": second}), "SESSION_NOT_FOUND")
+            assert "max_sessions_per_token" in lost["recoverHint"]
+            for kept in (first, third):
+                ok(await client.call_tool("browser_snapshot", {"session": kept}))
+        assert len(home.status_json()["http"]["sessions"]) == 2
     finally:
         home.stop_daemon()
         shutil.rmtree(home.root, ignore_errors=True)

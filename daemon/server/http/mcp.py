@@ -125,7 +125,7 @@ class McpEndpoint:
         try:
             if handle is not None and not isinstance(handle, str):
                 raise InvalidParameter("`session` is a browser session handle (a string)", field=SESSION_ARGUMENT)
-            entry, minted = self.sessions.resolve(token, handle, mcp_session_id)
+            entry, minted = await self.sessions.resolve(token, handle, mcp_session_id)
         except BrowserdError as exc:
             return {**call_result(error_payload(exc)), "resultType": "complete"}
         tool = entry.client.tools.get(params.name)
