@@ -81,7 +81,7 @@ async def test_two_clients_never_see_each_others_pages(http: HttpDaemon, site: s
         failed(await a.call_tool("browser_snapshot", {"session": "bs_made_up"}), "SESSION_NOT_FOUND")
 
 
-async def test_two_legacy_sessions_of_one_token_are_two_browser_sessions(http: HttpDaemon, site: str) -> None:
+async def test_two_legacy_sessions_of_one_token_are_two_browser_sessions_and_new_makes_a_third(http: HttpDaemon, site: str) -> None:
     token = http.token("twins")
     async with http_client(http.url, token) as one, http_client(http.url, token) as two:
         ok(await one.call_tool("browser_open", {"url": f"{site}/index.html"}))
@@ -89,6 +89,12 @@ async def test_two_legacy_sessions_of_one_token_are_two_browser_sessions(http: H
         assert "Welcome to the browserd test site" not in text_of(await two.call_tool("browser_snapshot", {}))
         snapshot = text_of(ok(await one.call_tool("browser_snapshot", {})))
         assert "Welcome to the browserd test site" in snapshot
+        # session "new" gives a legacy client another isolated session, named in the answer.
+        other = ok(await one.call_tool("browser_open", {"url": f"{site}/help.html", "session": "new"}))
+        assert 'session="bs_' in text_of(other)
+        assert "Welcome to the browserd test site" in text_of(ok(await one.call_tool("browser_snapshot", {})))
+        tabs = text_of(ok(await one.call_tool("browser_tabs", {"session": handle_of(other)})))
+        assert "help.html" in tabs and "index.html" not in tabs
 
 
 async def test_a_tab_survives_stateless_calls_through_its_handle(http: HttpDaemon, site: str) -> None:

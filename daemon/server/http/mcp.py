@@ -47,11 +47,8 @@ log = logging.getLogger(__name__)
 SESSION_ARGUMENT = "session"
 # The `_meta` key of every answer over HTTP: the handle of the browser session the call ran in.
 SESSION_META = "browserd/session"
-_SESSION_SCHEMA = {
-    "type": "string",
-    "description": "Handle of a browser session from an earlier answer (its text and _meta name it), to keep "
-    "working in its tabs. Omit it for this client's own session; without one (stateless HTTP), a fresh session.",
-}
+# Short: every tool carries it in tools/list, and every character there costs the agent on every request.
+_SESSION_SCHEMA = {"type": "string", "description": 'Browser session handle (bs_...) from an answer; "new": another.'}
 
 
 class TaskParams(types.RequestParams):

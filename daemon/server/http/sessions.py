@@ -3,10 +3,11 @@
 A legacy MCP session (one `Mcp-Session-Id`) has one browser session, made on its first call. The
 stateless 2026-07-28 protocol has no connection to hang a session on, so a call without a `session`
 argument gets a fresh browser session and its answer names the session's handle: a server-minted,
-unguessable string the client passes back as `session` to keep its tabs. Any client may use handles
-(a legacy one too, to hold several isolated sessions). A handle opens its session only with the token
-that minted it. A session closes after `[http] session_idle_s` without a call, with the daemon, and when its
-token opens more than `[http] max_sessions_per_token` (the least recently used goes).
+unguessable string the client passes back as `session` to keep its tabs. Any client may use handles,
+and `session: "new"` makes another: one agent can hold several isolated sessions. A handle opens its
+session only with the token that minted it. A session closes after `[http] session_idle_s` without a
+call, with the daemon, and when its token opens more than `[http] max_sessions_per_token` (the least
+recently used goes).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 HANDLE_PREFIX = "bs_"
+# The `session` argument that asks for a fresh browser session, whatever the client has already.
+NEW = "new"
 IDLE_REASON = "httpSession"
 
 
@@ -60,7 +63,13 @@ class HttpSessions:
     async def resolve(
         self, token: TokenRecord, handle: str | None, mcp_session_id: str | None
     ) -> tuple[HttpSession, bool]:
-        """The session a call runs in, and whether it was made for this call (its handle is news to the client)."""
+        """The session a call runs in, and whether it was made for this call (its handle is news to the client).
+
+        `handle` None: the MCP session's own browser session, or a fresh one without an MCP session (the
+        stateless protocol); NEW: a fresh one; else the session of that handle."""
+        if handle == NEW:
+            await self._make_room(token)
+            return self._open(token, None), True
         if handle is not None:
             found = self._by_handle.get(handle)
             # Another token's handle is as unknown as a made-up one: it tells nothing about other clients.
