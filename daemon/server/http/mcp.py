@@ -73,10 +73,14 @@ class McpEndpoint:
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        async with self.manager.run(), self.tasks.running(), anyio.create_task_group() as group:
+        async with self.manager.run(), anyio.create_task_group() as group:
             group.start_soon(self.sessions.expire)
-            yield
-            group.cancel_scope.cancel()
+            try:
+                # Tasks end first (cancelled with the daemon), then the sessions they ran in close.
+                async with self.tasks.running():
+                    yield
+            finally:
+                group.cancel_scope.cancel()
 
     async def asgi(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.manager.handle_request(scope, receive, send)
