@@ -81,7 +81,9 @@ async def test_two_clients_never_see_each_others_pages(http: HttpDaemon, site: s
         failed(await a.call_tool("browser_snapshot", {"session": "bs_made_up"}), "SESSION_NOT_FOUND")
 
 
-async def test_two_legacy_sessions_of_one_token_are_two_browser_sessions_and_new_makes_a_third(http: HttpDaemon, site: str) -> None:
+async def test_two_legacy_sessions_of_one_token_are_two_browser_sessions_and_new_makes_a_third(
+    http: HttpDaemon, site: str
+) -> None:
     token = http.token("twins")
     async with http_client(http.url, token) as one, http_client(http.url, token) as two:
         ok(await one.call_tool("browser_open", {"url": f"{site}/index.html"}))
