@@ -46,17 +46,21 @@ def tokens(module_home: BrowserdHome) -> Iterator[dict[str, str]]:
 
 
 @pytest.fixture(autouse=True)
-def over_http(home: BrowserdHome, tokens: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+def over_http(home: BrowserdHome, tokens: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     served = HttpDaemon(home, int(tokens["port"]))
+    opened: list[str] = []
 
     def client_of(trust: str) -> Any:
         @asynccontextmanager
         async def client(_home: BrowserdHome) -> AsyncIterator[Any]:
             served.start()  # an HTTP client spawns no daemon; a test that changed the config stopped it
             async with http_client(served.url, tokens[trust]) as connected:
+                opened.append(trust)
                 yield connected
 
         return client
 
     monkeypatch.setattr(attacks, "remote", client_of("remote"))
     monkeypatch.setattr(attacks, "local", client_of("local"))
+    yield
+    assert opened, "the test made no client over HTTP"
