@@ -9,10 +9,10 @@ shim with asyncio, the daemon with anyio). Plain Python only: the shim imports i
 
 from __future__ import annotations
 
-import secrets
+import base64
+import os
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 EXTENSION = "io.modelcontextprotocol/tasks"
@@ -57,7 +57,8 @@ def task_call_arguments(arguments: dict[str, Any], defaults: dict[str, Any]) -> 
 
 
 def _iso(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    # time, not datetime: the shim imports this module, and datetime alone would add milliseconds to its start.
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(epoch)) + f".{int(epoch % 1 * 1000):03d}Z"
 
 
 @dataclass(eq=False)
@@ -110,7 +111,8 @@ class TaskTable:
 
     def add(self, owner: str, tool: str) -> McpTask:
         self._purge()
-        task = McpTask(f"task_{secrets.token_urlsafe(18)}", owner, tool, self.ttl_s)
+        # 144 random bits (os.urandom, as secrets does, without the start-up cost of importing it in the shim).
+        task = McpTask(f"task_{base64.urlsafe_b64encode(os.urandom(18)).decode()}", owner, tool, self.ttl_s)
         self._tasks[task.task_id] = task
         return task
 
