@@ -10,6 +10,7 @@ anything runs; long calls made as MCP tasks are polled or cancelled; a daemon re
 from __future__ import annotations
 
 import json
+import secrets
 import shutil
 from collections.abc import Iterator
 from typing import Any
@@ -352,3 +353,18 @@ async def test_a_token_over_its_session_limit_loses_its_least_recently_used_idle
     finally:
         home.stop_daemon()
         shutil.rmtree(home.root, ignore_errors=True)
+
+
+async def test_a_flow_published_meanwhile_is_callable_from_an_open_http_session(http: HttpDaemon, site: str) -> None:
+    token = http.token("publisher", tools="pages,flows")
+    slug = f"http_{secrets.token_hex(3)}"
+    steps = [{"id": "go", "type": "navigate", "url": f"{site}/help.html"}, {"id": "read", "type": "extract"}]
+    async with http_client(http.url, token) as client:
+        ok(await client.call_tool("browser_open", {"url": f"{site}/index.html"}))  # the session exists already
+        body = {"id": f"flow_http_{secrets.token_hex(3)}", "name": "help reader", "steps": steps}
+        flow_id = ok(await client.call_tool("flow_save", {"flow": body})).structured_content["flowId"]
+        ok(await client.call_tool("flow_publish", {"flowId": flow_id, "slug": slug}))
+        assert f"flow_{slug}" in {t.name for t in (await client.list_tools()).tools}
+        answer = ok(await client.call_tool(f"flow_{slug}", {})).structured_content
+        assert answer["status"] == "succeeded", answer
+        ok(await client.call_tool("flow_delete", {"flowId": flow_id}))

@@ -66,6 +66,7 @@ class McpEndpoint:
     def __init__(self, daemon: Daemon) -> None:
         self._daemon = daemon
         self.sessions = HttpSessions(daemon)
+        daemon.tools_listeners.append(self.sessions.reselect_tools)
         self.tasks = McpTasks(daemon.idle, daemon.config.http.task_ttl_s)
         self._definitions: dict[str, tuple[ToolSpec, dict[str, Any]]] = {}
         server: Server[Any] = Server("browserd", version=__version__, instructions=INSTRUCTIONS)
