@@ -249,6 +249,38 @@ class BridgeConfig(msgspec.Struct, forbid_unknown_fields=True):
     pair_code_ttl_s: Annotated[float, msgspec.Meta(gt=0)] = 120.0
 
 
+class HttpConfig(msgspec.Struct, forbid_unknown_fields=True):
+    """The daemon's HTTP server (DESIGN §7, docs/http.md): MCP over streamable HTTP and the console."""
+
+    # The daemon opens its HTTP port only while this is set (or `browserd daemon --http ADDR`).
+    enabled: bool = False
+    # host:port. Anything but a loopback host needs tokens (`browserd tokens create`), and TLS from
+    # tls_cert/tls_key or from a reverse proxy in front (docs/http.md).
+    listen: str = "127.0.0.1:3027"
+    # PEM files; both set: the server speaks HTTPS itself.
+    tls_cert: str = ""
+    tls_key: str = ""
+    # Origins (scheme://host[:port]) a browser page may call /mcp from, beside the server's own address;
+    # any other Origin header is refused (DNS rebinding). Requests without an Origin are not from a page.
+    allowed_origins: list[str] = msgspec.field(default_factory=list)
+    # Host headers accepted beside the listen address (and localhost on loopback): the public name a TLS
+    # reverse proxy in front forwards, e.g. "browser.example.com". Any other Host is refused (DNS rebinding).
+    allowed_hosts: list[str] = msgspec.field(default_factory=list)
+    # The bearer tokens' hashes (`browserd tokens`); default <data>/http-tokens.json.
+    tokens_file: str = ""
+    # A browser session of an HTTP client (an Mcp-Session-Id, or a handle of the stateless protocol)
+    # closes after this long without a call.
+    session_idle_s: Annotated[float, msgspec.Meta(gt=0)] = 1800.0
+    # Browser sessions one token holds at once; a new one closes the token's least recently used idle one
+    # (a stateless client that never passes `session` back would otherwise pile them up).
+    max_sessions_per_token: Positive = 32
+    # Requests per minute one token may make (a burst of that many, refilled evenly); more get 429.
+    rate_per_minute: Positive = 600
+    # Long calls (crawl, run_task_template, flow_run) made as MCP tasks: how long a finished task's result
+    # is kept for tasks/get.
+    task_ttl_s: Annotated[float, msgspec.Meta(gt=0)] = 3600.0
+
+
 class FlowsConfig(msgspec.Struct, forbid_unknown_fields=True):
     """Record and replay (reference/004, issue 14)."""
 
@@ -278,6 +310,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True):
     security: SecurityConfig = msgspec.field(default_factory=SecurityConfig)
     bridge: BridgeConfig = msgspec.field(default_factory=BridgeConfig)
     flows: FlowsConfig = msgspec.field(default_factory=FlowsConfig)
+    http: HttpConfig = msgspec.field(default_factory=HttpConfig)
 
 
 class ConfigError(Exception):

@@ -10,8 +10,9 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import SocketListener, SocketStream
@@ -31,7 +32,7 @@ from browserd.daemon.server.listener import (
     AlreadyRunning,
     acquire_instance_lock,
     bind_socket,
-    inherited_socket,
+    inherited_sockets,
     peer_uid,
 )
 from browserd.daemon.server.logs import setup_logging
@@ -41,6 +42,9 @@ from browserd.daemon.tools.flows import published_tools
 from browserd.protocol import __version__, paths
 from browserd.protocol.framing import encode_frame
 from browserd.protocol.messages import Payload
+
+if TYPE_CHECKING:
+    from browserd.daemon.server.http.server import HttpServer
 
 log = logging.getLogger(__name__)
 
@@ -66,8 +70,12 @@ class Daemon:
         )
         self.services.sessions.on_page_load = flows.scheduler.page_loaded
         self.connections: set[Connection] = set()
+        # Clients beside the socket's (the HTTP endpoint's sessions) that select their tools again when
+        # published flows change.
+        self.tools_listeners: list[Callable[[], None]] = []
         self._stop = anyio.Event()
         self.socket_path = paths.socket_path()
+        self.http: HttpServer | None = None
 
     # -- connections -------------------------------------------------------------------------
 
@@ -80,9 +88,19 @@ class Daemon:
             self.connections.discard(connection)
             self.idle.release("session")
 
+    async def end_session(self, session_id: str) -> None:
+        """A client let go of its session: its recordings stop, and it closes unless a run holds it or it is kept."""
+        self.services.flows.stop_all(session_id)
+        sessions = self.services.sessions
+        await sessions.disconnect(session_id)
+        still = session_id in sessions.sessions
+        log.info("session %s %s", session_id, "outlives its client" if still else "closed")
+
     async def broadcast_tools_changed(self) -> None:
         for connection in list(self.connections):
             await connection.tools_changed()
+        for listener in self.tools_listeners:
+            listener()
 
     async def _handle(self, stream: SocketStream) -> None:
         # Whatever one connection does wrong, it must not reach the listener's task group.
@@ -140,11 +158,12 @@ class Daemon:
             "tasks": window_task_counts(),
             "idle": {"idleExitS": self.idle.idle_exit_s, "heldBy": dict(self.idle.holders)},
             "bridge": self.services.bridge.status(),
+            "http": self.http.status() if self.http is not None else None,
         }
 
     # -- life cycle ----------------------------------------------------------------------------
 
-    async def run(self, sock: socket.socket) -> None:
+    async def run(self, sock: socket.socket, http_sock: socket.socket | None = None) -> None:
         listener = await SocketListener.from_socket(sock)
         services = self.services
         # Profiles outlive the sessions: the windows' last publishes are flushed before the browser goes (D-16).
@@ -160,7 +179,12 @@ class Daemon:
                     tg.start_soon(services.flows.scheduler.serve)
                 if self.config.bridge.enabled:  # the daemon owns the bridge's port only while it is enabled
                     await tg.start(services.bridge.serve)
-                # Clients are served once the bridge listens: a `bridge pair` must not see it still starting.
+                if http_sock is not None:
+                    from browserd.daemon.server.http.server import HttpServer
+
+                    self.http = HttpServer(self, http_sock)
+                    await tg.start(self.http.serve)
+                # Clients are served once the bridge and HTTP listen: `bridge pair` or `console` never sees them starting.
                 tg.start_soon(listener.serve, self._handle, tg)
                 if self.config.browser.prewarm:
                     tg.start_soon(self._prewarm)
@@ -209,28 +233,56 @@ def serve(config: Config, foreground: bool) -> int:
         log.info("%s", exc)
         print(f"browserd: {exc}", flush=True)
         return 0
-    inherited = inherited_socket()
-    sock = inherited or bind_socket(socket_path)
+    inherited = inherited_sockets()
+    try:
+        http_sock = _http_socket(config, inherited.http)
+    except BrowserdError as exc:
+        log.error("%s", exc)
+        print(f"browserd: {exc} ({exc.recover_hint})", file=sys.stderr, flush=True)
+        os.close(lock_fd)
+        return 1
+    sock = inherited.control or bind_socket(socket_path)
     log.info(
         "daemon %s listening on %s (pid %s%s)",
         __version__,
         socket_path,
         os.getpid(),
-        ", socket-activated" if inherited else "",
+        ", socket-activated" if inherited.control else "",
     )
 
     async def main() -> None:
         # Built inside the event loop: anyio's locks and events belong to the loop that made them.
-        await Daemon(config).run(sock)
+        await Daemon(config).run(sock, http_sock)
 
     try:
         anyio.run(main, backend="asyncio", backend_options={"use_uvloop": config.daemon.use_uvloop and _has_uvloop()})
     finally:
         sock.close()
-        if inherited is None:
+        if http_sock is not None:
+            http_sock.close()
+        if inherited.control is None:
             _unlink(socket_path)
         os.close(lock_fd)
     return 0
+
+
+def _http_socket(config: Config, inherited: socket.socket | None) -> socket.socket | None:
+    """The HTTP server's listening socket: the one systemd passed (browserd-http.socket), else a new one when
+    [http] is enabled. Checked and bound before the loop starts, so a refused address or a taken port stops
+    the daemon at once with a clear message."""
+    if inherited is None and not config.http.enabled:
+        return None
+    # Imported only when serving HTTP: the HTTP stack (starlette, uvicorn, the MCP SDK) costs start-up time.
+    from browserd.daemon.server.http.address import ListenAddress
+    from browserd.daemon.server.http.server import bind, check_listen
+    from browserd.daemon.server.http.tokens import TokenStore
+
+    tokens = TokenStore.of(config.http)
+    if inherited is not None:
+        host, port = inherited.getsockname()[:2]
+        check_listen(config.http, tokens, ListenAddress(host, port))
+        return inherited
+    return bind(check_listen(config.http, tokens))
 
 
 def _has_uvloop() -> bool:
