@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 async def start_scheduled(services: Services, schedule: Schedule) -> str:
     """The schedule's flow as an async run in a session of the run's own, which closes when the run ends."""
     # The run needs a caller for its trust checks: a local one, gone again once the run has its own session.
-    caller = services.sessions.create(f"schedule:{schedule.schedule_id}", "local")
+    caller = services.sessions.create(f"schedule:{schedule.schedule_id}", "local", transport="schedule")
     try:
         inputs = {"flowId": schedule.flow_id, "args": schedule.args, "startUrl": schedule.start_url, "tabTarget": "new"}
         run = await services.runs.start(StartRequest("flow", None, inputs, None, None, "async"), caller)

@@ -85,6 +85,9 @@ class RunParams(RunOptions, kw_only=True):
         | None
     ) = None
     resume_run_id: Annotated[str, msgspec.Meta(description="Skip the rows this earlier run finished.")] | None = None
+    from_step: Annotated[str, msgspec.Meta(description="Replay from this step id on (retry at a failure).")] | None = (
+        None
+    )
 
 
 class ExportParams(FlowParams, kw_only=True):
@@ -258,6 +261,7 @@ async def flow_run(ctx: ToolContext, params: RunParams, response: Response) -> N
         mode=params.mode,
         rows=params.rows,
         resumeRunId=params.resume_run_id,
+        fromStep=params.from_step,
     )
 
 
