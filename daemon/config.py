@@ -245,6 +245,22 @@ class BridgeConfig(msgspec.Struct, forbid_unknown_fields=True):
     pair_code_ttl_s: Annotated[float, msgspec.Meta(gt=0)] = 120.0
 
 
+class HttpConfig(msgspec.Struct, forbid_unknown_fields=True):
+    """The daemon's HTTP server (DESIGN §7, docs/http.md): MCP over streamable HTTP and the console."""
+
+    # The daemon opens its HTTP port only while this is set (or `browserd daemon --http ADDR`).
+    enabled: bool = False
+    # host:port. Anything but a loopback host needs tokens (`browserd tokens create`), and TLS from
+    # tls_cert/tls_key or from a reverse proxy in front (docs/http.md).
+    listen: str = "127.0.0.1:3027"
+    # PEM files; both set: the server speaks HTTPS itself.
+    tls_cert: str = ""
+    tls_key: str = ""
+    # Origins (scheme://host[:port]) a browser page may call /mcp from, beside the server's own address;
+    # any other Origin header is refused (DNS rebinding). Requests without an Origin are not from a page.
+    allowed_origins: list[str] = msgspec.field(default_factory=list)
+
+
 class FlowsConfig(msgspec.Struct, forbid_unknown_fields=True):
     """Record and replay (reference/004, issue 14)."""
 
@@ -274,6 +290,7 @@ class Config(msgspec.Struct, forbid_unknown_fields=True):
     security: SecurityConfig = msgspec.field(default_factory=SecurityConfig)
     bridge: BridgeConfig = msgspec.field(default_factory=BridgeConfig)
     flows: FlowsConfig = msgspec.field(default_factory=FlowsConfig)
+    http: HttpConfig = msgspec.field(default_factory=HttpConfig)
 
 
 class ConfigError(Exception):

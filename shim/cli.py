@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from typing import TYPE_CHECKING
@@ -60,8 +61,19 @@ def mcp(tools: str | None, trust: str, codegen: bool | None) -> None:
 @main.command()
 @click.option("--foreground", is_flag=True, help="Stay attached to the terminal and log to stderr too.")
 @click.option("--quiet", is_flag=True, hidden=True, help="Log to the file only (used when spawned).")
-def daemon(foreground: bool, quiet: bool) -> None:
+@click.option(
+    "--http",
+    "http",
+    default=None,
+    metavar="HOST:PORT",
+    help="Also serve MCP over HTTP on this address (sets [http] enabled and listen; docs/http.md).",
+)
+def daemon(foreground: bool, quiet: bool, http: str | None) -> None:
     """Run the daemon (normally started on demand by `browserd mcp`)."""
+    if http is not None:
+        # Through the environment, so a daemon this command spawns detached gets the same setting.
+        os.environ["BROWSERD_HTTP_ENABLED"] = "true"
+        os.environ["BROWSERD_HTTP_LISTEN"] = http
     config = _load_config()
     if foreground:
         from browserd.daemon.server.app import serve
@@ -73,6 +85,11 @@ def daemon(foreground: bool, quiet: bool) -> None:
 
     payload = asyncio.run(control_request("status", spawn=True))
     click.echo(f"browserd daemon running (pid {payload.data['pid']}) on {paths.socket_path()}")
+    served = payload.data.get("http")
+    if served:
+        click.echo(f"HTTP: {served['url']}")
+    elif http is not None:
+        click.echo("the running daemon serves no HTTP: `browserd stop`, then run this again", err=True)
 
 
 @main.command()

@@ -11,7 +11,7 @@ import socket
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.abc import SocketListener, SocketStream
@@ -42,6 +42,9 @@ from browserd.protocol import __version__, paths
 from browserd.protocol.framing import encode_frame
 from browserd.protocol.messages import Payload
 
+if TYPE_CHECKING:
+    from browserd.daemon.server.http.server import HttpServer
+
 log = logging.getLogger(__name__)
 
 
@@ -68,6 +71,7 @@ class Daemon:
         self.connections: set[Connection] = set()
         self._stop = anyio.Event()
         self.socket_path = paths.socket_path()
+        self.http: HttpServer | None = None
 
     # -- connections -------------------------------------------------------------------------
 
@@ -140,11 +144,12 @@ class Daemon:
             "tasks": window_task_counts(),
             "idle": {"idleExitS": self.idle.idle_exit_s, "heldBy": dict(self.idle.holders)},
             "bridge": self.services.bridge.status(),
+            "http": self.http.status() if self.http is not None else None,
         }
 
     # -- life cycle ----------------------------------------------------------------------------
 
-    async def run(self, sock: socket.socket) -> None:
+    async def run(self, sock: socket.socket, http_sock: socket.socket | None = None) -> None:
         listener = await SocketListener.from_socket(sock)
         services = self.services
         # Profiles outlive the sessions: the windows' last publishes are flushed before the browser goes (D-16).
@@ -161,6 +166,11 @@ class Daemon:
                 tg.start_soon(listener.serve, self._handle, tg)
                 if self.config.bridge.enabled:  # the daemon owns the bridge's port only while it is enabled
                     await tg.start(services.bridge.serve)
+                if http_sock is not None:
+                    from browserd.daemon.server.http.server import HttpServer
+
+                    self.http = HttpServer(self, http_sock)
+                    await tg.start(self.http.serve)
                 if self.config.browser.prewarm:
                     tg.start_soon(self._prewarm)
                 with anyio.CancelScope() as waiting:
@@ -208,6 +218,13 @@ def serve(config: Config, foreground: bool) -> int:
         log.info("%s", exc)
         print(f"browserd: {exc}", flush=True)
         return 0
+    try:
+        http_sock = _http_socket(config)
+    except BrowserdError as exc:
+        log.error("%s", exc)
+        print(f"browserd: {exc} ({exc.recover_hint})", file=sys.stderr, flush=True)
+        os.close(lock_fd)
+        return 1
     inherited = inherited_socket()
     sock = inherited or bind_socket(socket_path)
     log.info(
@@ -220,16 +237,29 @@ def serve(config: Config, foreground: bool) -> int:
 
     async def main() -> None:
         # Built inside the event loop: anyio's locks and events belong to the loop that made them.
-        await Daemon(config).run(sock)
+        await Daemon(config).run(sock, http_sock)
 
     try:
         anyio.run(main, backend="asyncio", backend_options={"use_uvloop": config.daemon.use_uvloop and _has_uvloop()})
     finally:
         sock.close()
+        if http_sock is not None:
+            http_sock.close()
         if inherited is None:
             _unlink(socket_path)
         os.close(lock_fd)
     return 0
+
+
+def _http_socket(config: Config) -> socket.socket | None:
+    """The HTTP server's listening socket when [http] is enabled; bound before the loop starts, so a
+    refused address or a taken port stops the daemon at once with a clear message."""
+    if not config.http.enabled:
+        return None
+    # Imported only when enabled: the HTTP stack (starlette, uvicorn) costs start-up time.
+    from browserd.daemon.server.http.server import bind, check_listen
+
+    return bind(check_listen(config.http))
 
 
 def _has_uvloop() -> bool:

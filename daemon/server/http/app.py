@@ -1,0 +1,70 @@
+"""The daemon's one HTTP app: every route set mounted side by side (DESIGN.md §7).
+
+Each part of the HTTP server is a `RouteSet` made by a factory in `ROUTE_SETS`: MCP at /mcp (with
+its own token check and Origin check), the console at /console (with its own cookie). A part never
+sees another's credentials: authentication is per route set, not a middleware around the whole app.
+To add a part, write `def my_routes(daemon) -> RouteSet | None` next to its code and list it here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import BaseRoute, Route
+
+if TYPE_CHECKING:
+    from browserd.daemon.server.app import Daemon
+
+
+@dataclass
+class RouteSet:
+    """One part of the HTTP server: its routes (usually one `Mount`), and what runs while they are served."""
+
+    routes: list[BaseRoute]
+    # Entered before the server accepts its first request and left after its last one ends, in the
+    # daemon's task group (e.g. the MCP session manager's task group).
+    running: Callable[[], AbstractAsyncContextManager[None]] | None = field(default=None)
+
+
+RouteSetFactory = Callable[["Daemon"], "RouteSet | None"]
+
+
+def health_routes(daemon: Daemon) -> RouteSet:
+    """GET /health: that this is browserd and which version, for probes and reverse proxies; no data."""
+
+    async def health(_request: Request) -> JSONResponse:
+        return JSONResponse({"ok": True, "service": "browserd", "version": daemon.version})
+
+    return RouteSet([Route("/health", health, methods=["GET"])])
+
+
+# Every part of the HTTP server, in the order their routes are matched. A factory returns None when
+# its part is switched off.
+ROUTE_SETS: list[RouteSetFactory] = [health_routes]
+
+
+@dataclass
+class HttpApp:
+    app: Starlette
+    route_sets: Sequence[RouteSet]
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        async with contextlib.AsyncExitStack() as stack:
+            for route_set in self.route_sets:
+                if route_set.running is not None:
+                    await stack.enter_async_context(route_set.running())
+            yield
+
+
+def build_app(daemon: Daemon, factories: Sequence[RouteSetFactory] = ROUTE_SETS) -> HttpApp:
+    route_sets = [made for factory in factories if (made := factory(daemon)) is not None]
+    routes = [route for route_set in route_sets for route in route_set.routes]
+    return HttpApp(Starlette(routes=routes), route_sets)
