@@ -61,7 +61,9 @@ def flows_routes(client: ConsoleClient) -> list[Route]:
         answer = await client.call("flow_export", {"flowId": flow_id, "format": form})
         if form == "playwright":
             return _download(answer["script"], f"{flow_id}.py", "text/x-python")
-        return _download(msgspec.json.format(msgspec.json.encode(answer["flow"])).decode(), f"{flow_id}.json", "application/json")
+        return _download(
+            msgspec.json.format(msgspec.json.encode(answer["flow"])).decode(), f"{flow_id}.json", "application/json"
+        )
 
     @answers_errors
     async def run(request: Request) -> Response:

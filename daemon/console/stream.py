@@ -37,8 +37,6 @@ async def _messages(events: Events) -> AsyncIterator[str]:
 
 def stream_routes(events: Events) -> list[Route]:
     async def stream(request: Request) -> Response:
-        return StreamingResponse(
-            _messages(events), media_type="text/event-stream", headers={"X-Accel-Buffering": "no"}
-        )
+        return StreamingResponse(_messages(events), media_type="text/event-stream", headers={"X-Accel-Buffering": "no"})
 
     return [Route("/api/events", stream)]

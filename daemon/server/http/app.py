@@ -19,6 +19,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
+from browserd.daemon.console.app import console_mount
+
 if TYPE_CHECKING:
     from browserd.daemon.server.app import Daemon
 
@@ -36,6 +38,11 @@ class RouteSet:
 RouteSetFactory = Callable[["Daemon"], "RouteSet | None"]
 
 
+def console_routes(daemon: Daemon) -> RouteSet:
+    """/console: the console's page and routes, behind its own cookie (daemon/console/, docs/console.md)."""
+    return RouteSet([console_mount(daemon)])
+
+
 def health_routes(daemon: Daemon) -> RouteSet:
     """GET /health: that this is browserd and which version, for probes and reverse proxies; no data."""
 
@@ -47,7 +54,7 @@ def health_routes(daemon: Daemon) -> RouteSet:
 
 # Every part of the HTTP server, in the order their routes are matched. A factory returns None when
 # its part is switched off.
-ROUTE_SETS: list[RouteSetFactory] = [health_routes]
+ROUTE_SETS: list[RouteSetFactory] = [health_routes, console_routes]
 
 
 @dataclass
