@@ -35,6 +35,7 @@ export async function mount(view, [flowId]) {
     } catch (error) { showError(error); view.replaceChildren(h('p', {}, error.message)); return; }
     argsForm();
     render();
+    listTabs();
   }
 
   // -- the timeline ---------------------------------------------------------------------------------
@@ -216,9 +217,21 @@ export async function mount(view, [flowId]) {
     } catch (error) { showError(error); }
   }
 
+  // Where a dry run looks: the console's own tab (opened on the flow's page), or any session's tab.
+  const dryTab = h('select', { 'aria-label': 'Dry run on', class: 'dry-tab' }, h('option', { value: '' }, 'the console\'s tab'));
+  async function listTabs() {
+    try {
+      const { sessions, consoleSessionId } = await api('sessions');
+      const choices = sessions.filter((s) => s.sessionId !== consoleSessionId).flatMap((s) => s.tabs.map((tab) =>
+        h('option', { value: `${s.sessionId}/${tab.tabId}` }, `${s.client} ${tab.tabId}: ${tab.url}`)));
+      dryTab.replaceChildren(dryTab.options[0], ...choices);
+    } catch (error) { showError(error); }
+  }
+
   async function dryRun() {
     try {
-      const answer = await api(`flows/${encodeURIComponent(flowId)}/dry-run`, {});
+      const [sessionId, tabId] = dryTab.value ? dryTab.value.split('/') : [];
+      const answer = await api(`flows/${encodeURIComponent(flowId)}/dry-run`, { sessionId, tabId });
       dry = Object.fromEntries(answer.steps.map((s) => [s.stepId, s]));
       dryShot = { ...answer, at: Date.now() };
       render();
@@ -253,7 +266,7 @@ export async function mount(view, [flowId]) {
         h('a', { class: 'button', href: `${exports}?format=playwright`, download: '' }, 'Export Playwright'),
         h('button', { onclick: () => run(undefined) }, 'Replay'),
         h('button', { disabled: !focus, onclick: () => run(focus) }, 'Replay from selected'),
-        h('button', { onclick: dryRun }, 'Dry run'),
+        h('button', { onclick: dryRun }, 'Dry run'), h('span', { class: 'muted' }, 'on'), dryTab,
         replay ? h('a', { href: `#/runs/${replay}` }, `replay ${replay}`) : null),
       diffBox,
       argsBox,
