@@ -17,7 +17,7 @@ import anyio
 LISTENER_BUFFER = 512
 
 
-@dataclass
+@dataclass(eq=False)  # kept in a set: each listener is itself, whatever it holds
 class Listener:
     pending: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=LISTENER_BUFFER))
     # Events fell off the front of `pending` since the last read: the listener's picture is incomplete.

@@ -15,9 +15,11 @@ from browserd.daemon.runs.records import RunRecord
 LIST_LIMIT = 100
 
 
-def _row(record: RunRecord) -> dict[str, Any]:
-    # A crawl finds its pages on the way: its bar runs against the page limit it was given.
-    planned = record.inputs.get("limit") if record.template_id == "crawl" else None
+def _row(record: RunRecord, crawl_limit: int) -> dict[str, Any]:
+    """A run as the list shows it; `crawl_limit` is [crawl] default_limit, a crawl's limit when it gave none."""
+    # A crawl finds its pages on the way: until it ends, its bar runs against its page limit.
+    crawling = record.template_id == "crawl" and not record.terminal
+    planned = (record.inputs.get("limit") or crawl_limit) if crawling else None
     return {
         "runId": record.run_id,
         "templateId": record.template_id,
@@ -33,6 +35,7 @@ def _row(record: RunRecord) -> dict[str, Any]:
 
 def runs_routes(client: ConsoleClient) -> list[Route]:
     services = client.services
+    crawl_limit = services.config.crawl.default_limit
 
     @answers_errors
     async def listing(request: Request) -> Response:
@@ -40,14 +43,14 @@ def runs_routes(client: ConsoleClient) -> list[Route]:
         limit = min(int(query.get("limit", "50")), LIST_LIMIT)
         offset = int(query.get("offset", "0"))
         records = await services.runs.list(query.get("status"), query.get("templateId"), limit, offset)
-        return json_answer({"runs": [_row(record) for record in records]})
+        return json_answer({"runs": [_row(record, crawl_limit) for record in records]})
 
     @answers_errors
     async def detail(request: Request) -> Response:
         run_id = request.path_params["run_id"]
         run = await client.call("get_task_run", {"runId": run_id, "includeSteps": True})
         record = (await services.runs.get(run_id)).record
-        return json_answer({**run, **_row(record), "inputs": record.inputs})
+        return json_answer({**run, **_row(record, crawl_limit), "inputs": record.inputs})
 
     @answers_errors
     async def cancel(request: Request) -> Response:

@@ -71,7 +71,7 @@ export async function mount(view, [runId]) {
     onEvent(event) {
       if (event.kind !== 'run' || event.runId !== runId || !run) return;
       Object.assign(run, { status: event.status, doneSteps: event.doneSteps,
-        totalSteps: Math.max(run.totalSteps, event.totalSteps) });
+        totalSteps: ACTIVE.has(event.status) ? Math.max(run.totalSteps, event.totalSteps) : event.totalSteps });
       header();
       if (event.step) {
         const item = stepItem(event.step);

@@ -43,7 +43,7 @@ export async function mount(view) {
       if (!known) { reload(); return; }
       // A crawl's total is its page limit, which the event does not know: the larger of the two stays.
       Object.assign(known, { status: event.status, doneSteps: event.doneSteps,
-        totalSteps: Math.max(known.totalSteps, event.totalSteps) });
+        totalSteps: ACTIVE.has(event.status) ? Math.max(known.totalSteps, event.totalSteps) : event.totalSteps });
       rows.get(event.runId)?.replaceWith(row(known));
     },
   };
