@@ -66,6 +66,8 @@ class ConsolePage:
     link: str
     # (url, body) of every answer the page received, in order.
     answers: list[tuple[str, bytes]] = field(default_factory=list)
+    # Uncaught errors of the page's scripts: a test ends by checking there were none.
+    errors: list[str] = field(default_factory=list)
 
     async def events(self) -> list[str]:
         found: list[str] = await self.page.evaluate("window.__consoleEvents || []")
@@ -107,10 +109,12 @@ async def opened_console(
             console.answers.append((response.url, b""))
 
     page.on("response", keep)
+    page.on("pageerror", lambda error: console.errors.append(str(error)))
     try:
         await page.goto(console.link)
         await page.wait_for_selector("header nav a.active")
         yield console
+        assert console.errors == [], f"the console's scripts failed: {console.errors}"
     finally:
         await context.close()
 

@@ -1,6 +1,6 @@
 // The console's shell: a hash router that loads one page module at a time, and the one push channel
 // (Server-Sent Events from the daemon) whose events go to the page on screen.
-import { h } from './dom.js';
+import { fill, h } from './dom.js';
 
 // #/<name> and #/<name>/<id>: the list page, or the page of one item.
 const PAGES = {
@@ -24,12 +24,17 @@ async function route() {
   const module = await import(rest.length && item ? item : list);
   if (ticket !== routing) return; // the person went elsewhere meanwhile
   current?.stop?.();
-  const view = document.getElementById('view');
-  view.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
+  current = null;
+  // Each page draws into an element of its own: one still loading when the person moves on draws into a
+  // detached element, never over the page that replaced it.
+  const view = h('section', {}, h('p', { class: 'muted' }, 'Loading…'));
+  fill(document.getElementById('view'), view);
   for (const link of document.querySelectorAll('header nav a')) {
     link.classList.toggle('active', link.getAttribute('href') === `#/${name}`);
   }
-  current = await module.mount(view, rest.map(decodeURIComponent));
+  const page = await module.mount(view, rest.map(decodeURIComponent));
+  if (ticket === routing) current = page;
+  else page?.stop?.();
 }
 
 function listen() {

@@ -18,6 +18,12 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+// replaceChildren for what h() takes too: nested arrays, and null/false for "nothing here".
+export function fill(el, ...children) {
+  el.replaceChildren(...children.flat(Infinity).filter((c) => c !== undefined && c !== null && c !== false));
+  return el;
+}
+
 export class ApiError extends Error {
   constructor(info, status) {
     super(info.error || `HTTP ${status}`);

@@ -1,6 +1,6 @@
 // Datasets: the rows a flow's datasetWrite nodes wrote, or a replay over rows' per-row results, as a paged
 // table, exported as CSV or JSON by dataset_export itself.
-import { api, h, showError, table } from '../dom.js';
+import { api, fill, h, showError, table } from '../dom.js';
 
 const PAGE = 50;
 
@@ -15,7 +15,7 @@ export async function mount(view) {
       const page = await api(`datasets?${query}&offset=${offset}&limit=${PAGE}`);
       const columns = [...new Set(page.rows.flatMap((row) => Object.keys(row)))];
       const cell = (value) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : value ?? '');
-      out.replaceChildren(
+      fill(out, 
         h('div', { class: 'row' }, h('span', {}, `${page.total} row(s)`),
           h('a', { class: 'button', href: `api/datasets/export?${query}&format=csv`, download: '' }, 'Export CSV'),
           h('a', { class: 'button', href: `api/datasets/export?${query}&format=json`, download: '' }, 'Export JSON'),
@@ -23,7 +23,7 @@ export async function mount(view) {
           h('span', { class: 'muted' }, page.total ? `${offset + 1}–${Math.min(offset + PAGE, page.total)}` : ''),
           h('button', { disabled: offset + PAGE >= page.total, onclick: () => { offset += PAGE; show(); } }, 'Next →')),
         page.rows.length ? table(columns, page.rows.map((row) => h('tr', {}, columns.map((c) => h('td', {}, cell(row[c])))))) : null);
-    } catch (error) { showError(error); out.replaceChildren(h('p', { class: 'bad' }, error.message)); }
+    } catch (error) { showError(error); fill(out, h('p', { class: 'bad' }, error.message)); }
   }
 
   async function load() {
@@ -37,7 +37,7 @@ export async function mount(view) {
       } }, h('option', { value: '' }, 'Choose a dataset…'),
       h('optgroup', { label: 'Rows a flow wrote (datasetWrite)' }, flows.map((f) => h('option', { value: `flowId:${f.flowId}` }, f.name))),
       h('optgroup', { label: 'Per-row results of a replay' }, runs.map((r) => h('option', { value: `runId:${r.runId}` }, `${r.runId} (${r.flowId || ''})`))));
-      view.replaceChildren(h('h1', {}, 'Datasets'), pick, out);
+      fill(view, h('h1', {}, 'Datasets'), pick, out);
       if (source) { pick.value = `${source.kind}:${source.id}`; show(); }
     } catch (error) { showError(error); }
   }

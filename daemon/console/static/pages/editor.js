@@ -2,7 +2,7 @@
 // panel per step (candidates with the scores the last replay or dry run gave them, fingerprint, waits, retry,
 // timeout), the variables (types, the sensitive flag: a sensitive value never comes here), save as a new
 // version, diff, export/import; replay, replay from a step, dry run. A V2 flow is drawn as a graph.
-import { api, badge, h, showError, table, toast } from '../dom.js';
+import { api, badge, fill, h, showError, table, toast } from '../dom.js';
 import { diffView } from './diff.js';
 import { graphView } from './graph.js';
 import { candidatesTable, stepReports } from './reports.js';
@@ -32,7 +32,7 @@ export async function mount(view, [flowId]) {
       draft = structuredClone(saved);
       const run = await api(`flows/${encodeURIComponent(flowId)}/last-run`);
       last = Object.fromEntries((run?.result?.steps || []).map((report) => [report.stepId, report]));
-    } catch (error) { showError(error); view.replaceChildren(h('p', {}, error.message)); return; }
+    } catch (error) { showError(error); fill(view, h('p', {}, error.message)); return; }
     argsForm();
     render();
     listTabs();
@@ -189,12 +189,12 @@ export async function mount(view, [flowId]) {
     try {
       let before = saved, after = draft, title = `Unsaved changes against version ${saved.version}`;
       if (!dirty()) {
-        if (saved.version < 2) { box.replaceChildren(h('p', { class: 'muted' }, 'Version 1 has no previous version.')); return; }
+        if (saved.version < 2) { fill(box, h('p', { class: 'muted' }, 'Version 1 has no previous version.')); return; }
         before = await api(`flows/${encodeURIComponent(flowId)}?version=${saved.version - 1}`);
         after = saved;
         title = `Version ${saved.version} against version ${saved.version - 1}`;
       }
-      box.replaceChildren(h('h3', {}, title), diffView(JSON.stringify(before, null, 2), JSON.stringify(after, null, 2)));
+      fill(box, h('h3', {}, title), diffView(JSON.stringify(before, null, 2), JSON.stringify(after, null, 2)));
     } catch (error) { showError(error); }
   }
 
@@ -224,7 +224,7 @@ export async function mount(view, [flowId]) {
       const { sessions, consoleSessionId } = await api('sessions');
       const choices = sessions.filter((s) => s.sessionId !== consoleSessionId).flatMap((s) => s.tabs.map((tab) =>
         h('option', { value: `${s.sessionId}/${tab.tabId}` }, `${s.client} ${tab.tabId}: ${tab.url}`)));
-      dryTab.replaceChildren(dryTab.options[0], ...choices);
+      fill(dryTab, dryTab.options[0], ...choices);
     } catch (error) { showError(error); }
   }
 
@@ -241,7 +241,7 @@ export async function mount(view, [flowId]) {
   // Built once per load, so what the person typed survives every re-render of the editor.
   const argsBox = h('details', { class: 'args' });
   function argsForm() {
-    argsBox.replaceChildren(h('summary', {}, 'Arguments for a replay'),
+    fill(argsBox, h('summary', {}, 'Arguments for a replay'),
       saved.variables.map((v) => h('label', { class: 'field' }, h('span', {}, v.key),
         v.sensitive ? h('input', { disabled: true, placeholder: 'sensitive: give it with flow_run or browserd flows run' })
           : h('input', { dataset: { key: v.key }, value: v.default ?? '' }))));
@@ -256,7 +256,7 @@ export async function mount(view, [flowId]) {
     const name = h('input', { class: 'title', value: draft.name, 'aria-label': 'Flow name',
       onchange: (e) => { draft.name = e.target.value; render(); } });
     const exports = `api/flows/${encodeURIComponent(flowId)}/export`;
-    view.replaceChildren(
+    fill(view, 
       h('div', { class: 'row' }, name, h('span', { class: 'tag' }, `v${saved.version}`),
         dirty() ? h('span', { class: 'unsaved' }, 'unsaved changes') : null),
       h('div', { class: 'row toolbar' },

@@ -1,5 +1,5 @@
 // Flows: the stored flows (newest first), and importing one (a browserd export or a Chrome Recorder file).
-import { api, h, showError, table, toast } from '../dom.js';
+import { api, fill, h, showError, table, toast } from '../dom.js';
 
 export async function mount(view) {
   const file = h('input', { type: 'file', accept: '.json,application/json', 'aria-label': 'Flow file' });
@@ -21,7 +21,7 @@ export async function mount(view) {
       const rows = flows.map((flow) => h('tr', {},
         h('td', {}, h('a', { href: `#/flows/${flow.flowId}` }, flow.name)), h('td', {}, h('code', {}, flow.flowId)),
         h('td', { class: 'num' }, `v${flow.version}`), h('td', {}, flow.published ? `flow_${flow.slug}` : '')));
-      view.replaceChildren(h('h1', {}, 'Flows'),
+      fill(view, h('h1', {}, 'Flows'),
         rows.length ? table(['Name', 'Id', 'Version', 'Tool'], rows) : h('p', { class: 'muted' }, 'No flows yet: record one with flow_record_start.'),
         h('h2', {}, 'Import'), importer);
     } catch (error) { showError(error); }

@@ -1,6 +1,6 @@
 // One run: live progress and step log, its result, its artifacts (previewed and downloadable), cancel, and
 // run again with the same inputs.
-import { api, badge, h, progress, showError, toast, when } from '../dom.js';
+import { api, badge, fill, h, progress, showError, toast, when } from '../dom.js';
 import { stepReports } from './reports.js';
 
 const ACTIVE = new Set(['queued', 'running']);
@@ -14,7 +14,7 @@ function artifactView(artifact) {
   } else if (/^(text\/|application\/json)/.test(artifact.mimeType)) {
     const show = h('button', { onclick: async () => {
       const text = await (await fetch(url)).text();
-      preview.replaceChildren(h('pre', {}, text.slice(0, PREVIEW_CHARS)));
+      fill(preview, h('pre', {}, text.slice(0, PREVIEW_CHARS)));
     } }, 'Preview');
     preview.append(show);
   }
@@ -34,16 +34,16 @@ export async function mount(view, [runId]) {
   }
 
   function header() {
-    bar.replaceChildren(progress(run.doneSteps, run.totalSteps), ` ${run.doneSteps}/${run.totalSteps} steps`);
-    status.replaceChildren(badge(run.status));
+    fill(bar, progress(run.doneSteps, run.totalSteps), ` ${run.doneSteps}/${run.totalSteps} steps`);
+    fill(status, badge(run.status));
   }
 
   async function load() {
     try {
       run = await api(`runs/${runId}`);
-    } catch (error) { showError(error); view.replaceChildren(h('p', {}, error.message)); return; }
+    } catch (error) { showError(error); fill(view, h('p', {}, error.message)); return; }
     header();
-    log.replaceChildren(...(run.steps || []).map(stepItem));
+    fill(log, ...(run.steps || []).map(stepItem));
     const actions = h('div', { class: 'row' },
       ACTIVE.has(run.status) ? h('button', { onclick: async () => {
         try { await api(`runs/${runId}/cancel`, {}); toast('Cancel requested'); } catch (error) { showError(error); }
@@ -54,7 +54,7 @@ export async function mount(view, [runId]) {
       } }, 'Run again'),
       run.flowId ? h('a', { href: `#/flows/${run.flowId}` }, 'Open the flow') : null);
     const result = run.result || {};
-    view.replaceChildren(
+    fill(view, 
       h('h1', {}, 'Run ', h('code', {}, run.runId), ' ', status),
       h('p', {}, `${run.templateId} · created ${when(run.createdAt)} · session ${run.sessionId}`), bar, actions,
       run.error ? h('p', { class: 'bad' }, `${run.error.errorCode}: ${run.error.error}`) : null,

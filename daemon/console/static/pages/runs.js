@@ -1,5 +1,5 @@
 // Runs: every kept run, newest first, with a progress bar that moves as the daemon reports steps.
-import { api, badge, h, progress, showError, table, throttle, when } from '../dom.js';
+import { api, badge, fill, h, progress, showError, table, throttle, when } from '../dom.js';
 
 const ACTIVE = new Set(['queued', 'running']);
 
@@ -27,7 +27,7 @@ export async function mount(view) {
     try {
       runs = (await api('runs?limit=50')).runs;
       rows.clear();
-      view.replaceChildren(h('h1', {}, 'Runs'), runs.length
+      fill(view, h('h1', {}, 'Runs'), runs.length
         ? table(['Run', 'Template', 'Status', 'Progress', 'Created', ''], runs.map(row))
         : h('p', { class: 'muted' }, 'No runs yet.'));
     } catch (error) { showError(error); }

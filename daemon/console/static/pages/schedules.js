@@ -1,6 +1,6 @@
 // Schedules and triggers: each flow's cron schedules (with the next time they fire) and onPage triggers; add
 // and remove. Arguments are stored, so a flow with sensitive variables cannot be scheduled (the daemon says so).
-import { api, h, showError, table, toast, when } from '../dom.js';
+import { api, fill, h, showError, table, toast, when } from '../dom.js';
 
 export async function mount(view) {
   async function remove(id) {
@@ -30,7 +30,7 @@ export async function mount(view) {
         h('td', {}, s.nextAt ? when(s.nextAt) : '—'),
         h('td', {}, s.lastRunId ? h('a', { href: `#/runs/${s.lastRunId}` }, when(s.lastAt)) : '—'),
         h('td', {}, h('button', { class: 'danger', onclick: () => remove(s.scheduleId) }, 'Remove'))));
-      view.replaceChildren(h('h1', {}, 'Schedules and triggers'),
+      fill(view, h('h1', {}, 'Schedules and triggers'),
         rows.length ? table(['Schedule', 'Flow', 'Trigger', 'Next', 'Last run', ''], rows) : h('p', { class: 'muted' }, 'No schedules.'),
         h('h2', {}, 'Add'), flows.length ? form : h('p', { class: 'muted' }, 'No flows to schedule.'));
     } catch (error) { showError(error); }

@@ -1,6 +1,6 @@
 // Sessions: every client (name, trust level, transport), its windows and tabs with a live thumbnail, its
 // last calls (never a value), and stop.
-import { api, h, showError, table, throttle, toast, when } from '../dom.js';
+import { api, fill, h, showError, table, throttle, toast, when } from '../dom.js';
 
 // A tab's thumbnail is taken again at most this often, however busy its session is.
 const THUMBNAIL_EVERY_MS = 1500;
@@ -43,7 +43,7 @@ export async function mount(view) {
     try {
       const data = await api('sessions');
       const cards = data.sessions.map((session) => card(session, data.consoleSessionId));
-      view.replaceChildren(h('h1', {}, 'Sessions'),
+      fill(view, h('h1', {}, 'Sessions'),
         cards.length ? cards : h('p', { class: 'muted' }, 'No sessions: no client is connected.'));
     } catch (error) { showError(error); }
   }
