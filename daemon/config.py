@@ -81,7 +81,7 @@ class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
     snapshot_timeout_ms: Positive = 30_000
     # After an action the page settles before its snapshot: what the action started (timers its input
     # handlers set, such as a suggestion list's debounce, requests, a navigation) has finished and the DOM
-    # has not changed for settle_quiet_ms since; at most settle_max_ms (daemon/sessions/settle.py).
+    # has not changed for settle_quiet_ms since; at most settle_max_ms (daemon/snapshots/settle.py).
     settle_quiet_ms: Annotated[int, msgspec.Meta(ge=0)] = 50
     settle_max_ms: Annotated[int, msgspec.Meta(ge=0)] = 1_500
     # Screenshots larger than this many pixels on their long edge are scaled down.
@@ -272,7 +272,7 @@ class FlowsConfig(msgspec.Struct, forbid_unknown_fields=True):
     # the next element by at least the margin; otherwise it stops and lists what it found (issue 14 item 3).
     match_threshold: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.8
     match_margin: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.1
-    # After a step that can change the page, the same settle as the browser tools (sessions/settle.py),
+    # After a step that can change the page, the same settle as the browser tools (snapshots/settle.py),
     # with a shorter quiet window: replay's next step waits for its own element anyway.
     settle_quiet_ms: Annotated[int, msgspec.Meta(ge=0)] = 30
     # Keep what was typed into non-sensitive fields as the variables' defaults (D-48: off by default).

@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from browserd.daemon.console.auth import PREFIX
+from browserd.daemon.console.auth import PREFIX, ConsoleAuth
 from browserd.daemon.console.client import ConsoleClient
 from browserd.daemon.console.daemon_api import daemon_routes
 from browserd.daemon.console.flows_api import flows_routes
@@ -19,16 +18,13 @@ from browserd.daemon.console.guard import ConsoleGuard
 from browserd.daemon.console.runs_api import runs_routes
 from browserd.daemon.console.sessions_api import sessions_routes
 from browserd.daemon.console.stream import stream_routes
-
-if TYPE_CHECKING:
-    from browserd.daemon.server.app import Daemon
+from browserd.daemon.services import Services
 
 # The page: plain ES modules and one stylesheet, shipped as package data (no build step, nothing from a CDN).
 STATIC = Path(__file__).resolve().parent / "static"
 
 
-def console_mount(daemon: Daemon) -> Mount:
-    services = daemon.services
+def console_mount(services: Services, auth: ConsoleAuth) -> Mount:
     client = ConsoleClient(services)
     routes = [
         *daemon_routes(client),
@@ -38,5 +34,5 @@ def console_mount(daemon: Daemon) -> Mount:
         *stream_routes(services.events),
         Mount("/", StaticFiles(directory=STATIC, html=True)),
     ]
-    app = Starlette(routes=routes, middleware=[Middleware(ConsoleGuard, auth=daemon.console_auth)])
+    app = Starlette(routes=routes, middleware=[Middleware(ConsoleGuard, auth=auth)])
     return Mount(PREFIX, app=app)

@@ -13,10 +13,10 @@ from starlette.routing import Route
 
 from browserd.daemon.console.client import ConsoleClient, answers_errors, body_of, json_answer
 from browserd.daemon.errors import InvalidParameter
-from browserd.daemon.flows.dryrun import dry_run
+from browserd.daemon.flows.catalogue.schedules import next_time
 from browserd.daemon.flows.graph import graph_of
-from browserd.daemon.flows.schedules import next_time
-from browserd.daemon.flows.template import page_before
+from browserd.daemon.flows.replay.dry_run import dry_run
+from browserd.daemon.flows.replay.run_template import page_before
 from browserd.daemon.runs.records import now_ms
 
 # Flow runs looked through for a flow's last replay (newest first).

@@ -13,7 +13,7 @@ from starlette.routing import Route
 from browserd.daemon import summary
 from browserd.daemon.console.client import ConsoleClient, answers_errors, json_answer
 from browserd.daemon.errors import SessionNotFound
-from browserd.daemon.flows.page_js import SENSITIVE_CSS
+from browserd.daemon.flows.fingerprint_js import SENSITIVE_CSS
 from browserd.daemon.sessions.session import Session
 
 # A thumbnail is a viewport at low JPEG quality: tens of KB, drawn small by the page.

@@ -46,7 +46,7 @@ from browserd.daemon.runs.records import (
 )
 from browserd.daemon.runs.store import RunStore
 from browserd.daemon.runs.templates.base import Inputs, Template
-from browserd.daemon.runs.templates.registry import TemplateRegistry, builtin_templates
+from browserd.daemon.runs.templates.registry import TemplateRegistry
 from browserd.daemon.runtime.idle_hold import IdleHold, NoIdleHold
 from browserd.protocol.messages import ErrorInfo
 
@@ -117,12 +117,12 @@ def new_run_id() -> str:
 
 
 class RunManager:
-    def __init__(self, services: Services) -> None:
+    def __init__(self, services: Services, templates: TemplateRegistry) -> None:
         self.services = services
         self.config = services.config.runs
         self.store = RunStore(Path(self.config.root))
         self.artifacts = ArtifactStore(self.store, self.config.max_artifact_inline_bytes)
-        self.templates = TemplateRegistry(builtin_templates())
+        self.templates = templates
         self.active: dict[str, ActiveRun] = {}
         self._slots = anyio.Semaphore(self.config.max_concurrent_runs)
         self._group: TaskGroup | None = None

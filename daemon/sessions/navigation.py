@@ -10,13 +10,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from typing import Literal
+from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from playwright.async_api import Response as PageResponse
 
-from browserd.daemon.errors import BrowserdError, NavigationTimeout
+from browserd.daemon.errors import BrowserdError, InvalidParameter, NavigationTimeout
 from browserd.daemon.policy.proxy import GuardProxy
+from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.sessions.page_errors import navigation_errors
 from browserd.daemon.sessions.tab import Tab
 
@@ -105,3 +107,18 @@ async def goto(tab: Tab, url: str, wait_until: WaitUntil = "load", timeout: int 
         return await navigate(tab.page, url, tab.window.guard, wait_until=wait_until, timeout=timeout, downloads=True)
     except NavigationTimeout as exc:
         raise await timed_out(tab, url, exc) from exc
+
+
+_SCHEMES = {"http", "https", "about", "file", "data"}
+
+
+async def check_url(url: str, trust: TrustPolicy) -> None:
+    """Refuse a URL before anything loads: an unsupported scheme, or one the session's URL policy forbids."""
+    scheme = urlsplit(url).scheme.lower()
+    if scheme not in _SCHEMES:
+        raise InvalidParameter(
+            f"unsupported URL `{url}`: expected http(s), file:, data: or about:blank",
+            hint="Pass an absolute URL such as https://example.com/.",
+            field="url",
+        )
+    await trust.check_url(url)

@@ -24,11 +24,11 @@ from browserd.daemon.sessions.backends.cdp import CdpAttach
 from browserd.daemon.sessions.backends.own import OwnChromium
 from browserd.daemon.sessions.calls import CallLog
 from browserd.daemon.sessions.downloads import Downloads
-from browserd.daemon.sessions.page_scripts import WINDOW_SCRIPT
 from browserd.daemon.sessions.records import Dialogs
 from browserd.daemon.sessions.routes import Routes, numbered
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import ProfileLink, Viewport, Window, WindowOptions
+from browserd.daemon.snapshots.page_scripts import WINDOW_SCRIPT
 from browserd.protocol import paths
 from browserd.protocol.messages import TrustLevel
 

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from browserd.daemon.errors import ExecutionError, InvalidParameter, NotSupported
-from browserd.daemon.flows.export import playwright_script
+from browserd.daemon.flows.catalogue.python_export import playwright_script
 from browserd.daemon.flows.model import MAX_ROWS, Flow, StepReport
 from browserd.daemon.flows.variables import args_struct, parse_args, tool_schema, values_of
 from browserd.daemon.runs.manager import StartRequest
@@ -22,8 +22,8 @@ from browserd.daemon.runs.records import RunMode
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import NoParams, Params, Tool, tool
 from browserd.daemon.tools.response import Response
-from browserd.daemon.tools.runs import _wait, task_run
 from browserd.daemon.tools.tabtool import TabId
+from browserd.daemon.tools.task_runs import task_run, wait_for_run
 
 FlowRef = Annotated[str, msgspec.Meta(description="flowId (flow_...) or a published slug.")]
 TabTarget = Literal["current", "new"]
@@ -200,7 +200,7 @@ async def run_flow(
     request = StartRequest("flow", None, inputs, ctx.session.id, options.timeout_ms, mode)
     run = await manager.start(request, ctx.session)
     if run.record.mode == "sync":
-        await _wait(ctx, run)
+        await wait_for_run(ctx, run)
     view = task_run(await manager.get(run.record.run_id, ctx.session))
     result = view.result or {}
     answer = FlowRunAnswer(

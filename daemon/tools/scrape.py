@@ -20,7 +20,7 @@ from browserd.daemon.scrape.task import Format, Render
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
-from browserd.daemon.tools.runs import RunOptions, RunTemplateParams, TaskRun, run_task_template
+from browserd.daemon.tools.task_runs import RunOptions, RunTemplateParams, TaskRun, run_template
 
 MAX_WAIT_FOR_MS = 60_000
 
@@ -218,7 +218,7 @@ async def crawl(ctx: ToolContext, params: CrawlParams, response: Response) -> No
     run = RunTemplateParams(
         template_id="crawl", inputs=inputs, options=RunOptions(mode=params.mode, timeout_ms=params.timeout_ms)
     )
-    await run_task_template.handler(ctx, run, response)
+    await run_template(ctx, run, response)
 
 
 TOOLS: list[Tool[Any]] = [scrape, map_site, crawl]

@@ -9,12 +9,11 @@ import msgspec
 
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.sessions.backends.extension import ExtensionTabs
-from browserd.daemon.sessions.navigation import goto
+from browserd.daemon.sessions.navigation import check_url, goto
 from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import Window, WindowOptions
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.pages import check_url
 from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
 
@@ -72,7 +71,7 @@ async def browser_tabs(ctx: ToolContext, params: TabsParams, response: Response)
     session = ctx.session
     if params.action == "new":
         if params.url:
-            await check_url(params.url, ctx)  # before the tab exists: a refused URL leaves nothing behind
+            await check_url(params.url, session.trust)  # before the tab exists: a refused URL leaves nothing behind
         tab = await (await session.window()).new_tab()
         if params.url:
             async with tab.lock:

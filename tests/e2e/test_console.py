@@ -75,52 +75,52 @@ async def test_the_console_opens_only_from_its_one_time_link(home: BrowserdHome)
     assert status == 401 and b"<nav" not in body, "without the link's cookie the console must show nothing"
     # An MCP client's bearer token is no key to the console.
     assert fetch(f"{base}api/overview", {"Authorization": "Bearer bd_whatever"})[0] == 401
-    async with chromium() as browser:
-        async with opened_console(browser, home) as console:
-            link = console.link
-            assert console.page.url.startswith(base) and "token=" not in console.page.url
-            await console.page.get_by_role("heading", name="Sessions").wait_for()
-            # A link works once: the one the page opened gives another browser 401, and no page.
-            other = await browser.new_context()
-            used = await other.new_page()
-            refused = await used.goto(link)
-            assert refused is not None and refused.status == 401
-            assert await used.locator("nav").count() == 0
-            await other.close()
+    async with chromium() as browser, opened_console(browser, home) as console:
+        link = console.link
+        assert console.page.url.startswith(base) and "token=" not in console.page.url
+        await console.page.get_by_role("heading", name="Sessions").wait_for()
+        # A link works once: the one the page opened gives another browser 401, and no page.
+        other = await browser.new_context()
+        used = await other.new_page()
+        refused = await used.goto(link)
+        assert refused is not None and refused.status == 401
+        assert await used.locator("nav").count() == 0
+        await other.close()
     # A page of another site (DNS rebinding names its own host) is refused even with a fresh link.
     assert fetch(console_link(home), {"Host": "evil.example"})[0] == 403
 
 
 async def test_a_crawl_progress_bar_moves_and_cancel_stops_it(home: BrowserdHome, site: str) -> None:
-    async with mcp_client(home, args=TOOLS) as client, chromium() as browser:
-        async with opened_console(browser, home) as console:
-            page = console.page
-            await console.goto("#/runs")
-            await page.get_by_role("heading", name="Runs").wait_for()
-            started = await call(
-                client, "crawl", {"url": f"{site}/gen/200/0.html", "concurrency": 1, "render": "always"}
-            )
-            run_id = started["runId"]
-            bar = page.locator(f'tr[data-run-id="{run_id}"] progress')
-            # The bar moves with the daemon's events: the page never asks again for the list.
-            await page.wait_for_function(
-                "(id) => (document.querySelector(`tr[data-run-id='${id}'] progress`) || {}).value >= 2",
-                arg=run_id,
-                timeout=SEEN_MS,
-            )
-            first = float(await bar.get_attribute("value") or 0)
-            await page.wait_for_function(
-                "([id, first]) => document.querySelector(`tr[data-run-id='${id}'] progress`).value > first",
-                arg=[run_id, first],
-                timeout=SEEN_MS,
-            )
-            assert await bar.get_attribute("max") == "100", "a crawl's bar runs against its page limit ([crawl] default)"
-            await page.locator(f'tr[data-run-id="{run_id}"] a').click()
-            await page.get_by_role("button", name="Cancel").click()
-            await page.locator("h1 .badge.canceled").wait_for(timeout=SEEN_MS)
-            run = await call(client, "get_task_run", {"runId": run_id})
-            assert run["status"] == "canceled" and 2 <= len(run["result"]["items"]) < 200
-            assert any(event.startswith("message:") and run_id in event for event in await console.events())
+    async with (
+        mcp_client(home, args=TOOLS) as client,
+        chromium() as browser,
+        opened_console(browser, home) as console,
+    ):
+        page = console.page
+        await console.goto("#/runs")
+        await page.get_by_role("heading", name="Runs").wait_for()
+        started = await call(client, "crawl", {"url": f"{site}/gen/200/0.html", "concurrency": 1, "render": "always"})
+        run_id = started["runId"]
+        bar = page.locator(f'tr[data-run-id="{run_id}"] progress')
+        # The bar moves with the daemon's events: the page never asks again for the list.
+        await page.wait_for_function(
+            "(id) => (document.querySelector(`tr[data-run-id='${id}'] progress`) || {}).value >= 2",
+            arg=run_id,
+            timeout=SEEN_MS,
+        )
+        first = float(await bar.get_attribute("value") or 0)
+        await page.wait_for_function(
+            "([id, first]) => document.querySelector(`tr[data-run-id='${id}'] progress`).value > first",
+            arg=[run_id, first],
+            timeout=SEEN_MS,
+        )
+        assert await bar.get_attribute("max") == "100", "the bar runs against the page limit"
+        await page.locator(f'tr[data-run-id="{run_id}"] a').click()
+        await page.get_by_role("button", name="Cancel").click()
+        await page.locator("h1 .badge.canceled").wait_for(timeout=SEEN_MS)
+        run = await call(client, "get_task_run", {"runId": run_id})
+        assert run["status"] == "canceled" and 2 <= len(run["result"]["items"]) < 200
+        assert any(event.startswith("message:") and run_id in event for event in await console.events())
 
 
 async def test_reorder_disable_save_then_replay_from_step_2(home: BrowserdHome, site: str) -> None:

@@ -40,7 +40,7 @@ RouteSetFactory = Callable[["Daemon"], "RouteSet | None"]
 
 def console_routes(daemon: Daemon) -> RouteSet:
     """/console: the console's page and routes, behind its own cookie (daemon/console/, docs/console.md)."""
-    return RouteSet([console_mount(daemon)])
+    return RouteSet([console_mount(daemon.services, daemon.console_auth)])
 
 
 def health_routes(daemon: Daemon) -> RouteSet:

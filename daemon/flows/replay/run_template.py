@@ -14,10 +14,10 @@ import msgspec
 
 from browserd.daemon.config import Config, RunsConfig
 from browserd.daemon.errors import BrowserdError, InvalidParameter, LimitExceeded, SiteMismatch
-from browserd.daemon.flows.execute import Execution, Lane
 from browserd.daemon.flows.graph import graph_of
 from browserd.daemon.flows.model import MAX_CELL_CHARS, MAX_ROWS, Flow, RunRecord, StepReport
-from browserd.daemon.flows.runner import Runner, same_page
+from browserd.daemon.flows.replay.graph_walk import Execution, Lane
+from browserd.daemon.flows.replay.step_runner import Runner, same_page
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.records import now_ms
 from browserd.daemon.runs.templates.base import Inputs, Template

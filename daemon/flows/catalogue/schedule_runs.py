@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from browserd.daemon.flows.schedules import Schedule
+from browserd.daemon.flows.catalogue.schedules import Schedule
 from browserd.daemon.runs.manager import StartRequest
 
 if TYPE_CHECKING:

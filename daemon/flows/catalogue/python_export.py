@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from browserd.daemon.errors import NotSupported
-from browserd.daemon.flows import conditions, templating
+from browserd.daemon.flows import conditions, placeholders
 from browserd.daemon.flows.graph import Graph, graph_of
 from browserd.daemon.flows.model import Candidate, Flow, Step, TargetLocator
-from browserd.daemon.flows.templating import variables_in
+from browserd.daemon.flows.placeholders import variables_in
 
 # What a walk answers when each way of a fork ended, or reached a stop, on its own: nothing follows the fork.
 _FORKED = "\0forked"
@@ -27,7 +27,7 @@ _UNSUPPORTED = {"subflow": "it runs another stored flow; export that flow on its
 
 # The script's own small runtime. The flows' lookup and comparison functions are copied in from their
 # modules' source, so a condition or template means in the script exactly what it means in a replay.
-_SHARED = (templating.lookup, conditions._truthy, conditions._number, conditions._compare, conditions._text)
+_SHARED = (placeholders.lookup, conditions._truthy, conditions._number, conditions._compare, conditions._text)
 _HELPERS = '''
 def get(path):
     """The value at `vars.<key>...` or `outputs.<nodeId>...`, or None."""
@@ -98,7 +98,7 @@ def http(method, url, headers, body):
     return answer
 '''
 _RUNTIME = (
-    f"\nMISSING = object()\nPLACEHOLDER = re.compile({templating.PLACEHOLDER.pattern!r})\n"
+    f"\nMISSING = object()\nPLACEHOLDER = re.compile({placeholders.PLACEHOLDER.pattern!r})\n"
     "outputs: dict = {}\nrows: list = []\n\n\n" + "".join(inspect.getsource(f) + "\n\n" for f in _SHARED) + _HELPERS
 )
 

@@ -11,7 +11,7 @@ from playwright.async_api import Error as PlaywrightError
 from browserd.daemon.config import Config
 from browserd.daemon.flows.graph import graph_of
 from browserd.daemon.flows.model import Flow
-from browserd.daemon.flows.runner import resolve
+from browserd.daemon.flows.replay.step_runner import resolve
 from browserd.daemon.sessions.tab import Tab
 
 # Draws one outline with its label over an element; every outline carries the marker attribute, so the next

@@ -8,7 +8,7 @@ trigger again, so a flow that reloads its page cannot start itself over and over
 runs, one task sleeps until the next cron schedule is due and starts its flow as an async run in a
 session of the run's own (closed when the run ends): between runs a schedule holds no session, tab or
 browser open. A schedule made with `systemd: true` is fired by a systemd user timer instead
-(shim/flow_timers.py), which also starts the daemon when it is not running; the daemon's loop leaves
+(shim/flow_systemd_timers.py), which also starts the daemon when it is not running; the daemon's loop leaves
 it alone.
 """
 

@@ -2,7 +2,7 @@
 
 Like `browserd login`, this runs in the command line's own process (D-02: a daemon under systemd has
 no display). The window is the profile's browser, headed, so the person is logged in as there. What
-the person does is recorded exactly as in a session's tab (person.py, recorder.py); it ends on Enter,
+the person does is recorded exactly as in a session's tab (person_input.py, tool_recorder.py); it ends on Enter,
 on the window closing or on Ctrl-C, and the command hands the flow to the daemon.
 """
 
@@ -18,8 +18,8 @@ from playwright.async_api import BrowserContext
 from browserd.daemon.config import Config
 from browserd.daemon.errors import NotSupported
 from browserd.daemon.flows.model import Flow
-from browserd.daemon.flows.person import PersonInput
-from browserd.daemon.flows.recorder import Recorder
+from browserd.daemon.flows.recording.person_input import PersonInput
+from browserd.daemon.flows.recording.tool_recorder import Recorder
 from browserd.daemon.profiles.locks import login_lock
 from browserd.daemon.profiles.login import launch, wait_for_enter, wait_for_signal
 from browserd.daemon.profiles.registry import Profiles

@@ -22,8 +22,8 @@ import anyio
 import msgspec
 
 from browserd.daemon.errors import LimitExceeded
+from browserd.daemon.flows.catalogue.schedules import Schedule
 from browserd.daemon.flows.model import Flow, decode, encode
-from browserd.daemon.flows.schedules import Schedule
 
 T = TypeVar("T")
 SCHEMA_VERSION = 1
@@ -46,7 +46,7 @@ CREATE TABLE IF NOT EXISTS dataset (
     row TEXT NOT NULL,
     PRIMARY KEY (flow_id, n)
 );
--- Cron triggers (schedules.py): each a Schedule as JSON; never a sensitive value.
+-- Cron triggers (catalogue/schedules.py): each a Schedule as JSON; never a sensitive value.
 CREATE TABLE IF NOT EXISTS schedules (
     schedule_id TEXT PRIMARY KEY,
     flow_id TEXT NOT NULL,
