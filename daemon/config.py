@@ -259,6 +259,19 @@ class HttpConfig(msgspec.Struct, forbid_unknown_fields=True):
     # Origins (scheme://host[:port]) a browser page may call /mcp from, beside the server's own address;
     # any other Origin header is refused (DNS rebinding). Requests without an Origin are not from a page.
     allowed_origins: list[str] = msgspec.field(default_factory=list)
+    # Host headers accepted beside the listen address (and localhost on loopback): the public name a TLS
+    # reverse proxy in front forwards, e.g. "browser.example.com". Any other Host is refused (DNS rebinding).
+    allowed_hosts: list[str] = msgspec.field(default_factory=list)
+    # The bearer tokens' hashes (`browserd tokens`); default <data>/http-tokens.json.
+    tokens_file: str = ""
+    # A browser session of an HTTP client (an Mcp-Session-Id, or a handle of the stateless protocol)
+    # closes after this long without a call.
+    session_idle_s: Annotated[float, msgspec.Meta(gt=0)] = 1800.0
+    # Requests per minute one token may make (a burst of that many, refilled evenly); more get 429.
+    rate_per_minute: Positive = 600
+    # Long calls (crawl, run_task_template, flow_run) made as MCP tasks: how long a finished task's result
+    # is kept for tasks/get.
+    task_ttl_s: Annotated[float, msgspec.Meta(gt=0)] = 3600.0
 
 
 class FlowsConfig(msgspec.Struct, forbid_unknown_fields=True):

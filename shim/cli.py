@@ -14,6 +14,7 @@ from browserd.protocol import __version__, paths
 from browserd.shim.bridge_cli import bridge
 from browserd.shim.flows_cli import flows
 from browserd.shim.runs_cli import runs
+from browserd.shim.tokens_cli import tokens
 
 if TYPE_CHECKING:
     from browserd.daemon.config import Config
@@ -68,12 +69,18 @@ def mcp(tools: str | None, trust: str, codegen: bool | None) -> None:
     metavar="HOST:PORT",
     help="Also serve MCP over HTTP on this address (sets [http] enabled and listen; docs/http.md).",
 )
-def daemon(foreground: bool, quiet: bool, http: str | None) -> None:
+@click.option("--tls-cert", default=None, metavar="PEM", help="Serve HTTPS with this certificate ([http] tls_cert).")
+@click.option("--tls-key", default=None, metavar="PEM", help="The certificate's private key ([http] tls_key).")
+def daemon(foreground: bool, quiet: bool, http: str | None, tls_cert: str | None, tls_key: str | None) -> None:
     """Run the daemon (normally started on demand by `browserd mcp`)."""
+    # Through the environment, so a daemon this command spawns detached gets the same settings.
     if http is not None:
-        # Through the environment, so a daemon this command spawns detached gets the same setting.
         os.environ["BROWSERD_HTTP_ENABLED"] = "true"
         os.environ["BROWSERD_HTTP_LISTEN"] = http
+    if tls_cert is not None:
+        os.environ["BROWSERD_HTTP_TLS_CERT"] = os.path.abspath(tls_cert)
+    if tls_key is not None:
+        os.environ["BROWSERD_HTTP_TLS_KEY"] = os.path.abspath(tls_key)
     config = _load_config()
     if foreground:
         from browserd.daemon.server.app import serve
@@ -140,6 +147,21 @@ def status(as_json: bool) -> None:
         )
         for tab in session["tabs"]:
             click.echo(f"    {tab['tabId']}  {tab['url']}")
+    served = data.get("http")
+    if served:
+        http_sessions = served.get("sessions", [])
+        click.echo(f"http: {served['url']}/mcp, {len(http_sessions)} session(s)")
+        for entry in http_sessions:
+            how = "MCP session" if entry["mcpSession"] else "handle"
+            busy = (
+                f"{entry['callsInFlight']} call(s) in flight"
+                if entry["callsInFlight"]
+                else f"idle {entry['idleS']:.0f} s"
+            )
+            click.echo(
+                f"  {entry['sessionId']}  token {entry['token']}  {entry['trustLevel']}"
+                f"  {how} {entry['handle']}  {busy}"
+            )
     active = data["runs"]
     click.echo(f"runs: {active['active']} active ({active.get('queued', 0)} queued)")
     for run in active.get("runs", []):
@@ -225,11 +247,12 @@ def service() -> None:
 
 @service.command("install")
 @click.option("--no-enable", is_flag=True, help="Write the units only; do not enable and start the socket.")
-def service_install(no_enable: bool) -> None:
+@click.option("--http", is_flag=True, help="Also browserd-http.socket: MCP over HTTP on 127.0.0.1:3027 on demand.")
+def service_install(no_enable: bool, http: bool) -> None:
     """Write browserd.socket and browserd.service to ~/.config/systemd/user and enable the socket."""
     from browserd.shim.systemd_units import install
 
-    sys.exit(install(enable=not no_enable, echo=click.echo))
+    sys.exit(install(enable=not no_enable, echo=click.echo, http=http))
 
 
 @service.command("uninstall")
@@ -377,3 +400,4 @@ def record(profile: str, url: str, name: str) -> None:
 main.add_command(runs)
 main.add_command(bridge)
 main.add_command(flows)
+main.add_command(tokens)

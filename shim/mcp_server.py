@@ -9,21 +9,17 @@ client that probes discover and then falls back to initialize.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import logging
 import os
 import sys
 from typing import Any
 
-import msgspec
-
 from browserd.protocol import __version__
+from browserd.protocol.mcp import INSTRUCTIONS, call_result, error_payload, tool_definition
 from browserd.protocol.messages import (
     ClientInfo,
-    ErrorInfo,
     Event,
-    ImageContent,
     Payload,
     TextContent,
     ToolsChanged,
@@ -51,56 +47,10 @@ META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 META_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
 
-INSTRUCTIONS = (
-    "browserd drives a real Chromium. browser_open loads a page; browser_snapshot reads it with [ref=eN] "
-    "refs that other tools act on. Errors carry errorCode and recoverHint: follow the hint."
-)
-
-
 RESET_NOTICE = (
     "Note: the browserd daemon restarted since the previous call, so this client's browser session was "
     "reset: earlier tabs and refs are gone. Call browser_open again if a page is needed."
 )
-
-
-def tool_definition(spec: ToolSpec) -> dict[str, Any]:
-    definition: dict[str, Any] = {"name": spec.name, "description": spec.description, "inputSchema": spec.input_schema}
-    if spec.title:
-        definition["title"] = spec.title
-    if spec.output_schema:
-        definition["outputSchema"] = spec.output_schema
-    if spec.annotations:
-        definition["annotations"] = spec.annotations
-    return definition
-
-
-def shim_error(code: str, message: str, hint: str) -> Payload:
-    """An error the shim itself raises, in the same shape as the daemon's (D-32)."""
-    return Payload(
-        success=False,
-        error=ErrorInfo(error=message, error_code=code, recover_hint=hint),
-        content=[TextContent(f"Error [{code}]: {message}\nNext: {hint}")],
-    )
-
-
-def call_result(payload: Payload) -> dict[str, Any]:
-    content: list[dict[str, Any]] = []
-    for block in payload.content:
-        if isinstance(block, ImageContent):
-            content.append(
-                {"type": "image", "data": base64.b64encode(block.data).decode(), "mimeType": block.mime_type}
-            )
-        else:
-            content.append({"type": "text", "text": block.text})
-    result: dict[str, Any] = {"content": content}
-    if payload.success:
-        if isinstance(payload.data, dict):
-            result["structuredContent"] = payload.data
-    else:
-        result["isError"] = True
-        if payload.error is not None:
-            result["structuredContent"] = msgspec.to_builtins(payload.error)
-    return result
 
 
 class McpShim:
@@ -307,7 +257,7 @@ class McpShim:
         try:
             client = await self._client()
         except (DaemonUnavailable, DaemonGone, RegisterRefused, OSError) as exc:
-            return shim_error(
+            return error_payload(
                 "DAEMON_UNAVAILABLE",
                 f"cannot reach the browserd daemon: {exc}",
                 "Run `browserd doctor` to see what is wrong, then retry.",
@@ -334,7 +284,7 @@ class McpShim:
         except DaemonGone:
             return self._reset()
         except NoAnswer as exc:
-            return shim_error(
+            return error_payload(
                 "DAEMON_UNAVAILABLE",
                 f"{exc}; it was asked to cancel the call",
                 "Retry; if calls keep going unanswered, run `browserd status` and check the daemon log.",
@@ -347,7 +297,7 @@ class McpShim:
     def _reset(self) -> Payload:
         self._client_task()  # respawn now, so the next call finds a fresh daemon
         self._known_session = None  # this answer tells the client; the next session is news to nobody
-        return shim_error(
+        return error_payload(
             "SESSION_RESET",
             "the browserd daemon stopped during this call; a new daemon is starting and this client's "
             "browser session was reset (its tabs and refs are gone)",

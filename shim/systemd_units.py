@@ -12,6 +12,8 @@ from pathlib import Path
 
 UNITS = ("browserd.socket", "browserd.service")
 SOCKET_UNIT = "browserd.socket"
+# Socket-activates the daemon's HTTP port too (MCP over HTTP); installed with `--http` only.
+HTTP_UNIT = "browserd-http.socket"
 WANTS_LINK = "sockets.target.wants/browserd.socket"  # from the socket unit's WantedBy=
 # The canonical service unit names the executable a `pip install --user` puts on PATH; install swaps it
 # for the browserd actually running, so the unit works from a venv or pipx too.
@@ -77,16 +79,18 @@ def systemctl(args: list[str], echo: Echo) -> bool:
     return result.returncode == 0
 
 
-def install(enable: bool, echo: Echo) -> int:
+def install(enable: bool, echo: Echo, http: bool = False) -> int:
     target = unit_dir()
     target.mkdir(parents=True, exist_ok=True)
     command = daemon_command()
-    for name in UNITS:
+    names = (*UNITS, HTTP_UNIT) if http else UNITS
+    for name in names:
         (target / name).write_text(render(name, command))
         echo(f"wrote {target / name}")
-    commands = [["daemon-reload"], ["enable", "--now", SOCKET_UNIT]]
+    sockets = [SOCKET_UNIT, HTTP_UNIT] if http else [SOCKET_UNIT]
+    commands = [["daemon-reload"], ["enable", "--now", *sockets]]
     if not enable:
-        echo(f"not enabled; to start it on demand: systemctl --user enable --now {SOCKET_UNIT}")
+        echo(f"not enabled; to start it on demand: systemctl --user enable --now {' '.join(sockets)}")
         commands = commands[:1]
     return run_or_show(commands, echo)
 
@@ -103,16 +107,16 @@ def run_or_show(commands: list[list[str]], echo: Echo) -> int:
 
 def uninstall(echo: Echo) -> int:
     target = unit_dir()
-    present = [target / name for name in UNITS if (target / name).exists()]
+    present = [target / name for name in (*UNITS, HTTP_UNIT) if (target / name).exists()]
     if not present:
         echo(f"no browserd units in {target}")
         return 0
     manager = user_manager()
     # Disable before removing: systemd can no longer read the [Install] section of a deleted unit.
-    ok = systemctl(["disable", "--now", *UNITS], echo) if manager else True
+    ok = systemctl(["disable", "--now", *(path.name for path in present)], echo) if manager else True
     # What an offline `systemctl --user enable` leaves behind; disable removes it when a manager runs.
-    wants = target / WANTS_LINK
-    for path in [*present, *([wants] if wants.is_symlink() else [])]:
+    links = [target / WANTS_LINK, target / "sockets.target.wants" / HTTP_UNIT]
+    for path in [*present, *(link for link in links if link.is_symlink())]:
         path.unlink()
         echo(f"removed {path}")
     if manager:

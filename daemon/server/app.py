@@ -32,7 +32,7 @@ from browserd.daemon.server.listener import (
     AlreadyRunning,
     acquire_instance_lock,
     bind_socket,
-    inherited_socket,
+    inherited_sockets,
     peer_uid,
 )
 from browserd.daemon.server.logs import setup_logging
@@ -86,6 +86,14 @@ class Daemon:
         if connection in self.connections:
             self.connections.discard(connection)
             self.idle.release("session")
+
+    async def end_session(self, session_id: str) -> None:
+        """A client let go of its session: its recordings stop, and it closes unless a run holds it or it is kept."""
+        self.services.flows.stop_all(session_id)
+        sessions = self.services.sessions
+        await sessions.disconnect(session_id)
+        still = session_id in sessions.sessions
+        log.info("session %s %s", session_id, "outlives its client" if still else "closed")
 
     async def broadcast_tools_changed(self) -> None:
         for connection in list(self.connections):
@@ -232,21 +240,21 @@ def serve(config: Config, foreground: bool) -> int:
         log.info("%s", exc)
         print(f"browserd: {exc}", flush=True)
         return 0
+    inherited = inherited_sockets()
     try:
-        http_sock = _http_socket(config)
+        http_sock = _http_socket(config, inherited.http)
     except BrowserdError as exc:
         log.error("%s", exc)
         print(f"browserd: {exc} ({exc.recover_hint})", file=sys.stderr, flush=True)
         os.close(lock_fd)
         return 1
-    inherited = inherited_socket()
-    sock = inherited or bind_socket(socket_path)
+    sock = inherited.control or bind_socket(socket_path)
     log.info(
         "daemon %s listening on %s (pid %s%s)",
         __version__,
         socket_path,
         os.getpid(),
-        ", socket-activated" if inherited else "",
+        ", socket-activated" if inherited.control else "",
     )
 
     async def main() -> None:
@@ -259,21 +267,29 @@ def serve(config: Config, foreground: bool) -> int:
         sock.close()
         if http_sock is not None:
             http_sock.close()
-        if inherited is None:
+        if inherited.control is None:
             _unlink(socket_path)
         os.close(lock_fd)
     return 0
 
 
-def _http_socket(config: Config) -> socket.socket | None:
-    """The HTTP server's listening socket when [http] is enabled; bound before the loop starts, so a
-    refused address or a taken port stops the daemon at once with a clear message."""
-    if not config.http.enabled:
+def _http_socket(config: Config, inherited: socket.socket | None) -> socket.socket | None:
+    """The HTTP server's listening socket: the one systemd passed (browserd-http.socket), else a new one when
+    [http] is enabled. Checked and bound before the loop starts, so a refused address or a taken port stops
+    the daemon at once with a clear message."""
+    if inherited is None and not config.http.enabled:
         return None
-    # Imported only when enabled: the HTTP stack (starlette, uvicorn) costs start-up time.
+    # Imported only when serving HTTP: the HTTP stack (starlette, uvicorn, the MCP SDK) costs start-up time.
+    from browserd.daemon.server.http.address import ListenAddress
     from browserd.daemon.server.http.server import bind, check_listen
+    from browserd.daemon.server.http.tokens import TokenStore
 
-    return bind(check_listen(config.http))
+    tokens = TokenStore.of(config.http)
+    if inherited is not None:
+        host, port = inherited.getsockname()[:2]
+        check_listen(config.http, tokens, ListenAddress(host, port))
+        return inherited
+    return bind(check_listen(config.http, tokens))
 
 
 def _has_uvloop() -> bool:

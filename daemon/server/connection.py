@@ -9,29 +9,21 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 from anyio.abc import SocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
-from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.errors import (
     BrowserdError,
     Cancelled,
-    ExecutionError,
     InvalidParameter,
     NotAllowed,
-    PageCrashed,
-    request_timeout,
 )
 from browserd.daemon.policy.trust import stricter
-from browserd.daemon.runtime.browser import is_crash
-from browserd.daemon.sessions.session import Session
-from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Tool
-from browserd.daemon.tools.response import PageSeen, error_payload
-from browserd.daemon.tools.response import Response as ToolResponse
+from browserd.daemon.server.calls import ToolClient, guarded
+from browserd.daemon.tools.response import error_payload
 from browserd.protocol.framing import FrameError, encode_frame, read_frame
 from browserd.protocol.messages import (
     PROTOCOL_VERSION,
@@ -50,6 +42,7 @@ from browserd.protocol.messages import (
     Response,
     SessionEnd,
     ToolsChanged,
+    ToolSpec,
     protocol_major,
 )
 
@@ -70,12 +63,7 @@ class Connection:
         self._inflight: dict[str, anyio.CancelScope] = {}
         self.role = "unregistered"
         self.client_name = ""
-        self.session: Session | None = None
-        self.tools: dict[str, Tool[Any]] = {}
-        # Lean answers (issue 10): the page header this client last saw, and whether it wants Playwright code.
-        self.page_seen = PageSeen()
-        self.codegen = False
-        self._groups: list[str] | None = None
+        self.client: ToolClient | None = None
 
     async def send(self, message: Message) -> None:
         try:
@@ -149,17 +137,17 @@ class Connection:
         trust = stricter(message.trust_level, daemon.config.daemon.max_trust_level)
         self.client_name = message.client.name
         session_id = ""
+        tools: list[ToolSpec] = []
         if message.role == "shim":
             try:
-                selected = daemon.catalog.select(message.tools, daemon.config.mcp.tools)
+                daemon.catalog.select(message.tools, daemon.config.mcp.tools)  # unknown groups: refused here
             except BrowserdError as exc:
                 await self.send_error(exc, message.id)
                 return False
-            self.tools = {t.name: t for t in selected}
-            self.codegen = daemon.config.mcp.codegen if message.codegen is None else message.codegen
-            self._groups = message.tools
-            self.session = daemon.services.sessions.create(message.client.name, trust, connected=True)
-            session_id = self.session.id
+            session = daemon.services.sessions.create(message.client.name, trust, connected=True)
+            self.client = ToolClient(daemon.services, daemon.catalog, session, message.tools, message.codegen)
+            tools = self.client.specs()
+            session_id = session.id
             daemon.attach(self)
         self.role = message.role
         log.info(
@@ -175,7 +163,7 @@ class Connection:
                 session_id=session_id,
                 daemon=DaemonInfo(version=daemon.version, pid=os.getpid()),
                 trust_level=trust,
-                tools=[t.spec() for t in self.tools.values()],
+                tools=tools,
             )
         )
         return True
@@ -194,67 +182,35 @@ class Connection:
             self._daemon.request_stop("browserd stop")
 
     async def _dispatch(self, request: Request) -> Payload:
-        timeout = self._daemon.config.daemon.request_timeout_s or None
-        started = anyio.current_time()
-        deadline = anyio.CancelScope()
-        try:
-            with anyio.fail_after(timeout) as deadline:
-                return await self._call(request, deadline)
-        except TimeoutError:
-            # A tool may have moved the deadline (ToolContext.allow): report the one that struck.
-            return error_payload(request_timeout(request.action, deadline.deadline - started))
-        except BrowserdError as exc:
-            return error_payload(exc)
-        except PlaywrightError as exc:
-            if is_crash(exc):
-                return error_payload(PageCrashed("the browser crashed during the call", action=request.action))
-            log.exception("unexpected Playwright error in %s", request.action)
-            return error_payload(ExecutionError(str(exc).splitlines()[0] if str(exc) else repr(exc)))
-        except Exception as exc:  # a bug in one tool must not take the daemon down
-            log.exception("internal error in %s", request.action)
-            return error_payload(
-                ExecutionError(
-                    f"internal error in {request.action}: {exc!r}",
-                    hint="This is a browserd bug; the daemon log has the traceback.",
-                )
-            )
+        timeout = self._daemon.config.daemon.request_timeout_s
+        return await guarded(request.action, timeout, lambda deadline: self._call(request, deadline))
 
     async def _call(self, request: Request, deadline: anyio.CancelScope) -> Payload:
         if self.role == "control":
             return await self._daemon.control(request.action, request.params)
-        if self.session is None:
+        if self.client is None:
             raise InvalidParameter("send REGISTER before REQUEST", hint="Register the connection first.")
-        if request.session_id != self.session.id:
+        if request.session_id != self.client.session.id:
             raise NotAllowed(
                 f"session {request.session_id} is not this connection's session",
-                hint=f"Use sessionId {self.session.id}.",
+                hint=f"Use sessionId {self.client.session.id}.",
             )
-        tool = self._daemon.catalog.get(request.action, set(self.tools))
-        params = tool.parse(request.params)
 
         async def progress(done: float, total: float | None, message: str | None) -> None:
             await self.send(Event(id=request.id, progress=done, total=total, message=message))
 
-        response = ToolResponse(self.codegen, self.page_seen)
-        await tool.run(ToolContext(self._daemon.services, self.session, progress, deadline), params, response)
-        return response.payload()
+        return await self.client.call(request.action, request.params, progress, deadline)
 
     async def tools_changed(self) -> None:
-        if self.role == "shim":
+        if self.client is not None:
             # The catalog's dynamic tools (published flows) changed: select again.
-            selected = self._daemon.catalog.select(self._groups, self._daemon.config.mcp.tools)
-            self.tools = {t.name: t for t in selected}
-            await self.send(ToolsChanged(tools=[t.spec() for t in self.tools.values()]))
+            await self.send(ToolsChanged(tools=self.client.reselect()))
 
     async def _close_session(self) -> None:
         with anyio.CancelScope(shield=True):
             self._daemon.detach(self)
-            if self.session is not None:
-                self._daemon.services.flows.stop_all(self.session.id)
-                sessions = self._daemon.services.sessions
-                await sessions.disconnect(self.session.id)
-                still = self.session.id in sessions.sessions
-                log.info("session %s %s", self.session.id, "outlives its connection" if still else "closed")
+            if self.client is not None:
+                await self._daemon.end_session(self.client.session.id)
             await self._stream.aclose()
 
 

@@ -7,6 +7,7 @@ import os
 import socket
 import struct
 from pathlib import Path
+from typing import NamedTuple
 
 from browserd.protocol import paths
 
@@ -31,17 +32,30 @@ def acquire_instance_lock(lock_path: Path) -> int:
     return fd
 
 
-def inherited_socket() -> socket.socket | None:
-    """The listening socket systemd passed in (LISTEN_FDS), if this process was socket-activated."""
+class Inherited(NamedTuple):
+    """The listening sockets systemd passed in: the daemon's own (AF_UNIX) and the HTTP server's (TCP)."""
+
+    control: socket.socket | None
+    http: socket.socket | None
+
+
+def inherited_sockets() -> Inherited:
+    """What this process got by socket activation (LISTEN_FDS); two sockets when browserd-http.socket runs too."""
     if os.environ.get("LISTEN_PID") != str(os.getpid()):
-        return None
-    if int(os.environ.get("LISTEN_FDS", "0")) < 1:
-        return None
+        return Inherited(None, None)
+    count = int(os.environ.get("LISTEN_FDS", "0"))
     for name in ("LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"):
-        os.environ.pop(name, None)  # children (Chromium) must not think the socket is theirs
-    sock = socket.socket(fileno=_SD_LISTEN_FDS_START)
-    sock.setblocking(False)
-    return sock
+        os.environ.pop(name, None)  # children (Chromium) must not think the sockets are theirs
+    control = http = None
+    for fd in range(_SD_LISTEN_FDS_START, _SD_LISTEN_FDS_START + count):
+        sock = socket.socket(fileno=fd)
+        sock.setblocking(False)
+        # By family, not by name: a hand-written unit may leave FileDescriptorName= out.
+        if sock.family == socket.AF_UNIX:
+            control = sock
+        else:
+            http = sock
+    return Inherited(control, http)
 
 
 def bind_socket(path: Path) -> socket.socket:

@@ -235,6 +235,7 @@ async def run_flow(
     "candidates and scores otherwise. Answers {runId, status, steps, outputs}.",
     RunParams,
     output=FlowRunAnswer,
+    task_arguments={"mode": "sync"},
 )
 async def flow_run(ctx: ToolContext, params: RunParams, response: Response) -> None:
     flow = await ctx.services.flows.get(params.flow_id)

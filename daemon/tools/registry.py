@@ -106,6 +106,10 @@ class Tool(Generic[P]):
     # An inputSchema looser than `params`' own (which still checks every call), for tools that many
     # clients pay for in tools/list: published flows (issue 14, S4-110).
     schema: dict[str, Any] | None = None
+    # Set for a long call that a client may make as an MCP task (the tasks extension): the arguments
+    # it then runs with unless the client gave them (one level of objects merged), e.g. mode sync, since
+    # the task already answers at once.
+    task_arguments: dict[str, Any] | None = None
 
     def spec(self) -> ToolSpec:
         return self._spec
@@ -168,12 +172,13 @@ def tool(
     *,
     read_only: bool = False,
     output: type[msgspec.Struct] | None = None,
+    task_arguments: dict[str, Any] | None = None,
 ) -> Callable[[Handler[P]], Tool[P]]:
     if group not in GROUPS:
         raise ValueError(f"unknown tool group {group}")
 
     def register(handler: Handler[P]) -> Tool[P]:
-        return Tool(name, group, description, params, handler, read_only, output)
+        return Tool(name, group, description, params, handler, read_only, output, task_arguments=task_arguments)
 
     return register
 

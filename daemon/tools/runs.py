@@ -148,6 +148,7 @@ async def list_task_templates(ctx: ToolContext, params: NoParams, response: Resp
     "get_task_run; auto (default) lets the template choose.",
     RunTemplateParams,
     output=TaskRun,
+    task_arguments={"options": {"mode": "sync"}},
 )
 async def run_task_template(ctx: ToolContext, params: RunTemplateParams, response: Response) -> None:
     await run_template(ctx, params, response)

@@ -206,6 +206,7 @@ async def map_site(ctx: ToolContext, params: MapParams, response: Response) -> N
     "with get_artifact (tool group runs). mode sync waits for the result.",
     CrawlParams,
     output=TaskRun,
+    task_arguments={"mode": "sync"},
 )
 async def crawl(ctx: ToolContext, params: CrawlParams, response: Response) -> None:
     check_http_url(params.url)

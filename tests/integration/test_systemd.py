@@ -8,6 +8,8 @@ import shutil
 import socket
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -68,7 +70,7 @@ def verify(scratch: Path, *units: Path) -> None:
     assert result.returncode == 0 and not result.stderr.strip(), result.stderr
 
 
-@pytest.mark.parametrize("name", systemd_units.UNITS)
+@pytest.mark.parametrize("name", [*systemd_units.UNITS, systemd_units.HTTP_UNIT])
 def test_repo_units_are_the_packaged_templates(name: str) -> None:
     assert systemd_units.template(name) == (REPO_UNITS / name).read_text(), (
         f"systemd/{name} and shim/units/{name} differ; copy the one you edited over the other"
@@ -94,6 +96,18 @@ def test_install_writes_both_units_with_an_absolute_exec_start(scratch: Path) ->
     # Without a user manager the commands are printed for the user to run.
     assert "systemctl --user daemon-reload" in result.stdout
     assert "systemctl --user enable --now browserd.socket" in result.stdout
+
+
+def test_install_with_http_adds_the_http_socket_and_uninstall_removes_it(scratch: Path) -> None:
+    env = cli_env(scratch)
+    result = browserd(env, "service", "install", "--http")
+    assert result.returncode == 0, result.stderr
+    installed = unit_dir(scratch)
+    http_unit = (installed / systemd_units.HTTP_UNIT).read_text()
+    assert "ListenStream=127.0.0.1:3027" in http_unit and "Service=browserd.service" in http_unit
+    assert "systemctl --user enable --now browserd.socket browserd-http.socket" in result.stdout
+    assert browserd(env, "service", "uninstall").returncode == 0
+    assert not (installed / systemd_units.HTTP_UNIT).exists()
 
 
 def test_install_from_python_m_runs_the_same_interpreter(scratch: Path) -> None:
@@ -128,8 +142,9 @@ def test_uninstall_removes_the_units_and_the_enable_link(scratch: Path) -> None:
 
 @needs_analyze
 def test_installed_units_pass_systemd_analyze(scratch: Path) -> None:
-    assert browserd(cli_env(scratch), "service", "install", "--no-enable").returncode == 0
-    verify(scratch, unit_dir(scratch) / "browserd.socket", unit_dir(scratch) / "browserd.service")
+    assert browserd(cli_env(scratch), "service", "install", "--no-enable", "--http").returncode == 0
+    installed = unit_dir(scratch)
+    verify(scratch, installed / "browserd.socket", installed / systemd_units.HTTP_UNIT, installed / "browserd.service")
 
 
 @needs_analyze
@@ -232,3 +247,41 @@ def test_daemon_takes_the_socket_handed_over_at_fd_3(scratch: Path) -> None:
             assert_activated_then_idle_exit(daemon, sock, env)
         finally:
             stop(daemon)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(90)
+@pytest.mark.skipif(shutil.which("systemd-socket-activate") is None, reason="systemd-socket-activate not installed")
+def test_the_http_port_socket_activates_the_daemon_too(scratch: Path) -> None:
+    """Both sockets passed in (browserd.socket and browserd-http.socket): a request to the HTTP port starts
+    the daemon, which serves HTTP on the passed socket although [http] is not enabled in its config."""
+    env = activation_env(scratch)
+    sock = Path(env["BROWSERD_SOCKET"])
+    sock.parent.mkdir(mode=0o700)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    activator = shutil.which("systemd-socket-activate")
+    assert activator is not None
+    passed = [f"--setenv={key}={value}" for key, value in env.items() if key.startswith(("BROWSERD_", "XDG_"))]
+    listen = ["-l", str(sock), "-l", f"127.0.0.1:{port}", "--fdname=control:http"]
+    daemon = subprocess.Popen(
+        [activator, *listen, *passed, BROWSERD, "daemon", "--foreground", "--quiet"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for(sock.exists, f"systemd-socket-activate to listen on {sock}")
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=60) as answer:
+            assert json.load(answer)["service"] == "browserd"
+        status = json.loads(browserd(env, "status", "--json").stdout)
+        assert status["pid"] == daemon.pid and status["http"]["url"] == f"http://127.0.0.1:{port}"
+        # No token, no MCP: the activated port is guarded as any other.
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=b"{}", method="POST")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=30)
+        assert refused.value.code == 401
+        assert daemon.wait(timeout=30) == 0, "no session: the daemon exits when idle, the sockets stay systemd's"
+    finally:
+        stop(daemon)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from browserd.daemon.config import HttpConfig
 from browserd.daemon.errors import InvalidParameter, NotAllowed
 from browserd.daemon.server.http.address import DEFAULT_PORT, ListenAddress, parse_listen
 from browserd.daemon.server.http.server import check_listen
+from browserd.daemon.server.http.tokens import TokenStore
 
 
 @pytest.mark.parametrize(
@@ -40,11 +43,24 @@ def test_loopback_addresses_are_told_from_the_network() -> None:
     assert not parse_listen("example.com:1").loopback
 
 
-def test_a_network_address_is_refused_without_protection() -> None:
-    with pytest.raises(NotAllowed, match="tokens"):
-        check_listen(HttpConfig(enabled=True, listen="0.0.0.0:3027"))
+def test_a_network_address_needs_a_token_then_tls(tmp_path: Path) -> None:
+    tokens = TokenStore(tmp_path / "tokens.json")
+    config = HttpConfig(enabled=True, listen="0.0.0.0:3027")
+    with pytest.raises(NotAllowed, match="only once a token exists") as caught:
+        check_listen(config, tokens)
+    assert "browserd tokens create" in caught.value.recover_hint
+    tokens.create("ci", "remote", None, None)
+    with pytest.raises(NotAllowed, match="only over TLS") as caught:
+        check_listen(config, tokens)
+    assert "reverse proxy" in caught.value.recover_hint
+    tls = HttpConfig(enabled=True, listen="0.0.0.0:3027", tls_cert="/tmp/c.pem", tls_key="/tmp/k.pem")
+    assert check_listen(tls, tokens) == ListenAddress("0.0.0.0", 3027)
 
 
-def test_tls_needs_both_files() -> None:
+def test_loopback_needs_neither(tmp_path: Path) -> None:
+    assert check_listen(HttpConfig(enabled=True), TokenStore(tmp_path / "none.json")).loopback
+
+
+def test_tls_needs_both_files(tmp_path: Path) -> None:
     with pytest.raises(NotAllowed, match="tls_cert and tls_key"):
-        check_listen(HttpConfig(enabled=True, tls_cert="/tmp/cert.pem"))
+        check_listen(HttpConfig(enabled=True, tls_cert="/tmp/cert.pem"), TokenStore(tmp_path / "t.json"))

@@ -3,36 +3,28 @@
 Each part of the HTTP server is a `RouteSet` made by a factory in `ROUTE_SETS`: MCP at /mcp (with
 its own token check and Origin check), the console at /console (with its own cookie). A part never
 sees another's credentials: authentication is per route set, not a middleware around the whole app.
-To add a part, write `def my_routes(daemon) -> RouteSet | None` next to its code and list it here.
+To add a part, write `def my_routes(daemon) -> RouteSet | None` next to its code (importing RouteSet from
+routeset.py) and list it in ROUTE_SETS.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import BaseRoute, Route
+from starlette.routing import Route
 
 from browserd.daemon.console.app import console_mount
+from browserd.daemon.server.http.mcp import mcp_routes
+from browserd.daemon.server.http.routeset import RouteSet as RouteSet
 
 if TYPE_CHECKING:
     from browserd.daemon.server.app import Daemon
-
-
-@dataclass
-class RouteSet:
-    """One part of the HTTP server: its routes (usually one `Mount`), and what runs while they are served."""
-
-    routes: list[BaseRoute]
-    # Entered before the server accepts its first request and left after its last one ends, in the
-    # daemon's task group (e.g. the MCP session manager's task group).
-    running: Callable[[], AbstractAsyncContextManager[None]] | None = field(default=None)
 
 
 RouteSetFactory = Callable[["Daemon"], "RouteSet | None"]
@@ -54,7 +46,7 @@ def health_routes(daemon: Daemon) -> RouteSet:
 
 # Every part of the HTTP server, in the order their routes are matched. A factory returns None when
 # its part is switched off.
-ROUTE_SETS: list[RouteSetFactory] = [health_routes, console_routes]
+ROUTE_SETS: list[RouteSetFactory] = [health_routes, mcp_routes, console_routes]
 
 
 @dataclass
@@ -69,6 +61,13 @@ class HttpApp:
                 if route_set.running is not None:
                     await stack.enter_async_context(route_set.running())
             yield
+
+    def status(self) -> dict[str, Any]:
+        merged: dict[str, Any] = {}
+        for route_set in self.route_sets:
+            if route_set.status is not None:
+                merged.update(route_set.status())
+        return merged
 
 
 def build_app(daemon: Daemon, factories: Sequence[RouteSetFactory] = ROUTE_SETS) -> HttpApp:

@@ -11,7 +11,7 @@ import contextlib
 import logging
 import socket
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import uvicorn
@@ -20,7 +20,8 @@ from anyio.abc import TaskStatus
 from browserd.daemon.config import HttpConfig
 from browserd.daemon.errors import NotAllowed
 from browserd.daemon.server.http.address import ListenAddress, parse_listen
-from browserd.daemon.server.http.app import build_app
+from browserd.daemon.server.http.app import HttpApp, build_app
+from browserd.daemon.server.http.tokens import TokenStore
 
 if TYPE_CHECKING:
     from browserd.daemon.server.app import Daemon
@@ -39,15 +40,24 @@ class _EmbeddedServer(uvicorn.Server):
         yield  # the daemon's own signal watcher stops everything, this server included
 
 
-def check_listen(config: HttpConfig) -> ListenAddress:
-    """The address to serve on, or NotAllowed when it may not be served as configured."""
-    address = parse_listen(config.listen)
+def check_listen(config: HttpConfig, tokens: TokenStore, address: ListenAddress | None = None) -> ListenAddress:
+    """The address to serve on (`[http] listen` unless given), or NotAllowed when it may not be served so."""
+    address = address or parse_listen(config.listen)
     if bool(config.tls_cert) != bool(config.tls_key):
         raise NotAllowed("[http] tls_cert and tls_key go together", hint="Set both PEM files, or neither.")
-    if not address.loopback:
+    if address.loopback:
+        return address
+    if not tokens.active():
         raise NotAllowed(
-            f"the HTTP server may listen on {address} only with tokens and TLS",
-            hint="Listen on 127.0.0.1, and put a TLS reverse proxy in front for remote clients (docs/http.md).",
+            f"the HTTP server listens on {address} (beyond this machine) only once a token exists",
+            hint="Create one with `browserd tokens create --name NAME --trust remote`, then start the daemon again.",
+        )
+    if not config.tls_cert:
+        raise NotAllowed(
+            f"the HTTP server listens on {address} (beyond this machine) only over TLS: tokens must not cross "
+            "the network in clear text",
+            hint="Give --tls-cert and --tls-key, or listen on 127.0.0.1 and put a TLS reverse proxy (Caddy, "
+            "nginx) in front, listing its public host name in [http] allowed_hosts (docs/http.md).",
         )
     return address
 
@@ -73,11 +83,13 @@ class HttpServer:
     def __init__(self, daemon: Daemon, sock: socket.socket) -> None:
         self._daemon = daemon
         self._sock = sock
-        self.address = sock.getsockname()[:2]
+        host, port = sock.getsockname()[:2]
+        self.address = ListenAddress(host, port)
+        self._app: HttpApp | None = None
 
     async def serve(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         config = self._daemon.config.http
-        http_app = build_app(self._daemon)
+        http_app = self._app = build_app(self._daemon)
         server = _EmbeddedServer(
             uvicorn.Config(
                 http_app.app,
@@ -111,15 +123,9 @@ class HttpServer:
                 with anyio.CancelScope(shield=True), anyio.move_on_after(_GRACEFUL_S + 3):
                     await ended.wait()
 
-    def status(self) -> dict[str, object]:
-        return {"url": self.url}
+    def status(self) -> dict[str, Any]:
+        return {"url": self.url, **(self._app.status() if self._app is not None else {})}
 
     @property
     def url(self) -> str:
-        return _url(self.address, bool(self._daemon.config.http.tls_cert))
-
-
-def _url(address: tuple[str, int], tls: bool) -> str:
-    host, port = address
-    host = f"[{host}]" if ":" in host else host
-    return f"{'https' if tls else 'http'}://{host}:{port}"
+        return f"{'https' if self._daemon.config.http.tls_cert else 'http'}://{self.address}"
