@@ -31,7 +31,7 @@ def console_mount(services: Services, auth: ConsoleAuth) -> Mount:
         *sessions_routes(client),
         *runs_routes(client),
         *flows_routes(client),
-        *stream_routes(services.events),
+        *stream_routes(services.events, services.sessions.idle),
         Mount("/", StaticFiles(directory=STATIC, html=True)),
     ]
     app = Starlette(routes=routes, middleware=[Middleware(ConsoleGuard, auth=auth)])

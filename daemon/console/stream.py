@@ -12,6 +12,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from browserd.daemon.events import Events
+from browserd.daemon.runtime.idle_hold import IdleHold
 
 # A comment line this often keeps proxies and the browser from taking a quiet stream for a dead one.
 KEEPALIVE_S = 15.0
@@ -19,7 +20,17 @@ KEEPALIVE_S = 15.0
 RETRY_MS = 2_000
 
 
-async def _messages(events: Events) -> AsyncIterator[str]:
+async def _messages(events: Events, idle: IdleHold) -> AsyncIterator[str]:
+    # An open console holds the daemon's idle exit, like a connected client: the page would go blank under it.
+    idle.acquire("console")
+    try:
+        async for message in _events(events):
+            yield message
+    finally:
+        idle.release("console")
+
+
+async def _events(events: Events) -> AsyncIterator[str]:
     with events.listen() as listener:
         yield f"retry: {RETRY_MS}\nevent: hello\ndata: {{}}\n\n"
         while True:
@@ -35,8 +46,9 @@ async def _messages(events: Events) -> AsyncIterator[str]:
                 yield f"data: {msgspec.json.encode(event).decode()}\n\n"
 
 
-def stream_routes(events: Events) -> list[Route]:
+def stream_routes(events: Events, idle: IdleHold) -> list[Route]:
     async def stream(request: Request) -> Response:
-        return StreamingResponse(_messages(events), media_type="text/event-stream", headers={"X-Accel-Buffering": "no"})
+        messages = _messages(events, idle)
+        return StreamingResponse(messages, media_type="text/event-stream", headers={"X-Accel-Buffering": "no"})
 
     return [Route("/api/events", stream)]
