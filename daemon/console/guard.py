@@ -16,6 +16,7 @@ from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from browserd.daemon.console.auth import COOKIE_TTL_S, OPEN_PATH, ConsoleAuth
+from browserd.daemon.policy.addresses import loopback_host
 
 COOKIE = "browserd_console"
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
@@ -31,19 +32,6 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
-
-
-def loopback_host(host: str, port: int) -> bool:
-    """`127.0.0.1:port`, `localhost:port` or `[::1]:port`, the names a browser on this machine sends."""
-    name, sep, port_text = host.rpartition(":")
-    if not sep or port_text != str(port):
-        return False
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def _loopback_client(scope: Scope) -> bool:
