@@ -58,7 +58,7 @@ class Daemon:
         self.idle = IdleMonitor(config.daemon.idle_exit_s)
         self.services.sessions.idle = self.idle
         # The side panel shows the sessions and runs `browserd status` shows, from the same summary.
-        self.services.bridge.summary = lambda: summary.activity(self.services)
+        self.services.bridge.summary = lambda: {**summary.activity(self.services), "console": self._console_address()}
         flows = self.services.flows
         self.catalog.dynamic = lambda: published_tools(flows.published)
         flows.on_tools_changed = self.broadcast_tools_changed
@@ -125,6 +125,10 @@ class Daemon:
         if action in BRIDGE_ACTIONS:
             return Payload(success=True, data=await bridge_control(self.services.bridge, action, params))
         raise NotAllowed(f"unknown control action `{action}`", hint="Use status, stop or console.")
+
+    def _console_address(self) -> str | None:
+        """Where the console is (no key: the side panel links there, and its browser needs the cookie)."""
+        return f"{self.http.url}/console/" if self.http is not None else None
 
     def _console_link(self) -> str:
         if self.http is None:

@@ -5,8 +5,9 @@ import { api, fill, h, showError, table, throttle, toast, when } from '../dom.js
 // A tab's thumbnail is taken again at most this often, however busy its session is.
 const THUMBNAIL_EVERY_MS = 1500;
 
-export async function mount(view) {
+export async function mount(view, [focus]) {
   const shots = new Map(); // tabId -> when its thumbnail was last asked for
+  let scrolled = false;
 
   function thumbnail(session, tab) {
     const img = h('img', { class: 'thumb', alt: `${tab.title || tab.url}`, loading: 'lazy', width: 320, height: 200 });
@@ -45,6 +46,10 @@ export async function mount(view) {
       const cards = data.sessions.map((session) => card(session, data.consoleSessionId));
       fill(view, h('h1', {}, 'Sessions'),
         cards.length ? cards : h('p', { class: 'muted' }, 'No sessions: no client is connected.'));
+      // #/sessions/<id> (the extension's side panel links so): that session's card, in view.
+      const chosen = focus && view.querySelector(`[data-session-id="${CSS.escape(focus)}"]`);
+      chosen?.classList.add('focus');
+      if (chosen && !scrolled) { chosen.scrollIntoView(); scrolled = true; }
     } catch (error) { showError(error); }
   }
 
