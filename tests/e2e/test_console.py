@@ -14,6 +14,7 @@ import json
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -144,6 +145,10 @@ async def test_reorder_disable_save_then_replay_from_step_2(home: BrowserdHome, 
             assert saved["version"] == 2
             assert [s["id"] for s in saved["steps"]] == [ids[0], ids[2], ids[1], ids[3]]
             assert [s.get("disabled", False) for s in saved["steps"]] == [False, False, False, True]
+            # The diff against version 1 shows the move and the disabled flag.
+            await page.get_by_role("button", name="Diff").click()
+            await page.locator("h3", has_text="Version 2 against version 1").wait_for()
+            assert await page.locator("pre.diff div.add", has_text='"disabled": true').count() == 1
             # Replay from step 2 (the Sign in click) with the email argument; each step's status arrives.
             await page.locator(".args summary").click()
             await page.locator('.args input[data-key="email"]').fill("bo@example.test")
@@ -273,3 +278,43 @@ async def test_a_sensitive_value_is_in_nothing_the_page_received(home: BrowserdH
             answers = [body for _, body in console.answers] + [e.encode() for e in await console.events()]
             assert found_anywhere(secret, [*answers, dom]) == [], "a sensitive value reached the console"
             assert len(console.answers) > 10
+
+
+async def test_export_then_import_a_flow_from_the_page(home: BrowserdHome, site: str, scratch: Path) -> None:
+    async with mcp_client(home, args=TOOLS) as client, chromium() as browser:
+        flow = await record_sign_in(client, site)
+        exported = await call(client, "flow_export", {"flowId": flow["id"]})
+        async with opened_console(browser, home) as console:
+            page = console.page
+            await console.goto(f"#/flows/{flow['id']}")
+            async with page.expect_download() as download:
+                await page.get_by_role("link", name="Export JSON").click()
+            saved = scratch / "flow.json"
+            await (await download.value).save_as(saved)
+            assert json.loads(saved.read_text()) == exported["flow"]
+            await console.goto("#/flows")
+            await page.get_by_label("Flow file").set_input_files(str(saved))
+            await page.get_by_role("button", name="Import").click()
+            await page.wait_for_url(lambda url: "#/flows/flow_" in url and flow["id"] not in url, timeout=SEEN_MS)
+            copy = page.url.rsplit("/", 1)[1]
+        listed = await call(client, "flow_list", {})
+        assert {f["flowId"] for f in listed["flows"]} >= {flow["id"], copy}, "the import is a copy beside the original"
+
+
+async def test_stop_closes_a_clients_windows_and_the_page_follows(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home, args=TOOLS) as client, chromium() as browser:
+        await call(client, "browser_open", {"url": f"{site}/flow-form.html", "snapshot": "none"})
+        mine = (await call(client, "get_runtime_profile", {}))["session"]["sessionId"]
+        async with opened_console(browser, home) as console:
+            page = console.page
+            card = page.locator(f'section.session[data-session-id="{mine}"]')
+            await card.locator("figure.tab", has_text="Flow form").wait_for(timeout=SEEN_MS)
+            assert await card.locator(".tag", has_text="stdio").count() == 1
+            assert await card.locator("td", has_text="browser_open").count() >= 1
+            page.once("dialog", lambda dialog: dialog.accept())
+            await card.get_by_role("button", name="Stop").click()
+            await card.get_by_text("No open tabs.").wait_for(timeout=SEEN_MS)
+        status = home.status_json()
+        assert next(s for s in status["sessions"] if s["sessionId"] == mine)["tabs"] == []
+        # The client is still connected: its next call opens a new window.
+        await call(client, "browser_open", {"url": f"{site}/flow-form.html", "snapshot": "none"})
