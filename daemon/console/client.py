@@ -58,6 +58,17 @@ async def body_of(request: Request) -> dict[str, Any]:
     return body
 
 
+def int_param(request: Request, name: str, default: int) -> int:
+    """A whole-number query parameter (`?offset=50`), or INVALID_PARAMETER naming it."""
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise InvalidParameter(f"`{name}` must be a whole number, not {text!r}", field=name) from None
+
+
 class ConsoleClient:
     def __init__(self, services: Services) -> None:
         self.services = services

@@ -11,13 +11,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from browserd.daemon.console.client import ConsoleClient, answers_errors, body_of, json_answer
-from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.console.client import ConsoleClient, answers_errors, body_of, int_param, json_answer
+from browserd.daemon.errors import InvalidParameter, SessionNotFound
 from browserd.daemon.flows.catalogue.schedules import next_time
 from browserd.daemon.flows.graph import graph_of
 from browserd.daemon.flows.replay.dry_run import dry_run
 from browserd.daemon.flows.replay.run_template import page_before
 from browserd.daemon.runs.records import now_ms
+from browserd.daemon.sessions.navigation import check_url, goto
 
 # Flow runs looked through for a flow's last replay (newest first).
 LAST_RUN_LOOKBACK = 100
@@ -41,15 +42,15 @@ def flows_routes(client: ConsoleClient) -> list[Route]:
     async def get(request: Request) -> Response:
         arguments: dict[str, Any] = {"flowId": request.path_params["flow_id"]}
         if "version" in request.query_params:
-            arguments["version"] = int(request.query_params["version"])
+            arguments["version"] = int_param(request, "version", 0)
         return json_answer(await client.call("flow_get", arguments))
 
     @answers_errors
     async def save(request: Request) -> Response:
-        body = await body_of(request)
-        if body.get("flow", {}).get("id") != request.path_params["flow_id"]:
-            raise InvalidParameter("the flow's id is not the one in the address", field="flow")
-        return json_answer(await client.call("flow_save", {"flow": body["flow"]}))
+        flow = (await body_of(request)).get("flow")
+        if not isinstance(flow, dict) or flow.get("id") != request.path_params["flow_id"]:
+            raise InvalidParameter("give the flow (as flow_get shows it) whose id is in the address", field="flow")
+        return json_answer(await client.call("flow_save", {"flow": flow}))
 
     @answers_errors
     async def import_flow(request: Request) -> Response:
@@ -93,13 +94,17 @@ def flows_routes(client: ConsoleClient) -> list[Route]:
         flow = await services.flows.get(request.path_params["flow_id"])
         session = client.session()
         if body.get("sessionId"):
-            session = services.sessions.sessions.get(body["sessionId"]) or session
+            found = services.sessions.sessions.get(body["sessionId"])
+            if found is None:
+                raise SessionNotFound(f"no session {body['sessionId']}", hint="Pick a tab the Sessions page lists.")
+            session = found
         tab = await session.tab(body.get("tabId"), create=True)
         first = graph_of(flow).entry
         start = page_before(flow, first)
         if tab.page.url in ("", "about:blank") and start:
+            await check_url(start, session.trust)
             async with tab.lock:
-                await tab.page.goto(start)
+                await goto(tab, start)
         steps = await dry_run(tab, flow, services.config)
         services.events.publish("session", sessionId=session.id)
         return json_answer({"sessionId": session.id, "tabId": tab.id, "url": tab.page.url, "steps": steps})
@@ -134,8 +139,7 @@ def flows_routes(client: ConsoleClient) -> list[Route]:
         """A page of the rows dataset_export gives (the same tool, as JSON), so the table and its export agree."""
         answer = await client.call("dataset_export", {**dataset_source(request), "format": "json"})
         rows = msgspec.json.decode(answer["text"])
-        offset = int(request.query_params.get("offset", "0"))
-        limit = int(request.query_params.get("limit", str(PAGE_ROWS)))
+        offset, limit = int_param(request, "offset", 0), int_param(request, "limit", PAGE_ROWS)
         return json_answer({"total": len(rows), "offset": offset, "rows": rows[offset : offset + limit]})
 
     @answers_errors

@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from browserd.daemon.console.client import ConsoleClient, answers_errors, body_of, json_answer
+from browserd.daemon.console.client import ConsoleClient, answers_errors, body_of, int_param, json_answer
 from browserd.daemon.runs.records import RunRecord
 
 LIST_LIMIT = 100
@@ -40,8 +40,8 @@ def runs_routes(client: ConsoleClient) -> list[Route]:
     @answers_errors
     async def listing(request: Request) -> Response:
         query = request.query_params
-        limit = min(int(query.get("limit", "50")), LIST_LIMIT)
-        offset = int(query.get("offset", "0"))
+        limit = min(int_param(request, "limit", 50), LIST_LIMIT)
+        offset = int_param(request, "offset", 0)
         records = await services.runs.list(query.get("status"), query.get("templateId"), limit, offset)
         return json_answer({"runs": [_row(record, crawl_limit) for record in records]})
 

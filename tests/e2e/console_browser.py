@@ -42,6 +42,8 @@ def console_home() -> Iterator[BrowserdHome]:
             BROWSERD_HTTP_ENABLED="1",
             BROWSERD_HTTP_LISTEN=f"127.0.0.1:{free_port()}",
             BROWSERD_DAEMON_IDLE_EXIT_S="0",
+            # A daemon starting on a busy shared machine may take longer than the 10 s a client waits by default.
+            BROWSERD_DAEMON_SPAWN_TIMEOUT_S="60",
         )
         done = home.browserd("daemon", timeout=60)
         assert done.returncode == 0, done.stderr

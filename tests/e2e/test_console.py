@@ -80,6 +80,12 @@ async def test_the_console_opens_only_from_its_one_time_link(home: BrowserdHome)
         link = console.link
         assert console.page.url.startswith(base) and "token=" not in console.page.url
         await console.page.get_by_role("heading", name="Sessions").wait_for()
+        # Its routes answer errors in the daemon's one shape, and the daemon keeps serving.
+        missing = await console.context.request.get(f"{base}api/runs/run_nope")
+        error = await missing.json()
+        assert missing.status == 404 and error["errorCode"] == "RUN_NOT_FOUND" and error["recoverHint"]
+        bad = await console.context.request.get(f"{base}api/runs?offset=many")
+        assert bad.status == 400 and (await bad.json())["details"]["field"] == "offset"
         # A link works once: the one the page opened gives another browser 401, and no page.
         other = await browser.new_context()
         used = await other.new_page()
