@@ -13,6 +13,8 @@ from browserd.daemon.console.client import ConsoleClient, answers_errors, body_o
 from browserd.daemon.runs.records import RunRecord
 
 LIST_LIMIT = 100
+# A flow run's stored inputs that flow_run takes again (not its tab, which may be gone, nor a pinned version).
+FLOW_RUN_AGAIN = frozenset({"flowId", "args", "startUrl", "tabTarget", "stepTimeoutMs", "rows", "fromStep"})
 
 
 def _row(record: RunRecord, crawl_limit: int) -> dict[str, Any]:
@@ -59,6 +61,11 @@ def runs_routes(client: ConsoleClient) -> list[Route]:
     @answers_errors
     async def again(request: Request) -> Response:
         record = (await services.runs.get(request.path_params["run_id"])).record
+        if record.template_id == "flow":
+            # Through flow_run, which checks the arguments: a sensitive value was never stored, so a flow that
+            # needs one is refused, naming it, instead of typing its placeholder.
+            kept = {key: value for key, value in record.inputs.items() if key in FLOW_RUN_AGAIN}
+            return json_answer(await client.call("flow_run", {**kept, "mode": "async"}))
         arguments = {
             "templateId": record.template_id,
             "templateVersion": record.template_version,

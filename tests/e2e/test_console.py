@@ -190,6 +190,12 @@ async def test_a_failed_replay_shows_its_screenshot_and_candidates(home: Browser
                 "() => document.querySelector('.report.failed img.shot').naturalWidth > 0", timeout=SEEN_MS
             )
             assert await page.locator(".report.failed .weighed table").count() >= 1
+            # Run again: the same stored inputs (the changed page), a new run that stops the same way.
+            await page.get_by_role("button", name="Run again").click()
+            await page.wait_for_url(lambda url: "#/runs/" in url and answer["runId"] not in url, timeout=SEEN_MS)
+            await page.locator("h1 .badge.failed").wait_for(timeout=SEEN_MS)
+            again = await call(client, "get_task_run", {"runId": page.url.rsplit("/", 1)[1]})
+            assert again["result"]["flowRun"]["flowId"] == flow["id"]
             # The editor shows the same failure at the step that stopped.
             await console.goto(f"#/flows/{flow['id']}")
             failed_step = next(s["stepId"] for s in answer["steps"] if s["status"] == "failed")
