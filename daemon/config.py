@@ -231,6 +231,10 @@ class SecurityConfig(msgspec.Struct, forbid_unknown_fields=True):
     # Login profiles remote sessions may open, read and write back (default none): a remote session's call
     # without profileId works in a fresh anonymous context, never in `master` (daemon/policy/trust.py).
     remote_profiles: list[str] = msgspec.field(default_factory=list)
+    # What remote sessions may do with flows beyond running their own (default none): `publish` them as tools,
+    # `schedule` them (cron, systemd timers, onPage triggers), reach `local-flows` (see, run, export, import over
+    # and delete flows, datasets and schedules local sessions made). daemon/policy/trust.py decides.
+    remote_flows: list[Literal["publish", "schedule", "local-flows"]] = msgspec.field(default_factory=list)
 
 
 class BridgeConfig(msgspec.Struct, forbid_unknown_fields=True):

@@ -18,7 +18,7 @@ from browserd.daemon.flows.graph import graph_of
 from browserd.daemon.flows.replay.dry_run import dry_run
 from browserd.daemon.flows.replay.run_template import page_before
 from browserd.daemon.runs.records import now_ms
-from browserd.daemon.sessions.navigation import check_url, goto
+from browserd.daemon.sessions.navigation import goto
 
 # Flow runs looked through for a flow's last replay (newest first).
 LAST_RUN_LOOKBACK = 100
@@ -102,9 +102,8 @@ def flows_routes(client: ConsoleClient) -> list[Route]:
         first = graph_of(flow).entry
         start = page_before(flow, first)
         if tab.page.url in ("", "about:blank") and start:
-            await check_url(start, session.trust)
             async with tab.lock:
-                await goto(tab, start)
+                await goto(tab, start, session.trust)
         steps = await dry_run(tab, flow, services.config)
         services.events.publish("session", sessionId=session.id)
         return json_answer({"sessionId": session.id, "tabId": tab.id, "url": tab.page.url, "steps": steps})

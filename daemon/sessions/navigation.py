@@ -1,4 +1,7 @@
-"""Loading a URL in a page: once for the tools (browser_open, browser_tabs), the runs and the scrapes.
+"""Loading a URL in a page: the only code that does (tests/unit/test_trust_paths.py holds every other module to
+it), for the tools, the runs, the scrapes, map, flows (every node that loads, a start URL), templates, triggers
+and the login and record windows. Each load asks the caller's TrustPolicy first (URL_NOT_ALLOWED before
+anything loads); the window's URL guard then checks every request the page makes.
 
 Playwright's failures become errors a model can act on; a load the URL guard refused (a redirect hop
 or the page itself) is its URL_NOT_ALLOWED naming the rule, not the guard page's HTTP 403 or a
@@ -38,12 +41,15 @@ async def navigate(
     page: Page,
     url: str,
     guard: GuardProxy | None,
+    trust: TrustPolicy,
     *,
     wait_until: WaitUntil = "load",
     timeout: float | None = None,
     downloads: bool = False,
 ) -> Navigation:
-    """page.goto under the URL guard; `downloads`: a URL that downloads is an answer, not an error."""
+    """page.goto once `trust` allows the URL, under the URL guard; `downloads`: a URL that downloads is an
+    answer, not an error."""
+    await trust.check_url(url)
     mark = guard.mark() if guard is not None else 0
     try:
         with navigation_errors(url, page.url):
@@ -101,10 +107,15 @@ async def timed_out(tab: Tab, url: str, exc: NavigationTimeout) -> NavigationTim
     )
 
 
-async def goto(tab: Tab, url: str, wait_until: WaitUntil = "load", timeout: int | None = None) -> Navigation:
-    """Load `url` in `tab` through its window's guard; a download is reported, a timeout says what loaded."""
+async def goto(
+    tab: Tab, url: str, trust: TrustPolicy, wait_until: WaitUntil = "load", timeout: float | None = None
+) -> Navigation:
+    """Load `url` in `tab` as `trust` allows, through its window's guard; a download is reported, a timeout says
+    what loaded."""
     try:
-        return await navigate(tab.page, url, tab.window.guard, wait_until=wait_until, timeout=timeout, downloads=True)
+        return await navigate(
+            tab.page, url, tab.window.guard, trust, wait_until=wait_until, timeout=timeout, downloads=True
+        )
     except NavigationTimeout as exc:
         raise await timed_out(tab, url, exc) from exc
 

@@ -148,6 +148,7 @@ class Session:
             snapshot = await self.profiles.load(options.profile_id)
             context_options["storage_state"] = snapshot.storage_state()
         # A remote session's windows (and any window, once origin lists are set) send their traffic through a guard.
+        self.trust.check_backend(OwnChromium.kind, OwnChromium.capabilities, remote_extension=False)
         guard = await self.guards.open(self.trust_level)
         spare = self.take_spare() if warm and guard is None and options == WindowOptions() else None
         shows_pdfs = self.runtime.shows_pdfs
@@ -180,6 +181,7 @@ class Session:
             self._next_tab_id,
             self.downloads,
             backend,
+            self.trust,
             self.dialogs,
         )
         window.network_log_size = self.config.network_log_size

@@ -269,6 +269,9 @@ class Tab:
         return await self._replace()
 
     async def _replace(self) -> str:
+        # navigation.py builds on Tab: imported here, where a tab loads its page again itself.
+        from browserd.daemon.sessions.navigation import navigate
+
         old, url, window = self.page, self.page.url, self.window
         page = await old.context.new_page()
         window.put_in_place(self, page)
@@ -278,8 +281,8 @@ class Tab:
         done = f"the page was replaced by a fresh one at {url}"
         with anyio.move_on_after(REPLACE_LOAD_TIMEOUT_S) as loading:
             try:
-                await page.goto(url, wait_until="domcontentloaded")
-            except PlaywrightError as exc:
+                await navigate(page, url, window.guard, window.trust, wait_until="domcontentloaded")
+            except (BrowserdError, PlaywrightError) as exc:
                 return f"the page was replaced by a blank one ({url} did not load: {str(exc).splitlines()[0]})"
         if loading.cancelled_caught:
             return f"the page was replaced by a fresh one, still loading {url}"

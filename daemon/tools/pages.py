@@ -105,7 +105,7 @@ async def _open_target(ctx: ToolContext, params: OpenParams) -> Tab:
 )
 async def browser_open(ctx: ToolContext, tab: Tab, params: OpenParams, response: Response) -> None:
     await ctx.progress(0, 1, f"opening {params.url}")
-    loaded = await goto(tab, params.url, params.wait_until, params.timeout)
+    loaded = await goto(tab, params.url, ctx.session.trust, params.wait_until, params.timeout)
     if loaded.downloaded:
         # Playwright answers goto before it tells of the download: the report below needs its record.
         await tab.window.downloads.started(tab.id, DOWNLOAD_NOTICE_S)
@@ -130,7 +130,7 @@ async def browser_navigate(ctx: ToolContext, tab: Tab, params: NavigateParams, r
         raise await timed_out(tab, params.action, exc) from exc
     if params.action == "back" and page.url == BLANK != before:
         # The blank page every tab starts on is not a page the agent opened: undo and say so.
-        await page.go_forward(wait_until=params.wait_until, timeout=params.timeout)
+        await move_in_history(page, "forward", params.wait_until, params.timeout)
         reply = None
     # Same-document moves (a single-page app's routes) answer no response but do move.
     moved = reply is not None or page.url != before or params.action == "reload"

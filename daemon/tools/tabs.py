@@ -75,7 +75,7 @@ async def browser_tabs(ctx: ToolContext, params: TabsParams, response: Response)
         tab = await (await session.window()).new_tab()
         if params.url:
             async with tab.lock:
-                await goto(tab, params.url)
+                await goto(tab, params.url, session.trust)
                 tab.take_events()
         response.text(f"Opened {tab.id}{' at ' + tab.page.url if params.url else ''}; it is now the active tab")
         ctx.services.flows.record_tab(session.id, "openTab", tab.page.url if params.url else None)
@@ -148,9 +148,9 @@ async def _new_window(ctx: ToolContext, params: WindowsParams) -> Window:
     # Each extension window is a tab group of its own, named after the client.
     bridge_session = f"{session.id}-{secrets.token_hex(3)}"
     services = ctx.services
-    backend = await ExtensionTabs.open(
-        services.runtime, services.bridge, bridge_session, session.client_name, session.trust_level
-    )
+    allow = services.config.bridge.allow_remote
+    session.trust.check_backend(ExtensionTabs.kind, ExtensionTabs.capabilities, remote_extension=allow)
+    backend = await ExtensionTabs.open(services.runtime, services.bridge, bridge_session, session.client_name)
     return await session.attach(backend)
 
 

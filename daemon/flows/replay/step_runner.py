@@ -35,7 +35,8 @@ from browserd.daemon.errors import (
 from browserd.daemon.flows.fingerprint_js import RESOLVE_ELEMENT_JS, RESOLVED_JS
 from browserd.daemon.flows.model import Retry, Step, StepReport, TargetLocator
 from browserd.daemon.flows.placeholders import render
-from browserd.daemon.sessions.navigation import HistoryMove, move_in_history
+from browserd.daemon.policy.trust import TrustPolicy
+from browserd.daemon.sessions.navigation import HistoryMove, move_in_history, navigate
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.snapshots.settle import settle_tab
 
@@ -117,6 +118,8 @@ class Runner:
     config: Config
     values: dict[str, Any]
     secrets: list[str]
+    # What the run may load: the lower of the flow owner's and the caller's trust (RunContext.trust).
+    trust: TrustPolicy
     step_timeout_ms: int | None = None
     outputs: dict[str, Any] = field(default_factory=dict)
     _resolve_s: float = 0.0
@@ -291,7 +294,10 @@ class Runner:
             if url.startswith("history:"):
                 await move_in_history(page, cast(HistoryMove, url.removeprefix("history:")), timeout=timeout)
             else:
-                await page.goto(render(url, self.values, self.outputs), timeout=timeout)
+                # Through the run's trust policy (the lower of the flow owner's and the caller's) and the guard.
+                await navigate(
+                    page, render(url, self.values, self.outputs), tab.window.guard, self.trust, timeout=timeout
+                )
         except PlaywrightError as exc:
             if "Timeout" in str(exc):
                 raise NavigationTimeout(f"{url} did not load in time", category="navigation") from None

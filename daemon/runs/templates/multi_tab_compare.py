@@ -234,11 +234,9 @@ class MultiTabCompare(Template[CompareInputs]):
     async def _load(self, ctx: RunContext, inputs: CompareInputs, tab: Tab, page: ComparedPage) -> None:
         config = ctx.services.config.scrape
         timeout_ms = inputs.page_timeout_ms or config.timeout_ms
-        # The caller's URL policy before anything loads, and the guard's refusal named if a redirect hits it.
-        await ctx.trust.check_url(page.url)
         try:
             async with tab.lock:
-                reply = (await goto(tab, page.url, "domcontentloaded", timeout_ms)).reply
+                reply = (await goto(tab, page.url, ctx.trust, "domcontentloaded", timeout_ms)).reply
                 await smart_wait(tab.page, config.smart_wait_max_ms, config.smart_wait_quiet_ms)
                 page.final_url, page.title, html = tab.page.url, await tab.page.title(), await tab.page.content()
                 snapshot = (await capture(tab.page)).text if inputs.extract == "snapshot" else ""
