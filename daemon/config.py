@@ -271,6 +271,9 @@ class HttpConfig(msgspec.Struct, forbid_unknown_fields=True):
     # A browser session of an HTTP client (an Mcp-Session-Id, or a handle of the stateless protocol)
     # closes after this long without a call.
     session_idle_s: Annotated[float, msgspec.Meta(gt=0)] = 1800.0
+    # Browser sessions one token holds at once; a new one closes the token's least recently used idle one
+    # (a stateless client that never passes `session` back would otherwise pile them up).
+    max_sessions_per_token: Positive = 32
     # Requests per minute one token may make (a burst of that many, refilled evenly); more get 429.
     rate_per_minute: Positive = 600
     # Long calls (crawl, run_task_template, flow_run) made as MCP tasks: how long a finished task's result

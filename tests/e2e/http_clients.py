@@ -30,12 +30,6 @@ ERAS = ("legacy", "2026-07-28")
 TERMINAL_TASK = ("completed", "failed", "cancelled")
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @dataclass
 class HttpDaemon:
     """A home whose daemon serves MCP over HTTP on a loopback port of its own."""

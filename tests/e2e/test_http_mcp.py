@@ -20,13 +20,13 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tests.conftest import make_home, wait_for
+from tests.e2e.bridge_chrome import free_port
 from tests.e2e.http_clients import (
     ERAS,
     CreatedTask,
     HttpDaemon,
     TasksExtension,
     cancel_task,
-    free_port,
     get_task,
     handle_of,
     http_client,
@@ -81,7 +81,7 @@ async def test_two_clients_never_see_each_others_pages(http: HttpDaemon, site: s
         failed(await a.call_tool("browser_snapshot", {"session": "bs_made_up"}), "SESSION_NOT_FOUND")
 
 
-async def test_two_legacy_sessions_of_one_token_are_two_browser_sessions(http: HttpDaemon, site: str) -> None:
+async def test_two_legacy_sessions_of_one_token_are_two_browser_sessions_and_new_makes_a_third(http: HttpDaemon, site: str) -> None:
     token = http.token("twins")
     async with http_client(http.url, token) as one, http_client(http.url, token) as two:
         ok(await one.call_tool("browser_open", {"url": f"{site}/index.html"}))
@@ -89,6 +89,12 @@ async def test_two_legacy_sessions_of_one_token_are_two_browser_sessions(http: H
         assert "Welcome to the browserd test site" not in text_of(await two.call_tool("browser_snapshot", {}))
         snapshot = text_of(ok(await one.call_tool("browser_snapshot", {})))
         assert "Welcome to the browserd test site" in snapshot
+        # session "new" gives a legacy client another isolated session, named in the answer.
+        other = ok(await one.call_tool("browser_open", {"url": f"{site}/help.html", "session": "new"}))
+        assert 'session="bs_' in text_of(other)
+        assert "Welcome to the browserd test site" in text_of(ok(await one.call_tool("browser_snapshot", {})))
+        tabs = text_of(ok(await one.call_tool("browser_tabs", {"session": handle_of(other)})))
+        assert "help.html" in tabs and "index.html" not in tabs
 
 
 async def test_a_tab_survives_stateless_calls_through_its_handle(http: HttpDaemon, site: str) -> None:
@@ -305,6 +311,28 @@ async def test_a_token_over_its_rate_gets_429_with_retry_after(site: str) -> Non
         assert answers[3].status_code == 429 and int(answers[3].headers["retry-after"]) >= 1
         # Another token has its own budget.
         assert (await post(daemon, daemon.token("patient"))).status_code == 200
+    finally:
+        home.stop_daemon()
+        shutil.rmtree(home.root, ignore_errors=True)
+
+
+async def test_a_token_over_its_session_limit_loses_its_least_recently_used_idle_session(site: str) -> None:
+    home = make_home(idle_exit_s=0)
+    home.env["BROWSERD_HTTP_MAX_SESSIONS_PER_TOKEN"] = "2"
+    daemon = HttpDaemon(home, free_port())
+    try:
+        daemon.start()
+        token = daemon.token("forgetful")
+        async with http_client(daemon.url, token, "2026-07-28") as client:
+            page = {"url": f"{site}/index.html"}
+            first, second = [handle_of(ok(await client.call_tool("browser_open", page))) for _ in range(2)]
+            ok(await client.call_tool("browser_snapshot", {"session": first}))  # first is now the more recent
+            third = handle_of(ok(await client.call_tool("browser_open", page)))
+            lost = failed(await client.call_tool("browser_snapshot", {"session": second}), "SESSION_NOT_FOUND")
+            assert "max_sessions_per_token" in lost["recoverHint"]
+            for kept in (first, third):
+                ok(await client.call_tool("browser_snapshot", {"session": kept}))
+        assert len(home.status_json()["http"]["sessions"]) == 2
     finally:
         home.stop_daemon()
         shutil.rmtree(home.root, ignore_errors=True)

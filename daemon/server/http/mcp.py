@@ -47,11 +47,8 @@ log = logging.getLogger(__name__)
 SESSION_ARGUMENT = "session"
 # The `_meta` key of every answer over HTTP: the handle of the browser session the call ran in.
 SESSION_META = "browserd/session"
-_SESSION_SCHEMA = {
-    "type": "string",
-    "description": "Handle of a browser session from an earlier answer (its text and _meta name it), to keep "
-    "working in its tabs. Omit it for this client's own session; without one (stateless HTTP), a fresh session.",
-}
+# Short: every tool carries it in tools/list, and every character there costs the agent on every request.
+_SESSION_SCHEMA = {"type": "string", "description": 'Browser session handle (bs_...) from an answer; "new": another.'}
 
 
 class TaskParams(types.RequestParams):
@@ -76,10 +73,14 @@ class McpEndpoint:
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        async with self.manager.run(), self.tasks.running(), anyio.create_task_group() as group:
+        async with self.manager.run(), anyio.create_task_group() as group:
             group.start_soon(self.sessions.expire)
-            yield
-            group.cancel_scope.cancel()
+            try:
+                # Tasks end first (cancelled with the daemon), then the sessions they ran in close.
+                async with self.tasks.running():
+                    yield
+            finally:
+                group.cancel_scope.cancel()
 
     async def asgi(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.manager.handle_request(scope, receive, send)
@@ -125,7 +126,7 @@ class McpEndpoint:
         try:
             if handle is not None and not isinstance(handle, str):
                 raise InvalidParameter("`session` is a browser session handle (a string)", field=SESSION_ARGUMENT)
-            entry, minted = self.sessions.resolve(token, handle, mcp_session_id)
+            entry, minted = await self.sessions.resolve(token, handle, mcp_session_id)
         except BrowserdError as exc:
             return {**call_result(error_payload(exc)), "resultType": "complete"}
         tool = entry.client.tools.get(params.name)

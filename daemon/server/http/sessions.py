@@ -3,9 +3,11 @@
 A legacy MCP session (one `Mcp-Session-Id`) has one browser session, made on its first call. The
 stateless 2026-07-28 protocol has no connection to hang a session on, so a call without a `session`
 argument gets a fresh browser session and its answer names the session's handle: a server-minted,
-unguessable string the client passes back as `session` to keep its tabs. Any client may use handles
-(a legacy one too, to hold several isolated sessions). A handle opens its session only with the token
-that minted it. A session closes after `[http] session_idle_s` without a call, and with the daemon.
+unguessable string the client passes back as `session` to keep its tabs. Any client may use handles,
+and `session: "new"` makes another: one agent can hold several isolated sessions. A handle opens its
+session only with the token that minted it. A session closes after `[http] session_idle_s` without a
+call, with the daemon, and when its token opens more than `[http] max_sessions_per_token` (the least
+recently used goes).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 HANDLE_PREFIX = "bs_"
+# The `session` argument that asks for a fresh browser session, whatever the client has already.
+NEW = "new"
 IDLE_REASON = "httpSession"
 
 
@@ -56,8 +60,16 @@ class HttpSessions:
     def __len__(self) -> int:
         return len(self._by_handle)
 
-    def resolve(self, token: TokenRecord, handle: str | None, mcp_session_id: str | None) -> tuple[HttpSession, bool]:
-        """The session a call runs in, and whether it was made for this call (its handle is news to the client)."""
+    async def resolve(
+        self, token: TokenRecord, handle: str | None, mcp_session_id: str | None
+    ) -> tuple[HttpSession, bool]:
+        """The session a call runs in, and whether it was made for this call (its handle is news to the client).
+
+        `handle` None: the MCP session's own browser session, or a fresh one without an MCP session (the
+        stateless protocol); NEW: a fresh one; else the session of that handle."""
+        if handle == NEW:
+            await self._make_room(token)
+            return self._open(token, None), True
         if handle is not None:
             found = self._by_handle.get(handle)
             # Another token's handle is as unknown as a made-up one: it tells nothing about other clients.
@@ -65,7 +77,8 @@ class HttpSessions:
                 raise SessionNotFound(
                     f"browser session {handle!r} is unknown or has ended",
                     hint="Call without `session` for a fresh browser session (the answer names its handle). Sessions "
-                    "end after [http] session_idle_s without a call, and when the daemon restarts.",
+                    "end after [http] session_idle_s without a call, when the daemon restarts, and the least "
+                    "recently used when a token holds [http] max_sessions_per_token.",
                     session=handle,
                 )
             return found, False
@@ -73,7 +86,18 @@ class HttpSessions:
             own = self._by_mcp.get(mcp_session_id)
             if own is not None:
                 return own, False
+        await self._make_room(token)
         return self._open(token, mcp_session_id), True
+
+    async def _make_room(self, token: TokenRecord) -> None:
+        """Keep the token under [http] max_sessions_per_token: its least recently used idle session goes."""
+        own = [e for e in self._by_handle.values() if e.token.token_id == token.token_id]
+        idle = sorted((e for e in own if e.calls == 0), key=lambda e: e.last_used)
+        for entry in idle[: max(0, len(own) - self._daemon.config.http.max_sessions_per_token + 1)]:
+            log.info(
+                "token %s holds too many sessions; closing %s, its least recently used", token.name, entry.handle[:8]
+            )
+            await self._close(entry)
 
     def _open(self, token: TokenRecord, mcp_session_id: str | None) -> HttpSession:
         daemon = self._daemon
