@@ -17,6 +17,7 @@ from browserd.daemon.errors import ExecutionError, InvalidParameter, NotSupporte
 from browserd.daemon.flows.catalogue.python_export import check_urls, playwright_script
 from browserd.daemon.flows.model import MAX_ROWS, Flow, StepReport
 from browserd.daemon.flows.owners import Actor, level_of
+from browserd.daemon.flows.replay.run_template import check_from_step
 from browserd.daemon.flows.variables import args_struct, parse_args, tool_schema, values_of
 from browserd.daemon.runs.manager import StartRequest
 from browserd.daemon.runs.records import RunMode
@@ -252,6 +253,7 @@ async def run_flow(
 )
 async def flow_run(ctx: ToolContext, params: RunParams, response: Response) -> None:
     flow = await ctx.services.flows.get(params.flow_id, by=_by(ctx))
+    check_from_step(flow, params.from_step)
     if params.rows is None:
         values = parse_args(flow, params.args, Params)
     else:

@@ -29,7 +29,7 @@ from tests.e2e.console_browser import (
     found_anywhere,
     opened_console,
 )
-from tests.e2e.results import ok
+from tests.e2e.results import failed, ok
 
 pytestmark = pytest.mark.anyio
 
@@ -330,3 +330,23 @@ async def test_stop_closes_a_clients_windows_and_the_page_follows(home: Browserd
         assert next(s for s in status["sessions"] if s["sessionId"] == mine)["tabs"] == []
         # The client is still connected: its next call opens a new window.
         await call(client, "browser_open", {"url": f"{site}/flow-form.html", "snapshot": "none"})
+
+
+async def test_flow_run_from_a_step_skips_the_steps_before_it(home: BrowserdHome, site: str) -> None:
+    """The tool under the console's ▶: from a step on, on that step's page, the steps before it reported skipped."""
+    async with mcp_client(home, args=TOOLS) as client:
+        flow = await record_sign_in(client, site)
+        ids = [step["id"] for step in flow["steps"]]
+        await call(client, "browser_open", {"url": f"{site}/index.html", "snapshot": "none"})
+        answer = await call(
+            client, "flow_run", {"flowId": flow["id"], "args": {"email": "x@example.test"}, "fromStep": ids[2]}
+        )
+        assert answer["status"] == "succeeded", answer
+        assert [(s["stepId"], s["status"]) for s in answer["steps"]][-2:] == [(ids[0], "skipped"), (ids[1], "skipped")]
+        # The tab went to the page that step acts on, and only the steps from it acted there.
+        log = await call(client, "browser_get", {"what": "text", "target": "#log"})
+        assert log["value"].split() == ["click:signin", "click:delete-bob"]
+        refused = await client.call_tool(
+            "flow_run", {"flowId": flow["id"], "args": {"email": "x@example.test"}, "fromStep": "s99"}
+        )
+        assert failed(refused, "INVALID_PARAMETER")["details"]["field"] == "fromStep"

@@ -27,6 +27,14 @@ from browserd.daemon.sessions.tab import Tab
 TabTarget = Literal["current", "new"]
 
 
+def check_from_step(flow: Flow, step_id: str | None) -> None:
+    """INVALID_PARAMETER unless `step_id` (a replay's fromStep) is None or a step of the flow."""
+    if step_id is not None and step_id not in graph_of(flow).nodes:
+        raise InvalidParameter(
+            f"flow {flow.id} has no step {step_id}", hint="flow_get lists its step ids.", field="fromStep"
+        )
+
+
 def page_before(flow: Flow, step_id: str | None) -> str | None:
     """The page a step of a linear flow acts on: the URL of the last navigate before it, else where the
     flow starts (a graph's nodes have no one order: its start page)."""
@@ -95,10 +103,7 @@ class FlowRun(Template[FlowRunInputs]):
 
     async def run(self, ctx: RunContext, inputs: FlowRunInputs) -> None:
         flow = await ctx.services.flows.get(inputs.flow_id, inputs.flow_version)
-        if inputs.from_step is not None and inputs.from_step not in graph_of(flow).nodes:
-            raise InvalidParameter(
-                f"flow {flow.id} has no step {inputs.from_step}", hint="flow_get lists its step ids.", field="fromStep"
-            )
+        check_from_step(flow, inputs.from_step)
         tab = await self._tab(ctx, inputs)
         if inputs.rows is None:
             await self._start_page(ctx, tab, flow, inputs, again=False)

@@ -34,6 +34,7 @@ export async function mount(view, [flowId]) {
       last = Object.fromEntries((run?.result?.steps || []).map((report) => [report.stepId, report]));
     } catch (error) { showError(error); fill(view, h('p', {}, error.message)); return; }
     argsForm();
+    fill(diffBox); // a diff drawn before a save compares versions that have moved on
     render();
     listTabs();
   }

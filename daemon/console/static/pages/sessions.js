@@ -9,9 +9,14 @@ export async function mount(view, [focus]) {
   const shots = new Map(); // tabId -> when its thumbnail was last asked for
   let scrolled = false;
 
+  // The same <img> while its tab was not asked for a new shot: a re-render of the list takes no screenshot.
+  const images = new Map(); // tabId -> the img element showing its last shot
   function thumbnail(session, tab) {
-    const img = h('img', { class: 'thumb', alt: `${tab.title || tab.url}`, loading: 'lazy', width: 320, height: 200 });
-    img.src = `api/sessions/${session.sessionId}/tabs/${tab.tabId}/thumbnail?at=${shots.get(tab.tabId) || 0}`;
+    const src = `api/sessions/${session.sessionId}/tabs/${tab.tabId}/thumbnail?at=${shots.get(tab.tabId) || 0}`;
+    const kept = images.get(tab.tabId);
+    if (kept && kept.getAttribute('src') === src) { kept.alt = tab.title || tab.url; return kept; }
+    const img = h('img', { class: 'thumb', alt: tab.title || tab.url, loading: 'lazy', width: 320, height: 200, src });
+    images.set(tab.tabId, img);
     return img;
   }
 
@@ -61,7 +66,7 @@ export async function mount(view, [focus]) {
       if (event.kind !== 'session') return;
       const now = Date.now();
       for (const img of view.querySelectorAll(`[data-session-id="${event.sessionId}"] img.thumb`)) {
-        const tabId = img.src.split('/tabs/')[1]?.split('/')[0];
+        const tabId = img.getAttribute('src').split('/tabs/')[1]?.split('/')[0];
         if (now - (shots.get(tabId) || 0) >= THUMBNAIL_EVERY_MS) shots.set(tabId, now);
       }
       reload();
