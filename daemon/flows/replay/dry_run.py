@@ -14,12 +14,17 @@ from browserd.daemon.flows.model import Flow
 from browserd.daemon.flows.replay.step_runner import resolve
 from browserd.daemon.sessions.tab import Tab
 
+# How long the outlines stay in the page: long enough to look at, not left over for a later snapshot or action.
+OUTLINE_S = 60
 # Draws one outline with its label over an element; every outline carries the marker attribute, so the next
 # dry run (or CLEAR_JS) takes them all away and nothing else.
-MARK_JS = """(el, label) => {
+MARK_JS = """(el, [label, outlineMs]) => {
   const r = el.getBoundingClientRect();
   const box = document.createElement('div');
   box.setAttribute('data-browserd-dry-run', '');
+  // Out of the accessibility tree (a snapshot never shows it), and gone after a while on its own.
+  box.setAttribute('aria-hidden', 'true');
+  setTimeout(() => box.remove(), outlineMs);
   const colour = '#2f9e44';
   Object.assign(box.style, { position: 'absolute', left: `${r.left + scrollX}px`, top: `${r.top + scrollY}px`,
     width: `${r.width}px`, height: `${r.height}px`, outline: `3px solid ${colour}`, zIndex: '2147483647',
@@ -60,7 +65,7 @@ async def dry_run(tab: Tab, flow: Flow, config: Config) -> list[dict[str, Any]]:
             }
             if found.element is not None:
                 label = f"{step.id} {step.type} {report['score']:.2f}"
-                row["box"] = await found.element.evaluate(MARK_JS, label)
+                row["box"] = await found.element.evaluate(MARK_JS, [label, OUTLINE_S * 1000])
                 await found.element.dispose()
             reports.append(row)
     return reports
