@@ -1,6 +1,6 @@
 """The console's page weight and time to first render (issue 25), and its screenshots for docs/console/.
 
-    .venv/bin/python tests/bench/console_page.py [--runs 5] [--no-screenshots]
+    .venv/bin/python -m tests.bench.console_page [--runs 5] [--no-screenshots]
 
 A daemon serving HTTP on loopback gets some work to show (a client's open tab, a finished crawl, a flow
 with a failed replay, a replay over rows, a schedule, a V2 graph flow); then a real Chromium opens the
