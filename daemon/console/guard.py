@@ -59,7 +59,7 @@ def refusal(scope: Scope, headers: Headers) -> str | None:
     if server is None or not loopback_host(host, server[1]):
         return "Host is not this server's loopback address"
     origin = headers.get("origin")
-    if origin is not None and origin != f"http://{host}":
+    if origin is not None and origin != f"{scope.get('scheme', 'http')}://{host}":
         return "requests from other pages are refused"
     if origin is None and scope["method"] not in _SAFE_METHODS:
         return "a change must come from the console's own page (no Origin)"
@@ -76,6 +76,9 @@ class ConsoleGuard:
         self.auth = auth
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":  # the console has none, and nothing gets past the door unchecked
+            await send({"type": "websocket.close", "code": 1008})
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
