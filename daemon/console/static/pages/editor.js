@@ -271,7 +271,7 @@ export async function mount(view, [flowId]) {
         replay ? h('a', { href: `#/runs/${replay}` }, `replay ${replay}`) : null),
       diffBox,
       argsBox,
-      draft.nodes.length ? graphView(draft, (id) => { focus = id; render(); }) : null,
+      draft.nodes.length ? graphView(draft, (id) => { focus = id; render(); }, (id) => live[id] || last[id]?.status) : null,
       h('div', { class: 'editor' },
         h('div', {}, batch(), h('ol', { class: 'timeline' }, list.map(line))),
         panel(step)),

@@ -10,7 +10,8 @@ function el(tag, attrs, text) {
   return node;
 }
 
-export function graphView(flow, onPick) {
+// `statusOf(nodeId)`: the node's status in the replay under way or the last one (drawn as its outline), or null.
+export function graphView(flow, onPick, statusOf = () => null) {
   const nodes = flow.nodes, edges = flow.edges;
   const depth = new Map([[nodes[0]?.id, 0]]);
   const queue = nodes.length ? [nodes[0].id] : [];
@@ -50,7 +51,8 @@ export function graphView(flow, onPick) {
   }
   for (const node of nodes) {
     const { x, y } = at.get(node.id);
-    const group = el('g', { class: `node ${node.type}${node.disabled ? ' disabled' : ''}`, tabindex: 0,
+    const status = statusOf(node.id);
+    const group = el('g', { class: `node ${node.type}${node.disabled ? ' disabled' : ''}${status ? ` ${status}` : ''}`, tabindex: 0,
       'data-step-id': node.id });
     group.append(el('rect', { x, y, width: W, height: H, rx: 6 }),
       el('text', { x: x + 8, y: y + 16 }, node.id), el('text', { x: x + 8, y: y + 32, class: 'type' }, node.type));
