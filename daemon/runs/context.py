@@ -157,6 +157,7 @@ class RunContext:
             "run",
             runId=record.run_id,
             templateId=record.template_id,
+            sessionId=record.session_id,
             status=record.status,
             doneSteps=record.done_steps,
             totalSteps=record.total_steps,

@@ -63,7 +63,8 @@ export async function mount(view, [focus]) {
   return {
     refresh: load,
     onEvent(event) {
-      if (event.kind !== 'session') return;
+      // A run's step may change its session's page without a tool call: its thumbnail is taken again too.
+      if (event.kind !== 'session' && !(event.kind === 'run' && event.step)) return;
       const now = Date.now();
       for (const img of view.querySelectorAll(`[data-session-id="${event.sessionId}"] img.thumb`)) {
         const tabId = img.getAttribute('src').split('/tabs/')[1]?.split('/')[0];
