@@ -93,6 +93,9 @@ async def test_the_console_opens_only_from_its_one_time_link(home: BrowserdHome)
         assert refused is not None and refused.status == 401
         assert await used.locator("nav").count() == 0
         await other.close()
+    # `browserd status` names the console's address, never a key to it.
+    status = home.browserd("status", timeout=30).stdout
+    assert f"console: {base}" in status and "token=" not in status
     # A page of another site (DNS rebinding names its own host) is refused even with a fresh link.
     assert fetch(console_link(home), {"Host": "evil.example"})[0] == 403
 
