@@ -43,6 +43,8 @@ class ToolSpec(msgspec.Struct, omit_defaults=True, rename="camel"):
     title: str | None = None
     output_schema: dict[str, Any] | None = None
     annotations: dict[str, Any] | None = None
+    # Set when the tool may run as an MCP task (protocol/mcp_tasks.py): the arguments it then defaults to.
+    task_arguments: dict[str, Any] | None = None
 
 
 class TextContent(msgspec.Struct, tag_field="type", tag="text"):

@@ -3,7 +3,9 @@
 It speaks both eras of MCP without the SDK (DESIGN.md §1): the initialize handshake (2024-11-05 ..
 2025-11-25) and 2026-07-28, where each request carries its protocol version in `params._meta` and
 `server/discover` replaces the handshake. The era is judged per request, so one process serves a
-client that probes discover and then falls back to initialize.
+client that probes discover and then falls back to initialize. A 2026-07-28 client that declares the tasks
+extension gets long calls (tools with taskArguments) as MCP tasks, run here in the background
+(protocol/mcp_tasks.py).
 """
 
 from __future__ import annotations
@@ -13,11 +15,22 @@ import contextlib
 import logging
 import os
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from browserd.protocol import __version__
 from browserd.protocol.mcp import INSTRUCTIONS, call_result, error_payload, tool_definition
+from browserd.protocol.mcp_tasks import (
+    EXTENSION,
+    MISSING_CAPABILITY,
+    McpTask,
+    TaskTable,
+    TaskUnknown,
+    declares_tasks,
+    missing_capability,
+    task_call_arguments,
+)
 from browserd.protocol.messages import (
     ClientInfo,
     Event,
@@ -54,6 +67,9 @@ MODERN_VERSIONS = ("2026-07-28",)
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 META_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
+# A stdio shim has one client: every task is its own. Finished tasks are kept this long for tasks/get.
+TASK_OWNER = "stdio"
+TASK_TTL_S = 3600.0
 
 RESET_NOTICE = (
     "Note: the browserd daemon restarted since the previous call, so this client's browser session was "
@@ -100,6 +116,7 @@ class McpShim:
         self._listeners: set[RequestId] = set()
         # The daemon session the client last heard from; a different one means its tabs were lost.
         self._known_session: str | None = None
+        self._tasks = TaskTable(TASK_TTL_S)
 
     # -- the daemon side -------------------------------------------------------------------------
 
@@ -209,6 +226,8 @@ class McpShim:
             return self._stamp(await self._list_tools(modern)) if modern else await self._list_tools(modern)
         if method == "tools/call":
             return await self._call_tool(request_id, params, modern)
+        if method in ("tasks/get", "tasks/cancel") and modern:
+            return await self._task_request(method, params)
         if method == "subscriptions/listen" and modern:
             self._listen(request_id, params)
             return None  # the stream stays open until the client cancels it
@@ -242,7 +261,7 @@ class McpShim:
     def _discover(self) -> dict[str, Any]:
         return {
             "supportedVersions": list(MODERN_VERSIONS),
-            "capabilities": self._capabilities(),
+            "capabilities": {**self._capabilities(), "extensions": {EXTENSION: {}}},
             "instructions": INSTRUCTIONS,
             "ttlMs": 0,
             "cacheScope": "private",
@@ -265,12 +284,15 @@ class McpShim:
         arguments = params.get("arguments") or {}
         if not isinstance(name, str) or not isinstance(arguments, dict):
             raise RpcError(INVALID_PARAMS, "tools/call needs a string `name` and an object `arguments`")
-        token = (params.get("_meta") or {}).get("progressToken")
+        meta = params.get("_meta") or {}
+        if modern and declares_tasks(meta) and (defaults := await self._task_arguments(name)) is not None:
+            return self._stamp(self._start_task(name, task_call_arguments(arguments, defaults)))
+        token = meta.get("progressToken")
         task = asyncio.current_task()
         assert task is not None
         self._calls[request_id] = (task, None, "")
         try:
-            payload = await self._forward(request_id, name, arguments, token)
+            payload = await self._forward(request_id, name, arguments, self._notifier(token))
         except asyncio.CancelledError:
             if request_id in self._calls:
                 raise
@@ -281,7 +303,12 @@ class McpShim:
         return self._stamp(result | {"resultType": "complete"}) if modern else result
 
     async def _forward(
-        self, request_id: RequestId, name: str, arguments: dict[str, Any], token: Any, retried: bool = False
+        self,
+        request_id: RequestId,
+        name: str,
+        arguments: dict[str, Any],
+        progress: Callable[[Event], Awaitable[None]] | None,
+        retried: bool = False,
     ) -> Payload:
         try:
             client = await self._client()
@@ -293,23 +320,14 @@ class McpShim:
             )
         daemon_id = client.new_id()
         self._calls[request_id] = (self._calls[request_id][0], client, daemon_id)
-
-        async def progress(event: Event) -> None:
-            notice: dict[str, Any] = {"progressToken": token, "progress": event.progress}
-            if event.total is not None:
-                notice["total"] = event.total
-            if event.message:
-                notice["message"] = event.message
-            self._out.notify("notifications/progress", notice)
-
         try:
-            payload = await client.request(name, arguments, progress if token is not None else None, daemon_id)
+            payload = await client.request(name, arguments, progress, daemon_id)
         except NotDelivered:
             if retried:
                 return self._reset()
             # The daemon died before the call was written, so it never saw it: its successor takes it.
             client.closed.set()
-            return await self._forward(request_id, name, arguments, token, retried=True)
+            return await self._forward(request_id, name, arguments, progress, retried=True)
         except DaemonGone:
             return self._reset()
         except NoAnswer as exc:
@@ -322,6 +340,62 @@ class McpShim:
             payload.content.insert(0, TextContent(RESET_NOTICE))
         self._known_session = client.session_id
         return payload
+
+    def _notifier(self, token: Any) -> Callable[[Event], Awaitable[None]] | None:
+        """notifications/progress for a call that asked for them (it carried a progressToken)."""
+        if token is None:
+            return None
+
+        async def progress(event: Event) -> None:
+            notice: dict[str, Any] = {"progressToken": token, "progress": event.progress}
+            if event.total is not None:
+                notice["total"] = event.total
+            if event.message:
+                notice["message"] = event.message
+            self._out.notify("notifications/progress", notice)
+
+        return progress
+
+    # -- MCP tasks (2026-07-28, protocol/mcp_tasks.py) ---------------------------------------------
+
+    async def _task_arguments(self, name: str) -> dict[str, Any] | None:
+        """The tool's task defaults when it may run as a task; the tools are known once the daemon answered."""
+        with contextlib.suppress(DaemonUnavailable, DaemonGone, RegisterRefused, OSError):
+            await self._client()  # unreachable: the call goes the usual way and reports it
+        spec = next((t for t in self._tools if t.name == name), None)
+        return spec.task_arguments if spec is not None else None
+
+    def _start_task(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        task = self._tasks.add(TASK_OWNER, name)
+        runner = asyncio.create_task(self._run_task(task, arguments))
+        self._calls[task.task_id] = (runner, None, "")  # tasks/cancel cancels it as notifications/cancelled would
+        return task.created()
+
+    async def _run_task(self, task: McpTask, arguments: dict[str, Any]) -> None:
+        async def progress(event: Event) -> None:
+            task.progressed(event.progress, event.total, event.message)
+
+        try:
+            payload = await self._forward(task.task_id, task.tool, arguments, progress)
+        except asyncio.CancelledError:
+            task.ended("cancelled", message=f"{task.tool} was cancelled")
+            return
+        finally:
+            self._calls.pop(task.task_id, None)
+        task.ended("completed", {**call_result(payload), "resultType": "complete"})
+
+    async def _task_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if not declares_tasks(params.get("_meta")):
+            raise RpcError(MISSING_CAPABILITY, "Missing required client capability", missing_capability())
+        task_id = params.get("taskId")
+        try:
+            task = self._tasks.owned(TASK_OWNER, task_id if isinstance(task_id, str) else "")
+        except TaskUnknown as exc:
+            raise RpcError(INVALID_PARAMS, exc.message()) from None
+        if method == "tasks/cancel":
+            await self._cancel(task.task_id)
+            return self._stamp({"resultType": "complete"})
+        return self._stamp({**task.view(), "resultType": "complete"})
 
     def _reset(self) -> Payload:
         self._client_task()  # respawn now, so the next call finds a fresh daemon

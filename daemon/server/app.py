@@ -10,6 +10,7 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,6 +71,9 @@ class Daemon:
         )
         self.services.sessions.on_page_load = flows.scheduler.page_loaded
         self.connections: set[Connection] = set()
+        # Clients beside the socket's (the HTTP endpoint's sessions) that select their tools again when
+        # published flows change.
+        self.tools_listeners: list[Callable[[], None]] = []
         self._stop = anyio.Event()
         self.socket_path = paths.socket_path()
         self.http: HttpServer | None = None
@@ -98,6 +102,8 @@ class Daemon:
     async def broadcast_tools_changed(self) -> None:
         for connection in list(self.connections):
             await connection.tools_changed()
+        for listener in self.tools_listeners:
+            listener()
 
     async def _handle(self, stream: SocketStream) -> None:
         # Whatever one connection does wrong, it must not reach the listener's task group.

@@ -124,6 +124,7 @@ class Tool(Generic[P]):
             group=self.group,
             output_schema=output_schema(self.output) if self.output is not None else None,
             annotations={"readOnlyHint": True} if self.read_only else None,
+            task_arguments=self.task_arguments,
         )
 
     async def run(self, ctx: ToolContext, params: P, response: Response) -> None:

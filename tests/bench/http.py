@@ -164,7 +164,9 @@ async def timed(call: Call, tool: str, arguments: dict[str, Any], samples: int, 
     """Wall time per call, and CPU per call of the client, the shim (stdio) and the daemon: the CPU is what a
     loaded machine cannot blur, and the overhead that matters is what HTTP costs there beyond stdio."""
     await call(tool, arguments)  # warm: the first call of a client pays for its session
-    shims = descendants(os.getpid())
+    # This process's children are the stdio shims, and the daemon it started with its browser: not shims.
+    daemon_tree = {daemon_pid, *descendants(daemon_pid)}
+    shims = [pid for pid in descendants(os.getpid()) if pid not in daemon_tree]
     before = (time.process_time(), cpu_ms(shims), cpu_ms([daemon_pid]))
     times = []
     for _ in range(samples):

@@ -8,6 +8,7 @@ claims results of resultType "task" and resolves them by polling tasks/get until
 from __future__ import annotations
 
 import socket
+import subprocess
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from pydantic import ConfigDict
 
-from tests.conftest import BrowserdHome, wait_for
+from tests.conftest import BROWSERD, BrowserdHome, wait_for
 
 TASKS = "io.modelcontextprotocol/tasks"
 SESSION_META = "browserd/session"
@@ -42,13 +43,21 @@ class HttpDaemon:
         return f"http://127.0.0.1:{self.port}/mcp"
 
     def start(self) -> None:
-        """Start the daemon (the HTTP endpoint spawns none) unless it already runs."""
+        """Start the daemon (an HTTP client spawns none) unless it already runs: `browserd daemon --foreground
+        --http`, detached, waited for here (a loaded machine can take longer than the spawner's 10 s)."""
+        log = self.home.root / "http-daemon.out"
         if self.home.daemon_pid() is None:
-            # The HTTP stack adds to the daemon's start; on a loaded machine the default 10 s can be short.
-            self.home.env.setdefault("BROWSERD_DAEMON_SPAWN_TIMEOUT_S", "45")
-            done = self.home.browserd("daemon", "--http", f"127.0.0.1:{self.port}", timeout=90)
-            assert done.returncode == 0, done.stderr
-        assert wait_for(lambda: _listening(self.port), 15), f"nothing listens on {self.port}"
+            with open(log, "ab") as out:
+                subprocess.Popen(
+                    [BROWSERD, "daemon", "--foreground", "--quiet", "--http", f"127.0.0.1:{self.port}"],
+                    env=self.home.env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=out,
+                    start_new_session=True,  # it outlives this call; stop_daemon ends it by its pid
+                )
+        assert wait_for(lambda: _listening(self.port), 90), f"nothing listens on {self.port}; see {log}"
+        assert wait_for(lambda: self.home.daemon_pid() is not None, 30), "the daemon holds no lock"
 
     def token(self, name: str, trust: str = "local", tools: str | None = None, expires: str | None = None) -> str:
         args = ["tokens", "create", "--name", name, "--trust", trust]

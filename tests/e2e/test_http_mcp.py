@@ -10,6 +10,7 @@ anything runs; long calls made as MCP tasks are polled or cancelled; a daemon re
 from __future__ import annotations
 
 import json
+import secrets
 import shutil
 from collections.abc import Iterator
 from typing import Any
@@ -19,7 +20,7 @@ import httpx2
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.conftest import make_home, wait_for
+from tests.conftest import BrowserdHome, make_home, mcp_client, wait_for
 from tests.e2e.bridge_chrome import free_port
 from tests.e2e.http_clients import (
     ERAS,
@@ -81,7 +82,9 @@ async def test_two_clients_never_see_each_others_pages(http: HttpDaemon, site: s
         failed(await a.call_tool("browser_snapshot", {"session": "bs_made_up"}), "SESSION_NOT_FOUND")
 
 
-async def test_two_legacy_sessions_of_one_token_are_two_browser_sessions_and_new_makes_a_third(http: HttpDaemon, site: str) -> None:
+async def test_two_legacy_sessions_of_one_token_are_two_browser_sessions_and_new_makes_a_third(
+    http: HttpDaemon, site: str
+) -> None:
     token = http.token("twins")
     async with http_client(http.url, token) as one, http_client(http.url, token) as two:
         ok(await one.call_tool("browser_open", {"url": f"{site}/index.html"}))
@@ -214,36 +217,50 @@ async def test_progress_reaches_http_clients(http: HttpDaemon, site: str) -> Non
         assert seen and seen[0][1] == run["runId"], f"{mode}: the first notification names the run: {seen}"
 
 
+async def crawl_as_tasks(client: Any, site: str) -> CreatedTask:
+    """One crawl made as a task polled to its result, another cancelled; the cancelled one's task."""
+    # The claim polls tasks/get until the task ends; the caller gets the crawl's own (sync) answer.
+    done = ok(await client.call_tool("crawl", {"url": f"{site}/gen/6/0.html", "limit": 4}))
+    run = done.structured_content
+    assert run["status"] == "succeeded" and run["result"]["summary"]["succeeded"] == 4
+
+    slow = {"url": f"{site}/gen/200/0.html", "concurrency": 1, "render": "always"}
+    created = await client.session.call_tool("crawl", slow, allow_claimed=True)
+    assert isinstance(created, CreatedTask) and created.status == "working"
+    await poll_until_progress(client, created.task_id)
+    await cancel_task(client.session, created.task_id)
+    ended = await poll_task(client.session, created.task_id)
+    assert ended.status == "cancelled", ended
+    # The run ends canceled once its page in flight is done.
+    listed = {"templateId": "crawl", "status": "canceled"}
+    with anyio.fail_after(60):
+        while not ok(await client.call_tool("list_task_runs", listed)).structured_content["runs"]:
+            await anyio.sleep(0.2)
+    with pytest.raises(MCPError, match="Failed to retrieve task"):
+        await get_task(client.session, "task_nope")
+    return created
+
+
 async def test_a_crawl_made_as_a_task_is_polled_to_its_result_and_another_is_cancelled(
     http: HttpDaemon, site: str
 ) -> None:
     token = http.token("tasks", tools="scrape,runs")
     async with http_client(http.url, token, "2026-07-28", extensions=[TasksExtension()]) as client:
-        # The claim polls tasks/get until the task ends; the caller gets the crawl's own (sync) answer.
-        done = ok(await client.call_tool("crawl", {"url": f"{site}/gen/6/0.html", "limit": 4}))
-        run = done.structured_content
-        assert run["status"] == "succeeded" and run["result"]["summary"]["succeeded"] == 4
-
-        slow = {"url": f"{site}/gen/200/0.html", "concurrency": 1, "render": "always"}
-        created = await client.session.call_tool("crawl", slow, allow_claimed=True)
-        assert isinstance(created, CreatedTask) and created.status == "working"
-        await poll_until_progress(client, created.task_id)
-        await cancel_task(client.session, created.task_id)
-        ended = await poll_task(client.session, created.task_id)
-        assert ended.status == "cancelled", ended
-        # The run ends canceled once its page in flight is done.
-        listed = {"templateId": "crawl", "status": "canceled"}
-        with anyio.fail_after(60):
-            while not ok(await client.call_tool("list_task_runs", listed)).structured_content["runs"]:
-                await anyio.sleep(0.2)
-
-        # Another token cannot see the task, and an unknown id is a clear error.
-        with pytest.raises(MCPError, match="Failed to retrieve task"):
-            await get_task(client.session, "task_nope")
+        created = await crawl_as_tasks(client, site)
+    # Another token cannot see the task.
     other = http.token("other-tasks", tools="scrape,runs")
     async with http_client(http.url, other, "2026-07-28", extensions=[TasksExtension()]) as stranger:
         with pytest.raises(MCPError, match="Failed to retrieve task"):
             await get_task(stranger.session, created.task_id)
+
+
+async def test_the_stdio_shim_runs_the_same_tasks(home: BrowserdHome, site: str) -> None:
+    args = ("--tools", "scrape,runs")
+    async with mcp_client(home, "2026-07-28", args, extensions=[TasksExtension()], cache=None) as client:
+        await crawl_as_tasks(client, site)
+    async with mcp_client(home, "2026-07-28", args, cache=None) as plain:
+        with pytest.raises(MCPError, match="Missing required client capability"):
+            await get_task(plain.session, "task_x")
 
 
 async def poll_until_progress(client: Any, task_id: str) -> None:
@@ -336,3 +353,18 @@ async def test_a_token_over_its_session_limit_loses_its_least_recently_used_idle
     finally:
         home.stop_daemon()
         shutil.rmtree(home.root, ignore_errors=True)
+
+
+async def test_a_flow_published_meanwhile_is_callable_from_an_open_http_session(http: HttpDaemon, site: str) -> None:
+    token = http.token("publisher", tools="pages,flows")
+    slug = f"http_{secrets.token_hex(3)}"
+    steps = [{"id": "go", "type": "navigate", "url": f"{site}/help.html"}, {"id": "read", "type": "extract"}]
+    async with http_client(http.url, token) as client:
+        ok(await client.call_tool("browser_open", {"url": f"{site}/index.html"}))  # the session exists already
+        body = {"id": f"flow_http_{secrets.token_hex(3)}", "name": "help reader", "steps": steps}
+        flow_id = ok(await client.call_tool("flow_save", {"flow": body})).structured_content["flowId"]
+        ok(await client.call_tool("flow_publish", {"flowId": flow_id, "slug": slug}))
+        assert f"flow_{slug}" in {t.name for t in (await client.list_tools()).tools}
+        answer = ok(await client.call_tool(f"flow_{slug}", {})).structured_content
+        assert answer["status"] == "succeeded", answer
+        ok(await client.call_tool("flow_delete", {"flowId": flow_id}))

@@ -32,11 +32,18 @@ from browserd.daemon.server.http.guard import McpGuard, token_of
 from browserd.daemon.server.http.routeset import RouteSet
 from browserd.daemon.server.http.sessions import HttpSession, HttpSessions
 from browserd.daemon.server.http.tokens import TokenStore
-from browserd.daemon.server.mcp_tasks import EXTENSION, McpTasks, TaskUnknown
+from browserd.daemon.server.mcp_tasks import McpTasks
 from browserd.daemon.tools.context import Progress
 from browserd.daemon.tools.response import error_payload
 from browserd.protocol import __version__
 from browserd.protocol.mcp import INSTRUCTIONS, call_result, tool_definition
+from browserd.protocol.mcp_tasks import (
+    EXTENSION,
+    MISSING_CAPABILITY,
+    TaskUnknown,
+    missing_capability,
+    task_call_arguments,
+)
 from browserd.protocol.messages import Payload, ToolSpec
 
 if TYPE_CHECKING:
@@ -59,6 +66,7 @@ class McpEndpoint:
     def __init__(self, daemon: Daemon) -> None:
         self._daemon = daemon
         self.sessions = HttpSessions(daemon)
+        daemon.tools_listeners.append(self.sessions.reselect_tools)
         self.tasks = McpTasks(daemon.idle, daemon.config.http.task_ttl_s)
         self._definitions: dict[str, tuple[ToolSpec, dict[str, Any]]] = {}
         server: Server[Any] = Server("browserd", version=__version__, instructions=INSTRUCTIONS)
@@ -155,27 +163,26 @@ class McpEndpoint:
         arguments: dict[str, Any],
         defaults: dict[str, Any],
     ) -> dict[str, Any]:
-        merged = _with_defaults(arguments, defaults)
+        merged = task_call_arguments(arguments, defaults)
 
         async def work(progress: Progress) -> dict[str, Any]:
             return _answer(await self._call(entry, name, merged, progress), entry, minted)
 
-        created = self.tasks.start(owner, name, work)
-        return {**created, "resultType": "task", "_meta": {SESSION_META: entry.handle}}
+        return {**self.tasks.start(owner, name, work).created(), "_meta": {SESSION_META: entry.handle}}
 
     async def _get_task(self, ctx: ServerRequestContext[Any], params: TaskParams) -> dict[str, Any]:
         owner = _tasks_caller(ctx)
         try:
             return self.tasks.get(owner, params.task_id)
-        except TaskUnknown:
-            raise _unknown_task(params.task_id) from None
+        except TaskUnknown as exc:
+            raise MCPError(types.INVALID_PARAMS, exc.message()) from None
 
     async def _cancel_task(self, ctx: ServerRequestContext[Any], params: TaskParams) -> dict[str, Any]:
         owner = _tasks_caller(ctx)
         try:
             self.tasks.cancel(owner, params.task_id)
-        except TaskUnknown:
-            raise _unknown_task(params.task_id) from None
+        except TaskUnknown as exc:
+            raise MCPError(types.INVALID_PARAMS, exc.message()) from None
         return {}
 
 
@@ -195,17 +202,6 @@ def _answer(payload: Payload, entry: HttpSession, minted: bool) -> dict[str, Any
     return result
 
 
-def _with_defaults(arguments: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(arguments)
-    for key, value in defaults.items():
-        given = merged.get(key)
-        if given is None:
-            merged[key] = value
-        elif isinstance(value, dict) and isinstance(given, dict):
-            merged[key] = {**value, **given}
-    return merged
-
-
 def _declares_tasks(ctx: ServerRequestContext[Any]) -> bool:
     if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
         return False  # the SDK serves tasks only as the 2026-07-28 extension
@@ -217,20 +213,8 @@ def _tasks_caller(ctx: ServerRequestContext[Any]) -> str:
     if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
         raise MCPError(types.METHOD_NOT_FOUND, "tasks/* are served on protocol 2026-07-28 (the tasks extension)")
     if not _declares_tasks(ctx):
-        raise MCPError(
-            types.MISSING_REQUIRED_CLIENT_CAPABILITY,
-            "Missing required client capability",
-            {"requiredCapabilities": {"extensions": {EXTENSION: {}}}},
-        )
+        raise MCPError(MISSING_CAPABILITY, "Missing required client capability", missing_capability())
     return token_of(ctx.request).token_id
-
-
-def _unknown_task(task_id: str) -> MCPError:
-    return MCPError(
-        types.INVALID_PARAMS,
-        f"Failed to retrieve task: task {task_id!r} not found (finished tasks are kept [http] task_ttl_s; none "
-        "survive a daemon restart, but the run a task started does: get_task_run)",
-    )
 
 
 def mcp_routes(daemon: Daemon) -> RouteSet:

@@ -115,6 +115,11 @@ class HttpSessions:
         )
         return entry
 
+    def reselect_tools(self) -> None:
+        """Published flows changed: every session's client selects its tools again (tools/list is fresh anyway)."""
+        for entry in self._by_handle.values():
+            entry.client.reselect()
+
     @contextlib.contextmanager
     def using(self, entry: HttpSession) -> Iterator[None]:
         """A call in flight: the session does not expire under it, and its idle time starts after it."""
