@@ -10,6 +10,7 @@ from typing import Any, Protocol
 from browserd.daemon.bridge.server import BridgeServer
 from browserd.daemon.config import Config
 from browserd.daemon.errors import ExecutionError, UnknownTool
+from browserd.daemon.events import Events
 from browserd.daemon.flows.replay.run_template import FlowRun
 from browserd.daemon.flows.service import FlowService
 from browserd.daemon.policy.proxy import Guards
@@ -59,6 +60,8 @@ class Services:
     # The extension bridge; it listens only when [bridge] enabled is set (the daemon starts it).
     bridge: BridgeServer
     tools: ToolCaller = field(default_factory=NoTools)
+    # What just changed (runs' progress, sessions' tabs and calls), for the console's live view.
+    events: Events = field(default_factory=Events)
     started_at: float = field(default_factory=time.time)
     pid: int = field(default_factory=os.getpid)
     # Built from the finished Services, since runs use every other service (task runs, reference/001).
@@ -70,6 +73,7 @@ class Services:
         # imports runs) is registered here and runs never import flows.
         self.runs = RunManager(self, TemplateRegistry([*builtin_templates(), FlowRun()]))
         self.flows = FlowService(self.config)
+        self.sessions.on_change = lambda session_id: self.events.publish("session", sessionId=session_id)
 
     @classmethod
     def build(cls, config: Config, tools: ToolCaller | None = None) -> Services:

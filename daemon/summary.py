@@ -21,6 +21,7 @@ def sessions(services: Services) -> list[dict[str, Any]]:
                 "sessionId": session.id,
                 "client": session.client_name,
                 "trustLevel": session.trust_level,
+                "transport": session.transport,
                 **services.sessions.describe(session.id),
                 "tabs": tabs,
                 "lastCall": session.calls.last,

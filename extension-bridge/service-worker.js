@@ -23,7 +23,7 @@ const state = {
 };
 
 function unknownDaemon() {
-  return { sessions: [], runs: { active: 0, queued: 0, runs: [] }, log: [] };
+  return { sessions: [], runs: { active: 0, queued: 0, runs: [] }, log: [], console: null };
 }
 
 // -- connection ------------------------------------------------------------------------------------
@@ -135,7 +135,10 @@ function send(message) {
 
 async function receive(ws, message) {
   if (message.type === "SUMMARY") {
-    state.daemon = { sessions: message.sessions || [], runs: message.runs || unknownDaemon().runs, log: message.log || [] };
+    state.daemon = {
+      sessions: message.sessions || [], runs: message.runs || unknownDaemon().runs, log: message.log || [],
+      console: message.console || null, // the daemon's console page, when it serves HTTP
+    };
     return;
   }
   if (message.type !== "REQUEST") return;

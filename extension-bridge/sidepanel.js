@@ -56,6 +56,13 @@ function renderSessions(state) {
     const access = button(revoked ? "Allow" : "Revoke", () => ask({ type: revoked ? "allow" : "revoke", sessionId: session.sessionId }));
     access.className = revoked ? "allow" : "revoke";
     item.append(access);
+    if (state.daemon.console) {
+      // The same session in the daemon's console (it opens once `browserd console`'s link was opened in this Chrome).
+      const open = element("a", "console-link", "Console");
+      open.href = `${state.daemon.console}#/sessions/${session.sessionId}`;
+      open.target = "_blank";
+      item.append(open);
+    }
     item.append(list("runs", ownRuns.map(runItem)), list("windows", windows.map(windowItem)));
     return item;
   });

@@ -188,6 +188,32 @@ def status(as_json: bool) -> None:
         click.echo(
             f"  {run['runId']}  {run['templateId']}  {run['status']}  {run['doneSteps']}/{run['totalSteps']} steps"
         )
+    served = data.get("http")
+    if served:
+        # No link here: a status is pasted into bug reports, and a console link is a key.
+        click.echo(f"console: {served['url']}/console/ (`browserd console` prints a link that opens it)")
+
+
+@main.command()
+@click.option(
+    "--open/--no-open", "open_browser", default=None, help="Open it in the browser (default: with a display)."
+)
+def console(open_browser: bool | None) -> None:
+    """A one-time link to the console, a local page of sessions, runs and flows (docs/console.md)."""
+    from browserd.shim.control import data_or_fail, run_control
+
+    payload = run_control("console")
+    if payload is None:
+        raise click.ClickException("the browserd daemon is not running: start it with `browserd daemon --http ...`")
+    url = data_or_fail(payload)["url"]
+    click.echo(url)
+    click.echo("The link works once, for 2 minutes; it leaves a cookie in the browser that opens it.", err=True)
+    if open_browser is None:
+        open_browser = bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    if open_browser:
+        import webbrowser
+
+        webbrowser.open(url)
 
 
 @main.command()

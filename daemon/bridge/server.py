@@ -37,6 +37,7 @@ from browserd.daemon.bridge.pairing import (
 from browserd.daemon.bridge.relay import CdpRelay
 from browserd.daemon.config import BridgeConfig
 from browserd.daemon.errors import BridgeDisabled, ExtensionNotConnected
+from browserd.daemon.policy.addresses import loopback_host
 
 log = logging.getLogger(__name__)
 
@@ -70,20 +71,6 @@ class Refused(Exception):
         self.reason = reason
         self.error_code = error_code
         self.hint = hint
-
-
-def _loopback_host(host: str, port: int) -> bool:
-    """`127.0.0.1:port`, `localhost:port` or `[::1]:port`: what a browser sends to this server, and nothing
-    a rebinding attacker's domain can send."""
-    name, sep, port_text = host.rpartition(":")
-    if not sep or port_text != str(port):
-        return False
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 class BridgeServer:
@@ -143,7 +130,7 @@ class BridgeServer:
         if "?" in request.path or request.path != "/":
             # Never log the path: it may carry exactly the kind of token this refuses.
             return HTTPStatus.BAD_REQUEST, "the bridge takes no path or query string; a key never goes in a URL"
-        if not _loopback_host(request.headers.get("Host", ""), self.port):
+        if not loopback_host(request.headers.get("Host", ""), self.port):
             return HTTPStatus.FORBIDDEN, "Host is not this loopback address"
         origin = request.headers.get("Origin", "")
         extension_id = origin.removeprefix(ORIGIN_PREFIX)

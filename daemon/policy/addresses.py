@@ -62,3 +62,17 @@ def parse_address(host: str) -> IPAddress | None:
         return ipaddress.ip_address(bare)
     except ValueError:
         return None
+
+
+def loopback_host(host: str, port: int) -> bool:
+    """A Host header naming this machine's server on `port`: `127.0.0.1:port`, `localhost:port` or `[::1]:port`,
+    what a browser here sends, and nothing a DNS-rebinding page (which names its own domain) can send."""
+    name, sep, port_text = host.rpartition(":")
+    if not sep or port_text != str(port):
+        return False
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name.strip("[]")).is_loopback
+    except ValueError:
+        return False

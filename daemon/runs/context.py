@@ -113,6 +113,7 @@ class RunContext:
         step = self.steps[index]
         step.status, step.started_at = "running", now_ms()
         await self._store.save_steps([step])
+        self.announce(f"{step.name}: running", step)
         # A step still running when a timeout or a forced cancel strikes is ended by the manager.
         try:
             yield step
@@ -128,7 +129,7 @@ class RunContext:
             self.last_failed_step = step
         self._record_total()
         await self._store.save_steps([step])
-        await self.progress(f"{step.name}: {status}")
+        await self.progress(f"{step.name}: {status}", step)
 
     # -- results -----------------------------------------------------------------------------------
 
@@ -148,7 +149,24 @@ class RunContext:
     def set_output(self, **fields: Any) -> None:
         self.output.update(fields)
 
-    async def progress(self, message: str | None = None) -> None:
+    def announce(self, message: str | None, step: StepRecord | None = None) -> None:
+        """The run's state on the daemon's push channel (the console's live progress and step log)."""
+        record = self.record
+        changed = {"index": step.index, "name": step.name, "status": step.status} if step is not None else None
+        self.services.events.publish(
+            "run",
+            runId=record.run_id,
+            templateId=record.template_id,
+            sessionId=record.session_id,
+            status=record.status,
+            doneSteps=record.done_steps,
+            totalSteps=record.total_steps,
+            message=message,
+            step=changed,
+        )
+
+    async def progress(self, message: str | None = None, step: StepRecord | None = None) -> None:
+        self.announce(message, step)
         for listener in list(self.listeners):
             try:
                 await listener(float(self.record.done_steps), float(self.record.total_steps or 0) or None, message)

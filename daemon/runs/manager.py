@@ -240,6 +240,7 @@ class RunManager:
             raise
         self.active[record.run_id] = run
         self._idle.acquire("run")
+        ctx.announce(f"run {record.run_id} queued")
         self._group.start_soon(self._execute, run)
         log.info("run %s of %s queued (%s, timeout %s ms)", record.run_id, template.template_id, mode, timeout_ms)
         return run
@@ -248,7 +249,7 @@ class RunManager:
         self, session_id: str | None, caller: Session, template: Template[Any], level: TrustLevel
     ) -> tuple[Session, bool]:
         if session_id is None:
-            session = self.services.sessions.create(f"run:{template.template_id}", level)
+            session = self.services.sessions.create(f"run:{template.template_id}", level, transport="run")
             return session, template.keep_session
         found = self.services.sessions.sessions.get(session_id)
         if found is None:

@@ -21,7 +21,8 @@ from browserd.daemon import summary
 from browserd.daemon.bridge.control import ACTIONS as BRIDGE_ACTIONS
 from browserd.daemon.bridge.control import bridge_control
 from browserd.daemon.config import Config
-from browserd.daemon.errors import BrowserdError, NotAllowed
+from browserd.daemon.console.auth import ConsoleAuth
+from browserd.daemon.errors import BrowserdError, NotAllowed, NotSupported
 from browserd.daemon.flows.catalogue.schedule_runs import start_on_page, start_scheduled
 from browserd.daemon.flows.catalogue.schedules import Scheduler
 from browserd.daemon.runtime.procinfo import rss_kib, tree_pss_kib
@@ -58,7 +59,7 @@ class Daemon:
         self.idle = IdleMonitor(config.daemon.idle_exit_s)
         self.services.sessions.idle = self.idle
         # The side panel shows the sessions and runs `browserd status` shows, from the same summary.
-        self.services.bridge.summary = lambda: summary.activity(self.services)
+        self.services.bridge.summary = lambda: {**summary.activity(self.services), "console": self._console_address()}
         flows = self.services.flows
         self.catalog.dynamic = lambda: published_tools(flows.published)
         flows.on_tools_changed = self.broadcast_tools_changed
@@ -76,6 +77,8 @@ class Daemon:
         self._stop = anyio.Event()
         self.socket_path = paths.socket_path()
         self.http: HttpServer | None = None
+        # The console's one-time links and cookies (daemon/console/): minted over this socket, used over HTTP.
+        self.console_auth = ConsoleAuth()
 
     # -- connections -------------------------------------------------------------------------
 
@@ -123,9 +126,24 @@ class Daemon:
         if action == "stop":
             # The connection calls request_stop() once this answer is on its way.
             return Payload(success=True, data={"stopping": True, "pid": os.getpid()})
+        if action == "console":
+            return Payload(success=True, data={"url": self._console_link()})
         if action in BRIDGE_ACTIONS:
             return Payload(success=True, data=await bridge_control(self.services.bridge, action, params))
-        raise NotAllowed(f"unknown control action `{action}`", hint="Use status or stop.")
+        raise NotAllowed(f"unknown control action `{action}`", hint="Use status, stop or console.")
+
+    def _console_address(self) -> str | None:
+        """Where the console is (no key: the side panel links there, and its browser needs the cookie)."""
+        return f"{self.http.url}/console/" if self.http is not None else None
+
+    def _console_link(self) -> str:
+        if self.http is None:
+            raise NotSupported(
+                "this daemon serves no HTTP, so it has no console",
+                hint="Set [http] enabled = true in config.toml (or start it with `browserd daemon --http "
+                "127.0.0.1:3027`), then run `browserd console` again.",
+            )
+        return self.console_auth.new_link(self.http.url)
 
     def request_stop(self, reason: str) -> None:
         log.info("stopping: %s", reason)

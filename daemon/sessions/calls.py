@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -17,6 +18,8 @@ TARGET_CHARS = 80
 @dataclass
 class CallLog:
     calls: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=CALLS_KEPT))
+    # Told after each call is logged (SessionManager: the daemon's push channel).
+    on_add: Callable[[], None] = lambda: None
 
     def add(self, tool: str, params: Any, started: float, error_code: str | None) -> None:
         """A call that ended; `started` is its time.time(), `error_code` None when it succeeded."""
@@ -24,6 +27,7 @@ class CallLog:
         entry["ms"] = round((time.time() - started) * 1000)
         entry["outcome"] = error_code or "ok"
         self.calls.append(entry)
+        self.on_add()
 
     @property
     def last(self) -> dict[str, Any] | None:

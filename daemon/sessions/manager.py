@@ -77,13 +77,17 @@ class SessionManager:
         self._spare_wanted = anyio.Event()
         # Every page load in every session (set by the daemon: flows' onPage triggers).
         self.on_page_load: Callable[[Session, Tab], None] = lambda session, tab: None
+        # A session came or went, loaded a page or ended a call (set by Services: the daemon's push channel).
+        self.on_change: Callable[[str], None] = lambda session_id: None
         runtime.on_browser_gone(self._browser_gone)
 
     def _browser_gone(self, browser: Browser) -> None:
         for session in self.sessions.values():
             session.browser_gone(browser)
 
-    def create(self, client_name: str, trust_level: TrustLevel, connected: bool = False) -> Session:
+    def create(
+        self, client_name: str, trust_level: TrustLevel, connected: bool = False, transport: str = "stdio"
+    ) -> Session:
         """A new session; `connected` ties it to the connection that asked, until `disconnect`."""
         session_id = new_session_id()
         while session_id in self.sessions:
@@ -91,13 +95,20 @@ class SessionManager:
         session = Session(
             session_id, client_name, trust_level, self._runtime, self._config, self._profiles, self._guards
         )
+        session.transport = transport
         session.take_spare = lambda: self.take_spare(session)
-        session.on_page_load = lambda loaded, tab: self.on_page_load(loaded, tab)
+        session.on_page_load = lambda loaded, tab: self._page_loaded(loaded, tab)
+        session.calls.on_add = lambda: self.on_change(session_id)
         self.sessions[session_id] = session
+        self.on_change(session_id)
         self._spare_changed()
         if connected:
             self._connected.add(session_id)
         return session
+
+    def _page_loaded(self, session: Session, tab: Tab) -> None:
+        self.on_change(session.id)
+        self.on_page_load(session, tab)
 
     # -- who uses a session ----------------------------------------------------------------------
 
@@ -254,6 +265,7 @@ class SessionManager:
         self._spare_changed()
         if session is not None:
             await session.aclose()
+            self.on_change(session_id)
 
     async def close_all(self) -> None:
         for session_id in list(self.sessions):

@@ -81,6 +81,9 @@ class Session:
     take_spare: Callable[[], SpareWindow | None] = lambda: None
     # Told of every page load in the session's tabs (SessionManager.on_page_load: flows' onPage triggers).
     on_page_load: Callable[[Session, Tab], None] = lambda session, tab: None
+    # How its client reaches the daemon: stdio (an MCP shim or the command line), run or schedule (a task
+    # run's own), console.
+    transport: str = "stdio"
 
     def __post_init__(self) -> None:
         self.downloads = Downloads(self.output_dir / "downloads")

@@ -16,6 +16,7 @@ from browserd.daemon.flows.catalogue.datasets import DatasetFormat, as_text, fla
 from browserd.daemon.flows.catalogue.python_export import check_urls, playwright_script
 from browserd.daemon.flows.model import MAX_ROWS, Flow, StepReport
 from browserd.daemon.flows.owners import Actor, level_of
+from browserd.daemon.flows.replay.run_template import check_from_step
 from browserd.daemon.flows.variables import args_struct, parse_args, tool_schema, values_of
 from browserd.daemon.runs.manager import StartRequest
 from browserd.daemon.runs.records import RunMode
@@ -85,6 +86,9 @@ class RunParams(RunOptions, kw_only=True):
         | None
     ) = None
     resume_run_id: Annotated[str, msgspec.Meta(description="Skip the rows this earlier run finished.")] | None = None
+    from_step: Annotated[str, msgspec.Meta(description="Replay from this step id on (retry at a failure).")] | None = (
+        None
+    )
 
 
 class ExportParams(FlowParams, kw_only=True):
@@ -248,6 +252,7 @@ async def run_flow(
 )
 async def flow_run(ctx: ToolContext, params: RunParams, response: Response) -> None:
     flow = await ctx.services.flows.get(params.flow_id, by=_by(ctx))
+    check_from_step(flow, params.from_step)
     if params.rows is None:
         values = parse_args(flow, params.args, Params)
     else:
@@ -271,6 +276,7 @@ async def flow_run(ctx: ToolContext, params: RunParams, response: Response) -> N
         mode=params.mode,
         rows=params.rows,
         resumeRunId=params.resume_run_id,
+        fromStep=params.from_step,
     )
 
 

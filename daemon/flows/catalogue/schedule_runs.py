@@ -33,7 +33,7 @@ async def start_scheduled(services: Services, schedule: Schedule, caller_level: 
     """The schedule's flow as an async run in a session of the run's own, which closes when the run ends."""
     level = await run_level(services, schedule, caller_level)
     # The run needs a caller for its trust checks: one of the run's level, gone again once the run has its own session.
-    caller = services.sessions.create(f"schedule:{schedule.schedule_id}", level)
+    caller = services.sessions.create(f"schedule:{schedule.schedule_id}", level, transport="schedule")
     try:
         inputs = {"flowId": schedule.flow_id, "args": schedule.args, "startUrl": schedule.start_url, "tabTarget": "new"}
         run = await services.runs.start(StartRequest("flow", None, inputs, None, None, "async", level), caller)

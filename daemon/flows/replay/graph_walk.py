@@ -66,10 +66,12 @@ class Execution:
     suggestions: dict[str, list[int]] = field(default_factory=dict)
     ran: set[str] = field(default_factory=set)
 
-    async def run(self, lane: Lane) -> None:
+    async def run(self, lane: Lane, start: str | None = None) -> None:
+        """The flow from its entry, or from the node `start` on."""
         graph = graph_of(lane.flow)
-        if graph.entry is not None:
-            await self.walk(graph, graph.entry, lane, frozenset())
+        first = start or graph.entry
+        if first is not None:
+            await self.walk(graph, first, lane, frozenset())
 
     async def walk(self, graph: Graph, start: str | None, lane: Lane, stops: frozenset[str]) -> None:
         """From `start` along the edges until a node with no way on, or back at an enclosing loop."""

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from browserd.daemon.config import Config, RunsConfig
-from browserd.daemon.errors import BrowserdError, LimitExceeded, SiteMismatch, TrustLevelNotAllowed
+from browserd.daemon.errors import BrowserdError, InvalidParameter, LimitExceeded, SiteMismatch, TrustLevelNotAllowed
 from browserd.daemon.flows.graph import graph_of
 from browserd.daemon.flows.model import MAX_CELL_CHARS, MAX_ROWS, Flow, RunRecord, StepReport
 from browserd.daemon.flows.owners import level_of
@@ -27,6 +27,22 @@ from browserd.daemon.sessions.navigation import goto
 from browserd.daemon.sessions.tab import Tab
 
 TabTarget = Literal["current", "new"]
+
+
+def check_from_step(flow: Flow, step_id: str | None) -> None:
+    """INVALID_PARAMETER unless `step_id` (a replay's fromStep) is None or a step of the flow."""
+    if step_id is not None and step_id not in graph_of(flow).nodes:
+        raise InvalidParameter(
+            f"flow {flow.id} has no step {step_id}", hint="flow_get lists its step ids.", field="fromStep"
+        )
+
+
+def page_before(flow: Flow, step_id: str | None) -> str | None:
+    """The page a step of a linear flow acts on: the URL of the last navigate before it, else where the
+    flow starts (a graph's nodes have no one order: its start page)."""
+    before = next((flow.steps[:i] for i, step in enumerate(flow.steps) if step.id == step_id), [])
+    urls = [s.url for s in before if s.type == "navigate" and s.url and not s.url.startswith("history:")]
+    return urls[-1] if urls else flow.meta.start_url
 
 
 class FlowRunInputs(Inputs, kw_only=True):
@@ -44,6 +60,8 @@ class FlowRunInputs(Inputs, kw_only=True):
     rows: Annotated[list[dict[str, Any]], msgspec.Meta(max_length=MAX_ROWS)] | None = None
     # Rows that succeeded in this earlier run (one a daemon restart interrupted) are not run again.
     resume_run_id: str | None = None
+    # Replay from this step (node) on, in the tab as it is: the steps before it are reported skipped.
+    from_step: str | None = None
 
 
 class FlowRunResult(msgspec.Struct, rename="camel", kw_only=True):
@@ -88,6 +106,7 @@ class FlowRun(Template[FlowRunInputs]):
     async def run(self, ctx: RunContext, inputs: FlowRunInputs) -> None:
         flow = await ctx.services.flows.get(inputs.flow_id, inputs.flow_version)
         _check_owner(ctx, flow)
+        check_from_step(flow, inputs.from_step)
         tab = await self._tab(ctx, inputs)
         if inputs.rows is None:
             await self._start_page(ctx, tab, flow, inputs, again=False)
@@ -144,7 +163,7 @@ class FlowRun(Template[FlowRunInputs]):
         runner.outputs = outputs
         execution = Execution(ctx, record, secret_values)
         try:
-            await execution.run(Lane(runner, flow, prefix=prefix))
+            await execution.run(Lane(runner, flow, prefix=prefix), inputs.from_step)
             record.success = True
         finally:
             items = flow.nodes or flow.steps
@@ -166,22 +185,25 @@ class FlowRun(Template[FlowRunInputs]):
 
     @staticmethod
     async def _start_page(ctx: RunContext, tab: Tab, flow: Flow, inputs: FlowRunInputs, again: bool) -> None:
-        """A flow bound to a page starts there: opened when asked, in a fresh tab or for each row (`again`),
-        else checked (S4-118)."""
-        first = graph_of(flow).entry
-        opens_itself = first is not None and graph_of(flow).nodes[first].type in ("navigate", "openTab")
-        start = inputs.start_url or (None if opens_itself else flow.meta.start_url)
+        """A flow bound to a page starts there (a replay from a step, on that step's page): opened when asked,
+        in a fresh tab or for each row (`again`), else checked (S4-118)."""
+        graph = graph_of(flow)
+        first = inputs.from_step or graph.entry
+        opens_itself = first is not None and graph.nodes[first].type in ("navigate", "openTab")
+        start = inputs.start_url or (None if opens_itself else page_before(flow, first))
         if start is None:
             return
         fresh = again or tab.page.url in ("", "about:blank")
-        if inputs.start_url is None and not fresh and not same_page(tab.page.url, start):
+        elsewhere = not fresh and not same_page(tab.page.url, start)
+        if inputs.start_url is None and elsewhere and inputs.from_step is None:
             raise SiteMismatch(
                 f"flow {flow.id} starts on {start}, but the tab is on {tab.page.url}",
                 flowId=flow.id,
                 startUrl=start,
                 category="navigation",
             )
-        if inputs.start_url is not None or fresh:
+        # Replaying from a step, the tab goes to the page that step acts on unless it is there already.
+        if inputs.start_url is not None or fresh or elsewhere:
             async with tab.lock:
                 await goto(tab, start, ctx.trust)
 

@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from browserd.daemon.console.app import console_mount
 from browserd.daemon.server.http.mcp import mcp_routes
 from browserd.daemon.server.http.routeset import RouteSet as RouteSet
 
@@ -27,6 +28,11 @@ if TYPE_CHECKING:
 
 
 RouteSetFactory = Callable[["Daemon"], "RouteSet | None"]
+
+
+def console_routes(daemon: Daemon) -> RouteSet:
+    """/console: the console's page and routes, behind its own cookie (daemon/console/, docs/console.md)."""
+    return RouteSet([console_mount(daemon.services, daemon.console_auth)])
 
 
 def health_routes(daemon: Daemon) -> RouteSet:
@@ -40,7 +46,7 @@ def health_routes(daemon: Daemon) -> RouteSet:
 
 # Every part of the HTTP server, in the order their routes are matched. A factory returns None when
 # its part is switched off.
-ROUTE_SETS: list[RouteSetFactory] = [health_routes, mcp_routes]
+ROUTE_SETS: list[RouteSetFactory] = [health_routes, mcp_routes, console_routes]
 
 
 @dataclass

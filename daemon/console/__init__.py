@@ -1,0 +1,1 @@
+"""The browserd console: a local web page over the daemon's services (issue 25, docs/console.md)."""
