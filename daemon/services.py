@@ -11,6 +11,7 @@ from browserd.daemon.bridge.server import BridgeServer
 from browserd.daemon.config import Config
 from browserd.daemon.errors import ExecutionError, UnknownTool
 from browserd.daemon.flows.service import FlowService
+from browserd.daemon.llm.service import Llm
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.registry import Profiles
@@ -56,6 +57,8 @@ class Services:
     scrape: ScrapeShared
     # The extension bridge; it listens only when [bridge] enabled is set (the daemon starts it).
     bridge: BridgeServer
+    # The model of scrape format=json and agent runs ([llm]); nothing connects until a call needs it.
+    llm: Llm
     tools: ToolCaller = field(default_factory=NoTools)
     started_at: float = field(default_factory=time.time)
     pid: int = field(default_factory=os.getpid)
@@ -81,5 +84,6 @@ class Services:
             guards=guards,
             scrape=ScrapeShared.build(config),
             bridge=BridgeServer(config.bridge),
+            llm=Llm(config.llm),
             tools=tools or NoTools(),
         )

@@ -170,6 +170,7 @@ class Daemon:
                 tg.cancel_scope.cancel()
             await services.sessions.close_all()
         await services.scrape.aclose()
+        await services.llm.aclose()
         services.flows.store.close()
         await services.runtime.aclose()
         log.info("daemon stopped")

@@ -1,0 +1,36 @@
+"""Which model answers a call: the configured endpoint, or the calling client's own through MCP sampling
+when it offers that and no endpoint is configured (or [llm] prefer_sampling says so)."""
+
+from __future__ import annotations
+
+from browserd.daemon.config import LlmConfig
+from browserd.daemon.errors import LlmNotConfigured
+from browserd.daemon.llm.endpoint import Endpoint
+from browserd.daemon.llm.keys import api_key
+from browserd.daemon.llm.model import Model
+
+
+class Llm:
+    def __init__(self, config: LlmConfig) -> None:
+        self.config = config
+        self._endpoint: Endpoint | None = None
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.config.base_url and self.config.model)
+
+    def model(self, sampler: Model | None = None) -> Model:
+        """The model for a call whose client offers `sampler` (None: it does not); LLM_NOT_CONFIGURED if neither."""
+        if sampler is not None and (self.config.prefer_sampling or not self.configured):
+            return sampler
+        if not self.configured:
+            missing = " and ".join(key for key in ("base_url", "model") if not getattr(self.config, key))
+            raise LlmNotConfigured(f"no model is configured ([llm] {missing} unset) and this client offers no sampling")
+        if self._endpoint is None:
+            # The key is read once, when the endpoint is first used: it stays in this process's memory only.
+            self._endpoint = Endpoint(self.config, api_key(self.config))
+        return self._endpoint
+
+    async def aclose(self) -> None:
+        if self._endpoint is not None:
+            await self._endpoint.aclose()
