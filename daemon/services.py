@@ -23,6 +23,14 @@ from browserd.daemon.sessions.manager import SessionManager
 from browserd.daemon.sessions.session import Session
 
 
+@dataclass(frozen=True)
+class ToolAnswer:
+    """A tool's answer as a model reads it (its text: page header, changes, snapshot) and its structured data."""
+
+    text: str
+    data: dict[str, Any]
+
+
 class ToolCaller(Protocol):
     """The browser tools as runs use them (login_keep_session's steps). The tools layer provides it (its
     Catalog), so runs, below tools, call a tool by name and never import one."""
@@ -34,6 +42,10 @@ class ToolCaller(Protocol):
         """The tool's own handler on `session`, in-process; answers its structured data."""
         ...
 
+    async def answer(self, name: str, arguments: dict[str, Any], services: Services, session: Session) -> ToolAnswer:
+        """The same, answering the text a client would read too (an agent run's observation)."""
+        ...
+
 
 class NoTools:
     """Until the daemon hands the catalog over (and in processes that have none)."""
@@ -42,6 +54,9 @@ class NoTools:
         raise UnknownTool(f"unknown tool `{name}`: this process has no tool catalog", tool=name)
 
     async def call(self, name: str, arguments: dict[str, Any], services: Services, session: Session) -> dict[str, Any]:
+        raise ExecutionError(f"cannot run {name}: this process has no tool catalog")
+
+    async def answer(self, name: str, arguments: dict[str, Any], services: Services, session: Session) -> ToolAnswer:
         raise ExecutionError(f"cannot run {name}: this process has no tool catalog")
 
 

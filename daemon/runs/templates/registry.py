@@ -6,6 +6,7 @@ from typing import Any
 
 from browserd.daemon.errors import TemplateNotFound, TemplateVersionUnsupported
 from browserd.daemon.flows.template import FlowRun
+from browserd.daemon.runs.templates.agent import AgentRun
 from browserd.daemon.runs.templates.base import Template
 from browserd.daemon.runs.templates.batch_extract import BatchExtractPages
 from browserd.daemon.runs.templates.crawl import Crawl
@@ -84,4 +85,4 @@ class TemplateRegistry:
 
 def builtin_templates() -> list[Template[Any]]:
     """Add a new template here (daemon/runs/templates/base.py says how to write one)."""
-    return [BatchExtractPages(), LoginKeepSession(), Crawl(), MultiTabCompare(), FlowRun()]
+    return [BatchExtractPages(), LoginKeepSession(), Crawl(), MultiTabCompare(), FlowRun(), AgentRun()]

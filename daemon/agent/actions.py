@@ -1,0 +1,269 @@
+"""What an agent may do, as the model sees it (function tools) and as the daemon does it: each action is a
+browser tool of the session code (browser_open, browser_click ...), called in-process on the run's own
+session through the ToolCaller, so it passes the same trust policy, URL guard, settling and refs as a
+client's call. There is no script evaluation, no upload, no file: URL, no window on another profile.
+
+Sensitive values (`args`) are typed by reference: the model names an argument (`fill {ref, arg}`), the
+daemon types its value, and every text the model reads has those values masked.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio
+
+from browserd.daemon.agent.domains import AllowedDomains
+from browserd.daemon.errors import BrowserdError, InvalidParameter
+from browserd.daemon.scrape.extract import extract
+from browserd.daemon.scrape.links import check_http_url
+
+if TYPE_CHECKING:
+    from browserd.daemon.services import Services
+    from browserd.daemon.sessions.session import Session
+
+# How the page is shown to the model after an action (tests/bench/agent.py measured the forms):
+# delta: the whole snapshot on a new page, then only the lines an action changed.
+SnapshotForm = Literal["delta", "full", "interactive"]
+READ_MAX_CHARS = 12_000  # of a page's main content per `read`
+REASON = {"type": "string", "description": "Why, in a few words (shown to the user as progress)."}
+MASK = "[arg:{name}]"
+
+
+def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": {**properties, "reason": REASON},
+                "required": required,
+            },
+        },
+    }
+
+
+REF = {"type": "string", "description": "A ref from the latest snapshot, e.g. e12."}
+BROWSER_TOOLS = [
+    _tool("navigate", "Open a URL in the current tab.", {"url": {"type": "string"}}, ["url"]),
+    _tool("click", "Click an element.", {"ref": REF}, ["ref"]),
+    _tool(
+        "fill",
+        "Replace a field's text: give `value`, or `arg` to type the caller's named argument (its value stays hidden).",
+        {"ref": REF, "value": {"type": "string"}, "arg": {"type": "string"}, "submit": {"type": "boolean"}},
+        ["ref"],
+    ),
+    _tool(
+        "select",
+        "Choose an option of a select box by its label.",
+        {"ref": REF, "option": {"type": "string"}},
+        ["ref", "option"],
+    ),
+    _tool(
+        "press",
+        "Press a key (Enter, Tab, ArrowDown ...), on an element if given.",
+        {"key": {"type": "string"}, "ref": REF},
+        ["key"],
+    ),
+    _tool("scroll", "Scroll the page down (or up: negative pixels).", {"pixels": {"type": "integer"}}, []),
+    _tool(
+        "wait",
+        "Wait until a text shows (at most 10 s), or for some ms.",
+        {"text": {"type": "string"}, "ms": {"type": "integer"}},
+        [],
+    ),
+    _tool("back", "Go back in the tab's history.", {}, []),
+    _tool("read", "The current page's main text as markdown (for reading values the snapshot cuts).", {}, []),
+    _tool(
+        "tabs",
+        "Tabs: list them, open a new one on a URL, select one or close one.",
+        {
+            "action": {"type": "string", "enum": ["list", "new", "select", "close"]},
+            "url": {"type": "string"},
+            "tabId": {"type": "string"},
+        },
+        ["action"],
+    ),
+    _tool(
+        "note",
+        "Keep data found so far (e.g. the rows collected); returned as the partial result if the budget runs out.",
+        {"data": {}},
+        ["data"],
+    ),
+    _tool(
+        "done", "Finish with the answer (JSON matching the task's schema, if it has one).", {"answer": {}}, ["answer"]
+    ),
+]
+SEARCH_TOOL = _tool(
+    "web_search",
+    "Search the web; answers result URLs and titles.",
+    {"query": {"type": "string"}, "limit": {"type": "integer"}},
+    ["query"],
+)
+
+Searcher = Callable[[str, int], Awaitable[list[dict[str, str]]]]
+
+
+@dataclass
+class ActionResult:
+    """What one action did: the text the model reads next, and a one-line summary for the trace."""
+
+    text: str
+    summary: str
+    url: str = ""
+    error_code: str | None = None
+
+
+@dataclass
+class AgentBrowser:
+    services: Services
+    session: Session
+    domains: AllowedDomains
+    args: dict[str, str] = field(default_factory=dict)
+    form: SnapshotForm = "delta"
+    profile_id: str | None = None
+    search: Searcher | None = None
+    # Characters of page text handed to the model, per action (the bench reads it).
+    chars_sent: list[int] = field(default_factory=list)
+    _opened: bool = False
+
+    def tools(self) -> list[dict[str, Any]]:
+        return [*BROWSER_TOOLS, SEARCH_TOOL] if self.search is not None else list(BROWSER_TOOLS)
+
+    def mask(self, text: str) -> str:
+        for name, value in self.args.items():
+            if value:
+                text = text.replace(value, MASK.format(name=name))
+        return text
+
+    async def _tool(self, name: str, arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        answer = await self.services.tools.answer(name, arguments, self.services, self.session)
+        return answer.text, answer.data
+
+    def _snapshot(self) -> str:
+        return "delta" if self.form == "delta" else self.form
+
+    async def current_url(self) -> str:
+        tab = self.session.active_tab()
+        return tab.page.url if tab is not None else ""
+
+    async def act(self, name: str, args: dict[str, Any]) -> ActionResult:
+        """Run one action; a BrowserdError becomes the text the model reads (it may recover), never an escape."""
+        try:
+            text, summary = await self._act(name, args)
+        except BrowserdError as exc:
+            text = f"Error [{exc.code}]: {exc.message}\nNext: {exc.recover_hint}"
+            return ActionResult(self.mask(text), f"{name} failed: {exc.code}", await self.current_url(), exc.code)
+        text = self.mask(text)
+        return ActionResult(text, self.mask(summary), await self.current_url())
+
+    async def _act(self, name: str, args: dict[str, Any]) -> tuple[str, str]:
+        snapshot = self._snapshot()
+        if name == "navigate":
+            url = str(args.get("url") or "")
+            return await self.open(url), f"navigate {url}"
+        if name in ("click", "fill", "select", "press"):
+            ref = str(args.get("ref") or "")
+            call: dict[str, Any] = {"snapshot": snapshot}
+            if ref:
+                call["target"] = ref
+            elif name != "press":
+                raise InvalidParameter(f"{name} needs a ref from the latest snapshot", field="ref")
+            if name == "fill":
+                call["value"] = self._value(args)
+                call["submit"] = bool(args.get("submit"))
+            elif name == "select":
+                call["labels"] = [str(args.get("option") or "")]
+            elif name == "press":
+                call["key"] = str(args.get("key") or "")
+            text, _ = await self._tool(f"browser_{name}", call)
+            shown = f" {args['arg']!s}" if name == "fill" and args.get("arg") else ""
+            return text, f"{name} {ref}{shown}".strip()
+        if name == "scroll":
+            pixels = int(args.get("pixels") or 600)
+            text, _ = await self._tool("browser_scroll", {"deltaY": pixels, "snapshot": snapshot})
+            return text, f"scroll {pixels}"
+        if name == "wait":
+            call = {"snapshot": snapshot}
+            if args.get("text"):
+                call |= {"text": str(args["text"]), "timeout": 10_000}
+            else:
+                call["timeMs"] = max(1, min(int(args.get("ms") or 1000), 10_000))
+            text, _ = await self._tool("browser_wait", call)
+            return text, f"wait {args.get('text') or call.get('timeMs')}"
+        if name == "back":
+            text, _ = await self._tool("browser_navigate", {"action": "back", "snapshot": snapshot})
+            return text, "back"
+        if name == "read":
+            return await self.read(), "read"
+        if name == "tabs":
+            return await self.tabs(args)
+        if name == "web_search" and self.search is not None:
+            query = str(args.get("query") or "")
+            results = await self.search(query, max(1, min(int(args.get("limit") or 5), 10)))
+            lines = [f"- {r['title']} {r['url']}" + (f" — {r['snippet']}" if r.get("snippet") else "") for r in results]
+            return "Results:\n" + ("\n".join(lines) or "(none)"), f"search {query!r}"
+        raise InvalidParameter(f"there is no action `{name}`", hint="Use one of the tools offered.", field="name")
+
+    def _value(self, args: dict[str, Any]) -> str:
+        if args.get("arg"):
+            name = str(args["arg"])
+            if name not in self.args:
+                raise InvalidParameter(
+                    f"no argument `{name}`; the caller gave: {', '.join(self.args) or 'none'}", field="arg"
+                )
+            return self.args[name]
+        return str(args.get("value") or "")
+
+    async def open(self, url: str) -> str:
+        """Open `url` in the current tab (the first time in the run's window, on its profile if one is named)."""
+        check_http_url(url)
+        self.domains.check(url)
+        call: dict[str, Any] = {"url": url, "snapshot": "interactive" if self.form == "interactive" else "full"}
+        if not self._opened and self.profile_id is not None:
+            call["profileId"] = self.profile_id
+        text, _ = await self._tool("browser_open", call)
+        self._opened = True
+        return text
+
+    async def read(self) -> str:
+        tab = await self.session.tab()
+        async with tab.lock:
+            html, url = await tab.page.content(), tab.page.url
+        extraction = await anyio.to_thread.run_sync(lambda: extract(html, url, only_main_content=True))
+        body = extraction.markdown[:READ_MAX_CHARS]
+        cut = "\n… (cut)" if len(extraction.markdown) > READ_MAX_CHARS else ""
+        return f"Main content of {url}:\n{body}{cut}"
+
+    async def tabs(self, args: dict[str, Any]) -> tuple[str, str]:
+        action = str(args.get("action") or "list")
+        call: dict[str, Any] = {"action": action}
+        if action == "new" and args.get("url"):
+            url = str(args["url"])
+            check_http_url(url)
+            self.domains.check(url)
+            call["url"] = url
+        if action in ("select", "close"):
+            call["tabId"] = str(args.get("tabId") or "")
+        text, _ = await self._tool("browser_tabs", call)
+        if action in ("new", "select") and self.session.active_tab() is not None:
+            # The model acts on refs: a tab it turns to comes with its snapshot.
+            shown, _ = await self._tool("browser_snapshot", {"interactive": self.form == "interactive"})
+            text = f"{text}\n{shown}"
+        target = call.get("url") or call.get("tabId") or ""
+        return text, f"tabs {action} {target}".strip()
+
+
+def parse_arguments(raw: str) -> dict[str, Any]:
+    try:
+        value = json.loads(raw or "{}")
+    except ValueError as exc:
+        raise InvalidParameter(f"the tool call's arguments are not JSON: {exc}", field="arguments") from exc
+    if not isinstance(value, dict):
+        raise InvalidParameter("the tool call's arguments must be a JSON object", field="arguments")
+    return value
