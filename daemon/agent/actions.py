@@ -159,8 +159,10 @@ class AgentBrowser:
         except BrowserdError as exc:
             text = f"Error [{exc.code}]: {exc.message}\nNext: {exc.recover_hint}"
             return ActionResult(self.mask(text), f"{name} failed: {exc.code}", await self.current_url(), exc.code)
-        text = self.mask(text)
-        return ActionResult(text, self.mask(summary), await self.current_url())
+        refused = self.domains.take_refused()
+        if refused:
+            text += "\nRefused (outside allowedDomains): " + ", ".join(refused)
+        return ActionResult(self.mask(text), self.mask(summary), await self.current_url())
 
     async def _act(self, name: str, args: dict[str, Any]) -> tuple[str, str]:
         snapshot = self._snapshot()

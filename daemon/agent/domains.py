@@ -4,7 +4,8 @@ Patterns are origin patterns (daemon/policy/origins.py): `example.com` (any port
 `*.example.com` (and its subdomains), `http://127.0.0.1:8080`. They narrow what the caller's trust
 level allows, never widen it: the session's URL policy still checks every load. A URL outside them
 is refused before it loads, and the agent's window aborts any page load outside them (a link, a
-redirect, a script's location change), so no page leads the agent elsewhere.
+redirect, a script's location change; it answers 204, so the tab stays where it was), so no page leads
+the agent elsewhere.
 """
 
 from __future__ import annotations
@@ -35,6 +36,12 @@ class AllowedDomains:
                 hint="Give hosts such as example.com or *.example.com.",
                 field="allowedDomains",
             ) from exc
+        # Loads the window refused since the last action's report.
+        self.refused: list[str] = []
+
+    def take_refused(self) -> list[str]:
+        refused, self.refused = self.refused, []
+        return refused
 
     @property
     def any(self) -> bool:
@@ -70,8 +77,10 @@ class AllowedDomains:
         async def handle(route: Route, request: PageRequest) -> None:
             try:
                 if request.is_navigation_request() and not self.allows(request.url):
-                    log.info("agent: a load of %s outside allowedDomains was aborted", request.url)
-                    await route.abort("blockedbyclient")
+                    log.info("agent: a load of %s outside allowedDomains was refused", request.url)
+                    self.refused.append(request.url)
+                    # 204 No Content: the browser stays on the page it has, rather than showing an error page.
+                    await route.fulfill(status=204)
                 else:
                     await route.fallback()
             except PlaywrightError:  # the page closed while the request was paused

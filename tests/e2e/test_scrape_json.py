@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import BrowserdHome, mcp_client
-from tests.e2e.llm_fixtures import API_KEY, llm, llm_home, model  # noqa: F401
+from tests.e2e.llm_fixtures import API_KEY
 from tests.e2e.results import failed, ok, text_of
 from tests.llm_server import ScriptedModel, Turn, answer_json
 
