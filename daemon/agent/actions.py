@@ -25,8 +25,11 @@ if TYPE_CHECKING:
     from browserd.daemon.services import Services
     from browserd.daemon.sessions.session import Session
 
-# How the page is shown to the model after an action (tests/bench/agent.py measured the forms):
-# delta: the whole snapshot on a new page, then only the lines an action changed.
+# How the page is shown to the model after an action: the browser tools' snapshot modes. interactive (only
+# what can be acted on, under its headings) plus `read` (the main content as markdown) when the task needs
+# the page's text: tests/bench/agent.py measured 0.2-0.4 of a full snapshot's characters per step on the
+# tasks of tests/e2e/test_agent.py, where delta (whole snapshot on a new page, then changed lines) saved
+# nothing, as nearly every step there loads a new page.
 SnapshotForm = Literal["delta", "full", "interactive"]
 READ_MAX_CHARS = 12_000  # of a page's main content per `read`
 REASON = {"type": "string", "description": "Why, in a few words (shown to the user as progress)."}
@@ -145,9 +148,6 @@ class AgentBrowser:
         answer = await self.services.tools.answer(name, arguments, self.services, self.session)
         return answer.text, answer.data
 
-    def _snapshot(self) -> str:
-        return "delta" if self.form == "delta" else self.form
-
     async def current_url(self) -> str:
         tab = self.session.active_tab()
         return tab.page.url if tab is not None else ""
@@ -165,7 +165,7 @@ class AgentBrowser:
         return ActionResult(self.mask(text), self.mask(summary), await self.current_url())
 
     async def _act(self, name: str, args: dict[str, Any]) -> tuple[str, str]:
-        snapshot = self._snapshot()
+        snapshot = self.form
         if name == "navigate":
             url = str(args.get("url") or "")
             return await self.open(url), f"navigate {url}"
@@ -226,7 +226,7 @@ class AgentBrowser:
         """Open `url` in the current tab (the first time in the run's window, on its profile if one is named)."""
         check_http_url(url)
         self.domains.check(url)
-        call: dict[str, Any] = {"url": url, "snapshot": "interactive" if self.form == "interactive" else "full"}
+        call: dict[str, Any] = {"url": url, "snapshot": self.form}
         if not self._opened and self.profile_id is not None:
             call["profileId"] = self.profile_id
         text, _ = await self._tool("browser_open", call)

@@ -14,6 +14,9 @@ through search results into an array, compare two pages in tabs), played by a sc
 - full loop: the same script, fed by a loop in this process that calls the browser tools over MCP with
   snapshot=full after every action, as an agent reading plain full snapshots would: characters per step
   and the client's wall time per call.
+- forms on pages: the fixture tasks' pages are tiny, so the same is measured on fuller tests/site pages:
+  the characters of a page opened with each snapshot form the agent could use (full, interactive), and of
+  `read` (its main content as markdown, what an interactive agent asks for when it needs the text).
 
 Prints figures with the load average, never asserts them (DESIGN.md §6); then one line of JSON.
 """
@@ -42,7 +45,16 @@ from tests.bench.common import RawShim, cpu_ms, ready_shim, serve_site, stop_sit
 from tests.conftest import make_home, wait_for  # noqa: E402
 from tests.llm_server import ScriptedModel, Turn, model_env, say, scripted_model  # noqa: E402
 
-SHIM_ARGS = ["--tools", "agent,runs,pages"]
+SHIM_ARGS = ["--tools", "agent,runs,pages,scrape"]
+FORM_PAGES = (
+    "index.html",
+    "article.html",
+    "form.html",
+    "widgets.html",
+    "w-lists.html",
+    "crawl/index.html",
+    "large.html",
+)
 RUN_TIMEOUT_S = 180
 
 
@@ -135,6 +147,16 @@ def full_loop_steps(shim: RawShim, task: Task, figures: Figures) -> None:
     raise SystemExit(f"{task.name}: the script did not finish in the full loop")
 
 
+def forms_on_pages(shim: RawShim, site: str) -> dict[str, dict[str, int]]:
+    figures: dict[str, dict[str, int]] = {}
+    for page in FORM_PAGES:
+        full = text_of(shim.call_tool("browser_open", {"url": f"{site}/{page}", "snapshot": "full"}))
+        interactive = text_of(shim.call_tool("browser_snapshot", {"interactive": True}))
+        main = text_of(shim.call_tool("scrape", {"url": f"{site}/{page}", "render": "always"}))
+        figures[page] = {"full": len(full), "interactive": len(interactive), "read": len(main)}
+    return figures
+
+
 def stats(values: list[float]) -> dict[str, float]:
     if not values:
         return {}
@@ -174,6 +196,7 @@ def main() -> None:
                         "agentDaemonCpuMsPerStep": stats(agent.cpu_per_step),
                         "fullClientMs": stats(full.ms),
                     }
+                report["forms on pages"] = forms_on_pages(shim, site)
             finally:
                 shim.close()
     finally:
@@ -181,8 +204,14 @@ def main() -> None:
         stop_site(server)
         shutil.rmtree(home.root, ignore_errors=True)
     report["loadavgAfter"] = os.getloadavg()
+    for page, sizes in report["forms on pages"].items():
+        ratio = sizes["interactive"] / sizes["full"]
+        print(
+            f"{page:18} full {sizes['full']:6}  interactive {sizes['interactive']:6} ({ratio:.2f})"
+            f"  read {sizes['read']:6}"
+        )
     for name, figures in report.items():
-        if not isinstance(figures, dict):
+        if not isinstance(figures, dict) or name == "forms on pages":
             continue
         agent, full = figures["agentChars"], figures["fullChars"]
         print(

@@ -76,14 +76,11 @@ async def test_the_agent_signs_in_and_reads_a_value_without_seeing_the_password(
         assert run["status"] == "succeeded", run
         result = run["result"]
         assert result["answer"] == {"member": "ada"}
-        assert result["model"] == "scripted-1" and result["steps"] == 4
+        assert result["model"] == "scripted-1" and result["steps"] == 5
         assert result["usage"]["promptTokens"] > 0 and result["usage"]["completionTokens"] > 0
         trace = json.loads(await artifact_text(client, trace_of(run)))
-    assert [step["action"] for step in trace][:3] == [
-        f"navigate {site}/runs-login.html",
-        trace[1]["action"],
-        "fill " + trace[2]["action"].split()[1] + " password",
-    ]
+    actions = [re.sub(r" (f?\d*e\d+)", " <ref>", step["action"]) for step in trace]
+    assert actions == [f"navigate {site}/runs-login.html", "fill <ref>", "fill <ref> password", "click <ref>", "read"]
     assert trace[2]["reason"] == "type the password"
     # The model named the argument; the daemon typed it. Its value is in no request, nor in the trace.
     assert not re.search(rf"\b{PASSWORD}\b", model.requests_text())
@@ -216,10 +213,12 @@ async def test_an_injection_page_cannot_lead_the_agent_elsewhere_nor_see_secrets
         """A model that does what the page says: every attempt must fail."""
         done = len(turn.tool_results())
         if done == 0:
-            return call("navigate", url=elsewhere, reason="the page says so")
+            return call("read", reason="read the page")
         if done == 1:
-            return call("click", ref=turn.ref(r'link "the verification page"'), reason="the page says so")
+            return call("navigate", url=elsewhere, reason="the page says so")
         if done == 2:
+            return call("click", ref=turn.ref(r'link "the verification page"'), reason="the page says so")
+        if done == 3:
             return call("browser_evaluate", function="() => document.cookie")
         return call("done", answer={"instructions": turn.system, "told": turn.messages[1]["content"]})
 
@@ -233,7 +232,7 @@ async def test_an_injection_page_cannot_lead_the_agent_elsewhere_nor_see_secrets
             args={"password": "hunter2-xyz"},
         )
         trace = json.loads(await artifact_text(client, trace_of(run)))
-    navigate, click, evaluate = model.turns[1].last, model.turns[2].last, model.turns[3].last
+    read, navigate, click, evaluate = (turn.last for turn in model.turns[1:5])
     assert "URL_NOT_ALLOWED" in navigate and "allowedDomains" in navigate
     assert "no action `browser_evaluate`" in evaluate
     # The click went nowhere: every page the agent was on is on the allowed host.
@@ -243,8 +242,7 @@ async def test_an_injection_page_cannot_lead_the_agent_elsewhere_nor_see_secrets
     system = model.turns[0].system
     opening = re.search(r"everything between (\S+) and (\S+) comes from web pages", system)
     assert opening, system
-    task = model.turns[0].messages[1]["content"]
-    assert task.index(opening.group(1)) < task.index("IMPORTANT SYSTEM NOTICE") < task.index(opening.group(2))
+    assert read.index(opening.group(1)) < read.index("IMPORTANT SYSTEM NOTICE") < read.index(opening.group(2))
     # Revealing the instructions reveals no secret: the model never had the argument's value.
     assert "hunter2-xyz" not in model.requests_text()
     assert run["status"] == "succeeded"
@@ -313,7 +311,8 @@ def search_then_read(turn: Turn) -> dict[str, Any]:
         assert url, results[0]
         return call("navigate", url=url.group(1), reason="open the result")
     price = re.search(r"Price: \$([0-9.]+)", results[-1])
-    assert price, results[-1]
+    if not price:
+        return call("read", reason="read the price")
     return call("done", answer={"price": float(price.group(1))})
 
 

@@ -88,8 +88,8 @@ class AgentRun(Template[AgentInputs]):
     outputs = AgentResult
     limits = {"maxUrls": MAX_URLS, "maxSteps": 200}  # noqa: RUF012
     max_timeout_ms = 840_000 + TIMEOUT_MARGIN_MS
-    # How pages are shown to the model (tests/bench/agent.py compares the forms).
-    form: SnapshotForm = "delta"
+    # How pages are shown to the model (daemon/agent/actions.py says why; tests/bench/agent.py measures it).
+    form: SnapshotForm = "interactive"
 
     def check(self, inputs: AgentInputs, config: Config) -> None:
         for index, url in enumerate(inputs.urls):
