@@ -10,22 +10,27 @@ from browserd.daemon.llm.keys import api_key
 from browserd.daemon.llm.model import Model
 
 
+def configured(config: LlmConfig) -> bool:
+    return bool(config.base_url and config.model)
+
+
+def require_endpoint(config: LlmConfig) -> None:
+    """LLM_NOT_CONFIGURED unless an endpoint is configured: for work that has no calling client to sample."""
+    if not configured(config):
+        missing = " and ".join(key for key in ("base_url", "model") if not getattr(config, key))
+        raise LlmNotConfigured(f"no model is configured ([llm] {missing} unset) and this client offers no sampling")
+
+
 class Llm:
     def __init__(self, config: LlmConfig) -> None:
         self.config = config
         self._endpoint: Endpoint | None = None
 
-    @property
-    def configured(self) -> bool:
-        return bool(self.config.base_url and self.config.model)
-
     def model(self, sampler: Model | None = None) -> Model:
         """The model for a call whose client offers `sampler` (None: it does not); LLM_NOT_CONFIGURED if neither."""
-        if sampler is not None and (self.config.prefer_sampling or not self.configured):
+        if sampler is not None and (self.config.prefer_sampling or not configured(self.config)):
             return sampler
-        if not self.configured:
-            missing = " and ".join(key for key in ("base_url", "model") if not getattr(self.config, key))
-            raise LlmNotConfigured(f"no model is configured ([llm] {missing} unset) and this client offers no sampling")
+        require_endpoint(self.config)
         if self._endpoint is None:
             # The key is read once, when the endpoint is first used: it stays in this process's memory only.
             self._endpoint = Endpoint(self.config, api_key(self.config))

@@ -147,3 +147,48 @@ async def test_without_a_model_format_json_says_how_to_configure_one(home: Brows
         )
     assert "base_url" in error["recoverHint"] and "api_key_env" in error["recoverHint"]
     assert "sampling" in error["recoverHint"]
+
+
+TITLE_SCHEMA = {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}
+
+
+def read_title(turn: Turn) -> Any:
+    title = re.search(r"^# (.+)$", page_text(turn), re.M)
+    return {"title": title.group(1) if title else "(none)"}
+
+
+async def test_batch_extract_pages_answers_json_per_page(
+    llm_home: BrowserdHome, model: ScriptedModel, site: str
+) -> None:
+    model.script = lambda turn: answer_json(read_title(turn))
+    urls = [f"{site}/article.html", f"{site}/agent/product.html"]
+    inputs = {"urls": urls, "format": "json", "schema": TITLE_SCHEMA, "prompt": "The page's title"}
+    async with mcp_client(llm_home, args=("--tools", "runs")) as client:
+        arguments = {"templateId": "batch_extract_pages", "inputs": inputs, "options": {"mode": "sync"}}
+        run = ok(await client.call_tool("run_task_template", arguments)).structured_content
+    assert run["status"] == "succeeded", run
+    items = run["result"]["items"]
+    assert [item["json"] for item in items] == [{"title": "An article"}, {"title": "Teapot Classic"}]
+    assert all(item["llm"]["model"] == "scripted-1" and item["llm"]["usage"]["promptTokens"] > 0 for item in items)
+
+
+async def test_crawl_answers_json_per_page_and_a_refused_answer_fails_only_its_page(
+    llm_home: BrowserdHome, model: ScriptedModel, site: str
+) -> None:
+    def script(turn: Turn) -> Any:
+        title = read_title(turn)
+        return answer_json({"wrong": True} if title["title"] == "Crawl home" else title)
+
+    model.script = script
+    async with mcp_client(llm_home, args=("--tools", "runs")) as client:
+        arguments = {
+            "url": f"{site}/crawl/index.html", "limit": 3, "format": "json", "schema": TITLE_SCHEMA, "mode": "sync"
+        }  # fmt: skip
+        run = ok(await client.call_tool("crawl", arguments)).structured_content
+    items = run["result"]["items"]
+    assert len(items) == 3, items
+    answered = [item for item in items if item["success"]]
+    assert answered and all(item["json"]["title"] for item in answered)
+    home = next(item for item in items if item["url"] == f"{site}/crawl/index.html")
+    assert not home["success"] and home["errorCode"] == "SCHEMA_VALIDATION_FAILED"
+    assert run["status"] == "partial_success"
