@@ -139,6 +139,29 @@ class Pong(_Message, tag="PONG"):
     id: str
 
 
+class ClientCapabilities(_Message, tag="CLIENT_CAPABILITIES"):
+    """Shim -> daemon, once its MCP client has initialized: what that client offers the daemon."""
+
+    # The client answers sampling/createMessage: its own model may serve scrape format=json and agent runs.
+    sampling: bool = False
+
+
+class Sample(_Message, tag="SAMPLE"):
+    """Daemon -> shim: ask the MCP client's model; `request` is the params of sampling/createMessage.
+    Sent only to a shim that announced sampling (ClientCapabilities)."""
+
+    id: str
+    request: dict[str, Any]
+
+
+class SampleResult(_Message, tag="SAMPLE_RESULT"):
+    """Shim -> daemon: the client's CreateMessageResult, or why there is none."""
+
+    id: str
+    result: dict[str, Any] | None = None
+    error: ErrorInfo | None = None
+
+
 class Error(_Message, tag="ERROR"):
     """A connection-level error: a bad frame, a refused REGISTER, a message out of place."""
 
@@ -158,6 +181,9 @@ Message = (
     | SessionEnd
     | Ping
     | Pong
+    | ClientCapabilities
+    | Sample
+    | SampleResult
     | Error
 )
 

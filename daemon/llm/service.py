@@ -25,9 +25,13 @@ class Llm:
     def __init__(self, config: LlmConfig) -> None:
         self.config = config
         self._endpoint: Endpoint | None = None
+        # The sampling models of connected clients that offer sampling, by their session id.
+        self.samplers: dict[str, Model] = {}
 
-    def model(self, sampler: Model | None = None) -> Model:
-        """The model for a call whose client offers `sampler` (None: it does not); LLM_NOT_CONFIGURED if neither."""
+    def model(self, session_id: str | None = None) -> Model:
+        """The model for work on behalf of session `session_id`: its client's through sampling when it offers
+        that and no endpoint is configured (or prefer_sampling), else the endpoint; LLM_NOT_CONFIGURED if neither."""
+        sampler = self.samplers.get(session_id or "")
         if sampler is not None and (self.config.prefer_sampling or not configured(self.config)):
             return sampler
         require_endpoint(self.config)

@@ -25,8 +25,10 @@ from browserd.daemon.errors import (
     PageCrashed,
     request_timeout,
 )
+from browserd.daemon.llm.sampling import SamplingModel
 from browserd.daemon.policy.trust import stricter
 from browserd.daemon.runtime.browser import is_crash
+from browserd.daemon.server.sampling_relay import SamplingRelay
 from browserd.daemon.sessions.session import Session
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Tool
@@ -36,6 +38,7 @@ from browserd.protocol.framing import FrameError, encode_frame, read_frame
 from browserd.protocol.messages import (
     PROTOCOL_VERSION,
     Cancel,
+    ClientCapabilities,
     DaemonInfo,
     Error,
     ErrorInfo,
@@ -48,6 +51,7 @@ from browserd.protocol.messages import (
     RegisterOk,
     Request,
     Response,
+    SampleResult,
     SessionEnd,
     ToolsChanged,
     protocol_major,
@@ -76,6 +80,8 @@ class Connection:
         self.page_seen = PageSeen()
         self.codegen = False
         self._groups: list[str] | None = None
+        # The client's own model, once the shim says the client offers sampling (issue 26).
+        self.sampling = SamplingRelay(self.send, daemon.config.llm.request_timeout_s)
 
     async def send(self, message: Message) -> None:
         try:
@@ -128,8 +134,21 @@ class Connection:
                     return
             elif isinstance(message, SessionEnd):
                 return  # a shim that shuts down cleanly says so before closing
+            elif isinstance(message, ClientCapabilities):
+                self._offer_sampling(message.sampling)
+            elif isinstance(message, SampleResult):
+                self.sampling.answered(message)
             else:
                 await self.send_error(InvalidParameter(f"unexpected {type(message).__name__} message from a client"))
+
+    def _offer_sampling(self, offered: bool) -> None:
+        if self.session is None:
+            return
+        samplers = self._daemon.services.llm.samplers
+        if offered:
+            samplers[self.session.id] = SamplingModel(self.sampling.ask, self._daemon.config.llm.max_tokens)
+        else:
+            samplers.pop(self.session.id, None)
 
     async def _register(self, message: Register) -> bool:
         if self.role != "unregistered":
@@ -249,6 +268,8 @@ class Connection:
     async def _close_session(self) -> None:
         with anyio.CancelScope(shield=True):
             self._daemon.detach(self)
+            self._offer_sampling(False)
+            self.sampling.close()
             if self.session is not None:
                 self._daemon.services.flows.stop_all(self.session.id)
                 sessions = self._daemon.services.sessions

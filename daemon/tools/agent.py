@@ -41,7 +41,7 @@ class SearchParams(Params, kw_only=True):
     output=TaskRun,
 )
 async def agent_run(ctx: ToolContext, params: AgentRunParams, response: Response) -> None:
-    ctx.services.llm.model()  # LLM_NOT_CONFIGURED before any run exists
+    ctx.services.llm.model(ctx.session.id)  # LLM_NOT_CONFIGURED before any run exists
     for url in params.urls:
         await ctx.session.trust.check_url(url)  # a remote caller's agent is refused loopback before it starts
     inputs = {key: value for key, value in msgspec.to_builtins(params).items() if key != "mode" and value is not None}

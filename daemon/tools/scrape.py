@@ -104,7 +104,7 @@ async def scrape(ctx: ToolContext, params: ScrapeParams, response: Response) -> 
         raise InvalidParameter("schema and prompt go with format json", field="format")
     check_schema(params.schema)
     # Before the page loads: a call that cannot be answered fails at once.
-    model = ctx.services.llm.model() if as_json else None
+    model = ctx.services.llm.model(ctx.session.id) if as_json else None
     profiles = ctx.services.profiles
     named = profiles.profile_id(params.profile_id) if params.profile_id is not None else None
     # A remote session without profileId scrapes in a fresh anonymous context: never `master`'s cookies.
@@ -234,6 +234,8 @@ async def map_site(ctx: ToolContext, params: MapParams, response: Response) -> N
 async def crawl(ctx: ToolContext, params: CrawlParams, response: Response) -> None:
     check_http_url(params.url)
     crawl_request(params, ctx.services.config.crawl)  # the configured limits, before a run is created
+    if params.format == "json":
+        ctx.services.llm.model(ctx.session.id)  # LLM_NOT_CONFIGURED before a run is created
     inputs = {
         key: value
         for key, value in msgspec.to_builtins(params).items()

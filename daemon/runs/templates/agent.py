@@ -25,7 +25,6 @@ from browserd.daemon.agent.search import configured as search_configured
 from browserd.daemon.agent.search import web_search
 from browserd.daemon.config import Config
 from browserd.daemon.errors import InvalidParameter
-from browserd.daemon.llm.model import Model
 from browserd.daemon.llm.schema import check_schema
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.runs.context import RunContext
@@ -120,9 +119,8 @@ class AgentRun(Template[AgentInputs]):
         return stored
 
     async def run(self, ctx: RunContext, inputs: AgentInputs) -> None:
-        await self.run_with(ctx, inputs, ctx.services.llm.model())
-
-    async def run_with(self, ctx: RunContext, inputs: AgentInputs, model: Model) -> None:
+        # The caller's client's model (sampling) or the endpoint: the run's own session has no client.
+        model = ctx.services.llm.model(ctx.record.owner_session_id)
         domains = AllowedDomains(inputs.allowed_domains)
         session = ctx.session
         if inputs.profile_id is not None:

@@ -20,7 +20,6 @@ import msgspec
 from browserd.daemon.config import Config, RunsConfig
 from browserd.daemon.errors import BrowserdError, ExecutionError, InvalidParameter
 from browserd.daemon.llm.schema import check_schema
-from browserd.daemon.llm.service import require_endpoint
 from browserd.daemon.llm.structured import JsonAnswer, extract_json
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.runs.context import RunContext
@@ -60,16 +59,17 @@ class PageJsonInputs(PageLoadInputs, kw_only=True):
     )
     prompt: Annotated[str, msgspec.Meta(description="format json: what to extract from each page.")] | None = None
 
-    def check_json(self, wanted: bool, config: Config) -> None:
+    def check_json(self, wanted: bool) -> None:
         if not wanted and (self.schema is not None or self.prompt is not None):
             raise InvalidParameter("schema and prompt go with format json", field="inputs.format")
         if wanted:
             check_schema(self.schema, "inputs.schema")
-            require_endpoint(config.llm)
 
     async def page_json(self, ctx: RunContext, markdown: str, url: str) -> JsonAnswer:
         content = markdown[: ctx.services.config.llm.max_content_chars]
-        return await extract_json(ctx.services.llm.model(), content, url, self.prompt, self.schema)
+        # The caller's client's model (sampling) or the endpoint: the run's own session has no client.
+        model = ctx.services.llm.model(ctx.record.owner_session_id)
+        return await extract_json(model, content, url, self.prompt, self.schema)
 
 
 class BatchInputs(PageJsonInputs, kw_only=True):
@@ -145,7 +145,7 @@ class BatchExtractPages(Template[BatchInputs]):
     def check(self, inputs: BatchInputs, config: Config) -> None:
         for index, url in enumerate(inputs.urls):
             check_http_url(url, f"inputs.urls[{index}]")
-        inputs.check_json(inputs.format == "json", config)
+        inputs.check_json(inputs.format == "json")
 
     def check_trust(self, inputs: BatchInputs, trust: TrustPolicy) -> None:
         if inputs.profile_id is not None:

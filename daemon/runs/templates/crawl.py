@@ -156,7 +156,7 @@ class Crawl(Template[CrawlInputs]):
 
     def check(self, inputs: CrawlInputs, config: Config) -> None:
         crawl_request(inputs, config.crawl)
-        inputs.check_json(inputs.format == "json", config)
+        inputs.check_json(inputs.format == "json")
 
     def default_mode(self, inputs: CrawlInputs, config: RunsConfig, timeout_ms: int | None) -> Literal["sync", "async"]:
         return "async"
