@@ -11,7 +11,7 @@ from typing import Any, Literal
 import msgspec
 
 # Major.minor: a different major is refused at REGISTER; a newer minor only adds optional fields.
-PROTOCOL_VERSION = "1.0"
+PROTOCOL_VERSION = "1.1"  # 1.1: CLIENT_CAPABILITIES, SAMPLE, SAMPLE_RESULT (MCP sampling relay)
 
 TrustLevel = Literal["local", "remote"]
 Role = Literal["shim", "control"]
