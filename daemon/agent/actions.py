@@ -148,7 +148,7 @@ class AgentBrowser:
         answer = await self.services.tools.answer(name, arguments, self.services, self.session)
         return answer.text, answer.data
 
-    async def current_url(self) -> str:
+    def current_url(self) -> str:
         tab = self.session.active_tab()
         return tab.page.url if tab is not None else ""
 
@@ -158,11 +158,11 @@ class AgentBrowser:
             text, summary = await self._act(name, args)
         except BrowserdError as exc:
             text = f"Error [{exc.code}]: {exc.message}\nNext: {exc.recover_hint}"
-            return ActionResult(self.mask(text), f"{name} failed: {exc.code}", await self.current_url(), exc.code)
+            return ActionResult(self.mask(text), f"{name} failed: {exc.code}", self.current_url(), exc.code)
         refused = self.domains.take_refused()
         if refused:
             text += "\nRefused (outside allowedDomains): " + ", ".join(refused)
-        return ActionResult(self.mask(text), self.mask(summary), await self.current_url())
+        return ActionResult(self.mask(text), self.mask(summary), self.current_url())
 
     async def _act(self, name: str, args: dict[str, Any]) -> tuple[str, str]:
         snapshot = self.form

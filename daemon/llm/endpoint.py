@@ -48,7 +48,8 @@ class Endpoint:
         body: dict[str, Any] = {
             "model": self.config.model,
             "messages": messages,
-            "max_tokens": max_tokens or self.config.max_tokens,
+            # [llm] max_tokens caps every answer: a run's remaining budget may be far above what the model allows.
+            "max_tokens": min(max_tokens or self.config.max_tokens, self.config.max_tokens),
             "temperature": 0,
         }
         if tools:
