@@ -128,12 +128,8 @@ class AgentBrowser:
     session: Session
     domains: AllowedDomains
     args: dict[str, str] = field(default_factory=dict)
-    form: SnapshotForm = "delta"
-    profile_id: str | None = None
+    form: SnapshotForm = "interactive"
     search: Searcher | None = None
-    # Characters of page text handed to the model, per action (the bench reads it).
-    chars_sent: list[int] = field(default_factory=list)
-    _opened: bool = False
 
     def tools(self) -> list[dict[str, Any]]:
         return [*BROWSER_TOOLS, SEARCH_TOOL] if self.search is not None else list(BROWSER_TOOLS)
@@ -223,14 +219,10 @@ class AgentBrowser:
         return str(args.get("value") or "")
 
     async def open(self, url: str) -> str:
-        """Open `url` in the current tab (the first time in the run's window, on its profile if one is named)."""
+        """Open `url` in the current tab of the run's window (the template made it, on a profile if one is named)."""
         check_http_url(url)
         self.domains.check(url)
-        call: dict[str, Any] = {"url": url, "snapshot": self.form}
-        if not self._opened and self.profile_id is not None:
-            call["profileId"] = self.profile_id
-        text, _ = await self._tool("browser_open", call)
-        self._opened = True
+        text, _ = await self._tool("browser_open", {"url": url, "snapshot": self.form})
         return text
 
     async def read(self) -> str:

@@ -154,7 +154,6 @@ class Agent:
             result = await self.browser.act(name, args)
             elapsed = (time.perf_counter() - started) * 1000
         chars = len(result.text)
-        self.browser.chars_sent.append(chars)
         self.state.trace.append(
             TraceStep(index, name, reason, result.summary, result.url, result.error_code, chars, elapsed)
         )
