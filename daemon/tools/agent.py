@@ -12,7 +12,7 @@ from browserd.daemon.runs.templates.agent import TIMEOUT_MARGIN_MS, AgentInputs
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
-from browserd.daemon.tools.runs import RunOptions, RunTemplateParams, TaskRun, run_task_template
+from browserd.daemon.tools.task_runs import RunOptions, RunTemplateParams, TaskRun, run_template
 
 
 class AgentRunParams(AgentInputs, kw_only=True):
@@ -47,7 +47,7 @@ async def agent_run(ctx: ToolContext, params: AgentRunParams, response: Response
     inputs = {key: value for key, value in msgspec.to_builtins(params).items() if key != "mode" and value is not None}
     options = RunOptions(mode=params.mode, timeout_ms=params.timeout_ms + TIMEOUT_MARGIN_MS)
     run = RunTemplateParams(template_id="agent", inputs=inputs, options=options)
-    await run_task_template.handler(ctx, run, response)
+    await run_template(ctx, run, response)
 
 
 @tool(
