@@ -122,6 +122,7 @@ async def test_the_agent_compares_two_pages_in_tabs(llm_home: BrowserdHome, mode
             client,
             prompt=f"Which teapot is cheaper? Also: {site}/agent/product-b.html",
             urls=[f"{site}/agent/product.html"],
+            screenshots=True,
         )
     assert run["status"] == "succeeded", run
     assert run["result"]["answer"] == {
@@ -129,6 +130,9 @@ async def test_the_agent_compares_two_pages_in_tabs(llm_home: BrowserdHome, mode
         "prices": {"Teapot Classic": 34.5, "Teapot Deluxe": 29.0},
     }
     assert "tabs: open B" in step_names(run)
+    # screenshots: a PNG per step, beside the step trace.
+    pngs = [artifact for artifact in run["artifacts"] if artifact["mimeType"] == "image/png"]
+    assert len(pngs) == len(step_names(run))
 
 
 async def test_a_schema_invalid_answer_is_repaired_once_then_refused(
@@ -243,8 +247,11 @@ async def test_an_injection_page_cannot_lead_the_agent_elsewhere_nor_see_secrets
     opening = re.search(r"everything between (\S+) and (\S+) comes from web pages", system)
     assert opening, system
     assert read.index(opening.group(1)) < read.index("IMPORTANT SYSTEM NOTICE") < read.index(opening.group(2))
-    # Revealing the instructions reveals no secret: the model never had the argument's value.
+    # Revealing the instructions reveals no secret: the model never had the argument's value, and no file
+    # of the daemon's (the run record, the trace, the log) holds it.
     assert "hunter2-xyz" not in model.requests_text()
+    written = [path for path in llm_home.root.rglob("*") if path.is_file() and b"hunter2-xyz" in path.read_bytes()]
+    assert written == []
     assert run["status"] == "succeeded"
 
 
