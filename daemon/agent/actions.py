@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 # nothing, as nearly every step there loads a new page.
 SnapshotForm = Literal["delta", "full", "interactive"]
 READ_MAX_CHARS = 12_000  # of a page's main content per `read`
+# Of any one action's answer: a page whose interactive snapshot is huge must not spend a run's budget at once.
+ANSWER_MAX_CHARS = 16_000
 REASON = {"type": "string", "description": "Why, in a few words (shown to the user as progress)."}
 MASK = "[arg:{name}]"
 
@@ -155,6 +157,11 @@ class AgentBrowser:
         except BrowserdError as exc:
             text = f"Error [{exc.code}]: {exc.message}\nNext: {exc.recover_hint}"
             return ActionResult(self.mask(text), f"{name} failed: {exc.code}", self.current_url(), exc.code)
+        if len(text) > ANSWER_MAX_CHARS:
+            text = (
+                text[:ANSWER_MAX_CHARS]
+                + f"\n… cut at {ANSWER_MAX_CHARS} of {len(text)} characters: `read` gives the main text, `scroll` more."
+            )
         refused = self.domains.take_refused()
         if refused:
             text += "\nRefused (outside allowedDomains): " + ", ".join(refused)
