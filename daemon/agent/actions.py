@@ -142,9 +142,8 @@ class AgentBrowser:
                 text = text.replace(value, MASK.format(name=name))
         return text
 
-    async def _tool(self, name: str, arguments: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        answer = await self.services.tools.answer(name, arguments, self.services, self.session)
-        return answer.text, answer.data
+    async def _tool(self, name: str, arguments: dict[str, Any]) -> str:
+        return (await self.services.tools.answer(name, arguments, self.services, self.session)).text
 
     def current_url(self) -> str:
         tab = self.session.active_tab()
@@ -152,8 +151,16 @@ class AgentBrowser:
 
     async def act(self, name: str, args: dict[str, Any]) -> ActionResult:
         """Run one action; a BrowserdError becomes the text the model reads (it may recover), never an escape."""
+        action = self._actions().get(name)
         try:
-            text, summary = await self._act(name, args)
+            if action is None:
+                raise InvalidParameter(
+                    f"there is no action `{name}`", hint="Use one of the tools offered.", field="name"
+                )
+            try:
+                text, summary = await action(args)
+            except (TypeError, ValueError) as exc:  # an argument of the wrong type, as models sometimes write
+                raise InvalidParameter(f"bad arguments for {name}: {exc}", field="arguments") from exc
         except BrowserdError as exc:
             text = f"Error [{exc.code}]: {exc.message}\nNext: {exc.recover_hint}"
             return ActionResult(self.mask(text), f"{name} failed: {exc.code}", self.current_url(), exc.code)
@@ -167,53 +174,72 @@ class AgentBrowser:
             text += "\nRefused (outside allowedDomains): " + ", ".join(refused)
         return ActionResult(self.mask(text), self.mask(summary), self.current_url())
 
-    async def _act(self, name: str, args: dict[str, Any]) -> tuple[str, str]:
-        snapshot = self.form
-        if name == "navigate":
-            url = str(args.get("url") or "")
-            return await self.open(url), f"navigate {url}"
-        if name in ("click", "fill", "select", "press"):
+    def _actions(self) -> dict[str, Callable[[dict[str, Any]], Awaitable[tuple[str, str]]]]:
+        """Each action's code: its answer's text and its one-line summary."""
+        actions = {
+            "navigate": self._navigate,
+            "click": self._element("click"),
+            "fill": self._element("fill"),
+            "select": self._element("select"),
+            "press": self._element("press"),
+            "scroll": self._scroll,
+            "wait": self._wait,
+            "back": self._back,
+            "read": self._read,
+            "tabs": self.tabs,
+        }
+        if self.search is not None:
+            actions["web_search"] = self._search
+        return actions
+
+    async def _navigate(self, args: dict[str, Any]) -> tuple[str, str]:
+        url = str(args.get("url") or "")
+        return await self.open(url), f"navigate {url}"
+
+    def _element(self, name: str) -> Callable[[dict[str, Any]], Awaitable[tuple[str, str]]]:
+        async def act(args: dict[str, Any]) -> tuple[str, str]:
             ref = str(args.get("ref") or "")
-            call: dict[str, Any] = {"snapshot": snapshot}
+            call: dict[str, Any] = {"snapshot": self.form}
             if ref:
                 call["target"] = ref
             elif name != "press":
                 raise InvalidParameter(f"{name} needs a ref from the latest snapshot", field="ref")
             if name == "fill":
-                call["value"] = self._value(args)
-                call["submit"] = bool(args.get("submit"))
+                call |= {"value": self._value(args), "submit": bool(args.get("submit"))}
             elif name == "select":
                 call["labels"] = [str(args.get("option") or "")]
             elif name == "press":
                 call["key"] = str(args.get("key") or "")
-            text, _ = await self._tool(f"browser_{name}", call)
-            shown = f" {args['arg']!s}" if name == "fill" and args.get("arg") else ""
-            return text, f"{name} {ref}{shown}".strip()
-        if name == "scroll":
-            pixels = int(args.get("pixels") or 600)
-            text, _ = await self._tool("browser_scroll", {"deltaY": pixels, "snapshot": snapshot})
-            return text, f"scroll {pixels}"
-        if name == "wait":
-            call = {"snapshot": snapshot}
-            if args.get("text"):
-                call |= {"text": str(args["text"]), "timeout": 10_000}
-            else:
-                call["timeMs"] = max(1, min(int(args.get("ms") or 1000), 10_000))
-            text, _ = await self._tool("browser_wait", call)
-            return text, f"wait {args.get('text') or call.get('timeMs')}"
-        if name == "back":
-            text, _ = await self._tool("browser_navigate", {"action": "back", "snapshot": snapshot})
-            return text, "back"
-        if name == "read":
-            return await self.read(), "read"
-        if name == "tabs":
-            return await self.tabs(args)
-        if name == "web_search" and self.search is not None:
-            query = str(args.get("query") or "")
-            results = await self.search(query, max(1, min(int(args.get("limit") or 5), 10)))
-            lines = [f"- {r['title']} {r['url']}" + (f" — {r['snippet']}" if r.get("snippet") else "") for r in results]
-            return "Results:\n" + ("\n".join(lines) or "(none)"), f"search {query!r}"
-        raise InvalidParameter(f"there is no action `{name}`", hint="Use one of the tools offered.", field="name")
+            text = await self._tool(f"browser_{name}", call)
+            typed = f" {args['arg']!s}" if name == "fill" and args.get("arg") else ""
+            return text, f"{name} {ref}{typed}".strip()
+
+        return act
+
+    async def _scroll(self, args: dict[str, Any]) -> tuple[str, str]:
+        pixels = int(args.get("pixels") or 600)
+        return await self._tool("browser_scroll", {"deltaY": pixels, "snapshot": self.form}), f"scroll {pixels}"
+
+    async def _wait(self, args: dict[str, Any]) -> tuple[str, str]:
+        call: dict[str, Any] = {"snapshot": self.form}
+        if args.get("text"):
+            call |= {"text": str(args["text"]), "timeout": 10_000}
+        else:
+            call["timeMs"] = max(1, min(int(args.get("ms") or 1000), 10_000))
+        return await self._tool("browser_wait", call), f"wait {args.get('text') or call.get('timeMs')}"
+
+    async def _back(self, args: dict[str, Any]) -> tuple[str, str]:
+        return await self._tool("browser_navigate", {"action": "back", "snapshot": self.form}), "back"
+
+    async def _read(self, args: dict[str, Any]) -> tuple[str, str]:
+        return await self.read(), "read"
+
+    async def _search(self, args: dict[str, Any]) -> tuple[str, str]:
+        assert self.search is not None
+        query = str(args.get("query") or "")
+        results = await self.search(query, max(1, min(int(args.get("limit") or 5), 10)))
+        lines = [f"- {r['title']} {r['url']}" + (f" — {r['snippet']}" if r.get("snippet") else "") for r in results]
+        return "Results:\n" + ("\n".join(lines) or "(none)"), f"search {query!r}"
 
     def _value(self, args: dict[str, Any]) -> str:
         if args.get("arg"):
@@ -229,8 +255,7 @@ class AgentBrowser:
         """Open `url` in the current tab of the run's window (the template made it, on a profile if one is named)."""
         check_http_url(url)
         self.domains.check(url)
-        text, _ = await self._tool("browser_open", {"url": url, "snapshot": self.form})
-        return text
+        return await self._tool("browser_open", {"url": url, "snapshot": self.form})
 
     async def read(self) -> str:
         tab = await self.session.tab()
@@ -251,10 +276,10 @@ class AgentBrowser:
             call["url"] = url
         if action in ("select", "close"):
             call["tabId"] = str(args.get("tabId") or "")
-        text, _ = await self._tool("browser_tabs", call)
+        text = await self._tool("browser_tabs", call)
         if action in ("new", "select") and self.session.active_tab() is not None:
             # The model acts on refs: a tab it turns to comes with its snapshot.
-            shown, _ = await self._tool("browser_snapshot", {"interactive": self.form == "interactive"})
+            shown = await self._tool("browser_snapshot", {"interactive": self.form == "interactive"})
             text = f"{text}\n{shown}"
         target = call.get("url") or call.get("tabId") or ""
         return text, f"tabs {action} {target}".strip()
