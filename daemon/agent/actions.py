@@ -27,9 +27,9 @@ if TYPE_CHECKING:
 
 # How the page is shown to the model after an action: the browser tools' snapshot modes. interactive (only
 # what can be acted on, under its headings) plus `read` (the main content as markdown) when the task needs
-# the page's text: tests/bench/agent.py measured 0.2-0.4 of a full snapshot's characters per step on the
-# tasks of tests/e2e/test_agent.py, where delta (whole snapshot on a new page, then changed lines) saved
-# nothing, as nearly every step there loads a new page.
+# the page's text: tests/bench/agent.py measured 0.23-0.54 of a full snapshot's characters on fuller
+# tests/site pages and 0.32-0.78 per step on the agent test tasks, where delta (the whole snapshot on a new
+# page, then changed lines) saved nothing, as nearly every step there loads a new page (docs/llm.md).
 SnapshotForm = Literal["delta", "full", "interactive"]
 READ_MAX_CHARS = 12_000  # of a page's main content per `read`
 # Of any one action's answer: a page whose interactive snapshot is huge must not spend a run's budget at once.
