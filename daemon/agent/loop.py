@@ -82,11 +82,21 @@ StepScope = Callable[[str], AbstractAsyncContextManager[Any]]
 
 
 class Agent:
-    def __init__(self, task: AgentTask, model: Model, browser: AgentBrowser, step: StepScope) -> None:
+    def __init__(
+        self,
+        task: AgentTask,
+        model: Model,
+        browser: AgentBrowser,
+        step: StepScope,
+        check_cancelled: Callable[[], None] = lambda: None,
+    ) -> None:
+        """`step(name)`: the scope of one browser action (a run's step); `check_cancelled` raises once the run
+        was asked to stop, checked before every model turn (turns that only `note` are no steps)."""
         self.task = task
         self.model = model
         self.browser = browser
         self.step = step
+        self.check_cancelled = check_cancelled
         self.state = AgentState(model=model.name)
         self.fence = Fence()
         self.messages: list[Message] = [
@@ -109,6 +119,7 @@ class Agent:
             result = await self._do("navigate", {"url": self.task.urls[0]}, "open the start page")
             self.messages[-1]["content"] += "\n\n" + self.fence.wrap(result.text)
         while not self.state.done:
+            self.check_cancelled()
             if self.state.steps >= self.task.max_steps:
                 raise self.over_budget("maxSteps", self.task.max_steps)
             left = self.task.max_tokens - self.state.usage.total

@@ -181,10 +181,15 @@ async def test_budgets_stop_the_agent_with_limit_exceeded_and_the_partial_result
     assert run["result"]["usage"]["promptTokens"] + run["result"]["usage"]["completionTokens"] > 1_000
 
 
+@pytest.mark.parametrize("action", ["scroll", "note"])
 async def test_cancel_stops_the_agent_mid_run_and_keeps_its_trace(
-    llm_home: BrowserdHome, model: ScriptedModel, site: str
+    llm_home: BrowserdHome, model: ScriptedModel, site: str, action: str
 ) -> None:
-    model.script = lambda turn: call("scroll", pixels=100, reason="keep looking")
+    """Between browser actions (scroll), and when the model only takes notes, which are no browser steps."""
+    if action == "scroll":
+        model.script = lambda turn: call("scroll", pixels=100, reason="keep looking")
+    else:
+        model.script = lambda turn: call("note", data={"turn": len(turn.messages)})
     model.delay_s = 0.3
     async with mcp_client(llm_home, args=TOOLS) as client:
         started = ok(
@@ -202,7 +207,10 @@ async def test_cancel_stops_the_agent_mid_run_and_keeps_its_trace(
                 await anyio.sleep(0.2)
         assert run["status"] == "canceled"
         trace = json.loads(await artifact_text(client, trace_of(run)))
-    assert 2 <= len(trace) < 20 and trace[1]["reason"] == "keep looking"
+    if action == "scroll":
+        assert 2 <= len(trace) < 20 and trace[1]["reason"] == "keep looking"
+    else:
+        assert [step["action"] for step in trace] == [f"navigate {site}/scroll.html"]
     turns = len(model.turns)
     await anyio.sleep(1)
     assert len(model.turns) == turns, "a canceled agent asks the model nothing more"

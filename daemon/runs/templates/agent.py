@@ -159,7 +159,7 @@ class AgentRun(Template[AgentInputs]):
             if inputs.screenshots:
                 await self._screenshot(ctx, browser, index)
 
-        agent = Agent(task, model, browser, step)
+        agent = Agent(task, model, browser, step, ctx.check_cancelled)
         try:
             with anyio.move_on_after(inputs.timeout_ms / 1000) as budget:
                 await agent.run()
