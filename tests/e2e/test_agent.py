@@ -181,6 +181,19 @@ async def test_budgets_stop_the_agent_with_limit_exceeded_and_the_partial_result
     assert run["result"]["usage"]["promptTokens"] + run["result"]["usage"]["completionTokens"] > 1_000
 
 
+async def test_the_time_budget_stops_a_slow_agent_with_what_it_noted(
+    llm_home: BrowserdHome, model: ScriptedModel, site: str
+) -> None:
+    model.script = lambda turn: call("note", data={"notes": len(turn.tool_results()) + 1})
+    model.delay_s = 0.4
+    async with mcp_client(llm_home, args=TOOLS) as client:
+        run = await run_agent(client, prompt="Take notes.", urls=[f"{site}/article.html"], timeoutMs=1_500)
+    assert run["status"] == "failed"
+    assert run["error"]["details"]["stepErrorCode"] == "LIMIT_EXCEEDED"
+    assert "timeoutMs" in run["error"]["details"]["stepError"]
+    assert run["result"]["partial"]["notes"] >= 1
+
+
 @pytest.mark.parametrize("action", ["scroll", "note"])
 async def test_cancel_stops_the_agent_mid_run_and_keeps_its_trace(
     llm_home: BrowserdHome, model: ScriptedModel, site: str, action: str
