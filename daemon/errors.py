@@ -14,6 +14,9 @@ from browserd.protocol.messages import ErrorInfo
 class BrowserdError(Exception):
     code: ClassVar[str] = "EXECUTION_ERROR"
     hint: ClassVar[str] = "Check the arguments and try again."
+    # Raised by a run's template: a limit of the whole run (a budget), reported as the run's error as it is,
+    # not as STEP_EXECUTION_FAILED of a step.
+    ends_run: ClassVar[bool] = False
 
     def __init__(self, message: str, *, hint: str | None = None, **details: Any) -> None:
         super().__init__(message)

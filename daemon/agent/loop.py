@@ -75,7 +75,10 @@ class AgentState:
 
 
 class BudgetExceeded(LimitExceeded):
-    hint = "details.partial holds what the agent had noted; raise maxSteps or maxTokens, or narrow the prompt."
+    hint = (
+        "result.partial holds what the agent had noted; raise maxSteps, maxTokens or timeoutMs, or narrow the prompt."
+    )
+    ends_run = True
 
 
 StepScope = Callable[[str], AbstractAsyncContextManager[Any]]

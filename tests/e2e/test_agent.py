@@ -171,13 +171,12 @@ async def test_budgets_stop_the_agent_with_limit_exceeded_and_the_partial_result
     async with mcp_client(llm_home, args=TOOLS) as client:
         run = await run_agent(client, prompt="Find the warranty.", urls=[f"{site}/article.html"], maxSteps=5)
         assert run["status"] == "failed"
-        assert run["error"]["details"]["stepErrorCode"] == "LIMIT_EXCEEDED"
-        assert "maxSteps" in run["error"]["details"]["stepError"]
+        assert run["error"]["errorCode"] == "LIMIT_EXCEEDED" and run["error"]["details"]["limit"] == "maxSteps"
+        assert run["error"]["details"]["partial"] == {"seen": 4}
         assert run["result"]["partial"] == {"seen": 4} and run["result"]["steps"] == 5
 
         run = await run_agent(client, prompt="Find the warranty.", urls=[f"{site}/article.html"], maxTokens=1_000)
-    assert run["error"]["details"]["stepErrorCode"] == "LIMIT_EXCEEDED"
-    assert "maxTokens" in run["error"]["details"]["stepError"]
+    assert run["error"]["errorCode"] == "LIMIT_EXCEEDED" and run["error"]["details"]["limit"] == "maxTokens"
     assert run["result"]["usage"]["promptTokens"] + run["result"]["usage"]["completionTokens"] > 1_000
 
 
@@ -189,8 +188,7 @@ async def test_the_time_budget_stops_a_slow_agent_with_what_it_noted(
     async with mcp_client(llm_home, args=TOOLS) as client:
         run = await run_agent(client, prompt="Take notes.", urls=[f"{site}/article.html"], timeoutMs=1_500)
     assert run["status"] == "failed"
-    assert run["error"]["details"]["stepErrorCode"] == "LIMIT_EXCEEDED"
-    assert "timeoutMs" in run["error"]["details"]["stepError"]
+    assert run["error"]["errorCode"] == "LIMIT_EXCEEDED" and run["error"]["details"]["limit"] == "timeoutMs"
     assert run["result"]["partial"]["notes"] >= 1
 
 
