@@ -286,6 +286,8 @@ class AnswerInvalid(BrowserdError):
     """The model's answer did not match the schema, even after it was shown the validation errors once."""
 
     code = "SCHEMA_VALIDATION_FAILED"
+    # An agent run's refused answer is the run's own error (a page's, in crawl or batch, fails its item only).
+    ends_run = True
     hint = (
         "details.lastAnswer is the model's last answer and details.errors what the schema found wrong: simplify "
         "the schema, make the prompt say what each field holds, or use a stronger model."

@@ -155,8 +155,9 @@ async def test_a_schema_invalid_answer_is_repaired_once_then_refused(
         model.script = lambda turn: call("done", answer={"cost": 34.5})
         run = await run_agent(client, prompt="The price?", urls=urls, schema=schema)
     assert run["status"] == "failed"
-    assert run["error"]["details"]["stepErrorCode"] == "SCHEMA_VALIDATION_FAILED"
-    assert "'price' is a required property" in run["error"]["details"]["stepError"]
+    assert run["error"]["errorCode"] == "SCHEMA_VALIDATION_FAILED"
+    assert "$: 'price' is a required property" in run["error"]["details"]["errors"]
+    assert run["error"]["details"]["lastAnswer"] == '{"cost": 34.5}'
 
 
 async def test_budgets_stop_the_agent_with_limit_exceeded_and_the_partial_result(
