@@ -65,3 +65,15 @@ async def test_a_client_without_sampling_gets_llm_not_configured(home: BrowserdH
     async with mcp_client(home, args=("--tools", "scrape")) as client:
         arguments = {"url": f"{site}/article.html", "format": "json"}
         failed(await client.call_tool("scrape", arguments), "LLM_NOT_CONFIGURED")
+
+
+async def test_a_refused_sampling_request_is_an_llm_error_naming_why(home: BrowserdHome, site: str) -> None:
+    async def refusing(context: Any, params: types.CreateMessageRequestParams) -> types.ErrorData:
+        return types.ErrorData(code=-1, message="the user declined the sampling request")
+
+    async with mcp_client(home, args=("--tools", "scrape"), sampling_callback=refusing) as client:
+        arguments = {"url": f"{site}/article.html", "format": "json"}
+        error = failed(await client.call_tool("scrape", arguments), "LLM_ERROR")
+        ok(await client.call_tool("scrape", {"url": f"{site}/article.html"}))  # the daemon keeps serving
+    assert "the user declined the sampling request" in error["error"]
+    assert "[llm]" in error["recoverHint"]
