@@ -299,6 +299,39 @@ class FlowsConfig(msgspec.Struct, forbid_unknown_fields=True):
     keep_non_sensitive_values: bool = False
 
 
+class LlmConfig(msgspec.Struct, forbid_unknown_fields=True):
+    """The model of `scrape format=json` and of agent runs (docs/llm.md): any OpenAI-compatible chat-completions
+    endpoint (hosted, or local: Ollama, llama.cpp's server, vLLM, LM Studio), else the calling client's own model
+    through MCP sampling. The API key is never in this text: it comes from an environment variable or a file."""
+
+    # e.g. "https://api.openai.com/v1" or "http://127.0.0.1:11434/v1" (Ollama); empty: no endpoint.
+    base_url: str = ""
+    model: str = ""
+    # The name of the environment variable holding the key (the daemon's own environment), e.g. "OPENAI_API_KEY".
+    api_key_env: str = ""
+    # A file holding only the key, readable by its owner alone (mode 0600), e.g. "~/.config/browserd/llm.key".
+    api_key_file: str = ""
+    # Most tokens one answer of the model may have.
+    max_tokens: Positive = 4_096
+    # One request to the endpoint; a slow local model on a CPU may need minutes.
+    request_timeout_s: Annotated[float, msgspec.Meta(gt=0)] = 120.0
+    connect_timeout_s: Annotated[float, msgspec.Meta(gt=0)] = 10.0
+    # Ask the calling MCP client's model (sampling) even when an endpoint is configured.
+    prefer_sampling: bool = False
+    # Characters of a page's main content given to the model for `scrape format=json`; the rest is cut.
+    max_content_chars: Positive = 60_000
+
+
+class SearchConfig(msgspec.Struct, forbid_unknown_fields=True):
+    """web_search (docs/llm.md): a SearXNG instance's JSON API, or a results page read through the browser."""
+
+    # e.g. "http://127.0.0.1:8888" (the instance must enable the json format in its settings.yml).
+    searxng_url: str = ""
+    # A results page with {query} where the words go, e.g. "https://duckduckgo.com/html/?q={query}".
+    results_url_template: str = ""
+    timeout_s: Annotated[float, msgspec.Meta(gt=0)] = 20.0
+
+
 class Config(msgspec.Struct, forbid_unknown_fields=True):
     daemon: DaemonConfig = msgspec.field(default_factory=DaemonConfig)
     browser: BrowserConfig = msgspec.field(default_factory=BrowserConfig)
@@ -311,6 +344,8 @@ class Config(msgspec.Struct, forbid_unknown_fields=True):
     bridge: BridgeConfig = msgspec.field(default_factory=BridgeConfig)
     flows: FlowsConfig = msgspec.field(default_factory=FlowsConfig)
     http: HttpConfig = msgspec.field(default_factory=HttpConfig)
+    llm: LlmConfig = msgspec.field(default_factory=LlmConfig)
+    search: SearchConfig = msgspec.field(default_factory=SearchConfig)
 
 
 class ConfigError(Exception):

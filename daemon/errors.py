@@ -14,6 +14,9 @@ from browserd.protocol.messages import ErrorInfo
 class BrowserdError(Exception):
     code: ClassVar[str] = "EXECUTION_ERROR"
     hint: ClassVar[str] = "Check the arguments and try again."
+    # Raised by a run's template: a limit of the whole run (a budget), reported as the run's error as it is,
+    # not as STEP_EXECUTION_FAILED of a step.
+    ends_run: ClassVar[bool] = False
 
     def __init__(self, message: str, *, hint: str | None = None, **details: Any) -> None:
         super().__init__(message)
@@ -260,3 +263,41 @@ class TargetNotVerified(BrowserdError):
 class SiteMismatch(BrowserdError):
     code = "SITE_MISMATCH"
     hint = "Open the flow's start page first, pass startUrl, or run with tabTarget 'new'."
+
+
+class LlmNotConfigured(BrowserdError):
+    code = "LLM_NOT_CONFIGURED"
+    hint = (
+        "Configure a model in the [llm] section of ~/.config/browserd/config.toml: base_url (an OpenAI-compatible "
+        'endpoint, e.g. "http://127.0.0.1:11434/v1" for Ollama or "https://api.openai.com/v1"), model, and '
+        "api_key_env (the name of an environment variable holding the key) or api_key_file (a 0600 file); or "
+        "use an MCP client that offers sampling, whose own model then answers (docs/llm.md)."
+    )
+
+
+class LlmFailed(BrowserdError):
+    """The model's endpoint refused, failed or timed out; details say which, never the key."""
+
+    code = "LLM_ERROR"
+    hint = "Check [llm] base_url and model, that the endpoint is up, and the key's variable or file (docs/llm.md)."
+
+
+class AnswerInvalid(BrowserdError):
+    """The model's answer did not match the schema, even after it was shown the validation errors once."""
+
+    code = "SCHEMA_VALIDATION_FAILED"
+    # An agent run's refused answer is the run's own error (a page's, in crawl or batch, fails its item only).
+    ends_run = True
+    hint = (
+        "details.lastAnswer is the model's last answer and details.errors what the schema found wrong: simplify "
+        "the schema, make the prompt say what each field holds, or use a stronger model."
+    )
+
+
+class SearchFailed(BrowserdError):
+    code = "SEARCH_FAILED"
+    hint = (
+        "Configure [search] searxng_url (a SearXNG instance with the json format enabled) or "
+        "results_url_template; results pages of public engines often answer with consent pages or captchas, "
+        "so pass urls to the agent instead when they do."
+    )

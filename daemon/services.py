@@ -13,6 +13,7 @@ from browserd.daemon.errors import ExecutionError, UnknownTool
 from browserd.daemon.events import Events
 from browserd.daemon.flows.replay.run_template import FlowRun
 from browserd.daemon.flows.service import FlowService
+from browserd.daemon.llm.service import Llm
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.registry import Profiles
@@ -23,6 +24,14 @@ from browserd.daemon.runtime.executor import TaskExecutor
 from browserd.daemon.scrape.shared import ScrapeShared
 from browserd.daemon.sessions.manager import SessionManager
 from browserd.daemon.sessions.session import Session
+
+
+@dataclass(frozen=True)
+class ToolAnswer:
+    """A tool's answer as a model reads it (its text: page header, changes, snapshot) and its structured data."""
+
+    text: str
+    data: dict[str, Any]
 
 
 class ToolCaller(Protocol):
@@ -36,6 +45,10 @@ class ToolCaller(Protocol):
         """The tool's own handler on `session`, in-process; answers its structured data."""
         ...
 
+    async def answer(self, name: str, arguments: dict[str, Any], services: Services, session: Session) -> ToolAnswer:
+        """The same, answering the text a client would read too (an agent run's observation)."""
+        ...
+
 
 class NoTools:
     """Until the daemon hands the catalog over (and in processes that have none)."""
@@ -44,6 +57,9 @@ class NoTools:
         raise UnknownTool(f"unknown tool `{name}`: this process has no tool catalog", tool=name)
 
     async def call(self, name: str, arguments: dict[str, Any], services: Services, session: Session) -> dict[str, Any]:
+        raise ExecutionError(f"cannot run {name}: this process has no tool catalog")
+
+    async def answer(self, name: str, arguments: dict[str, Any], services: Services, session: Session) -> ToolAnswer:
         raise ExecutionError(f"cannot run {name}: this process has no tool catalog")
 
 
@@ -59,6 +75,8 @@ class Services:
     scrape: ScrapeShared
     # The extension bridge; it listens only when [bridge] enabled is set (the daemon starts it).
     bridge: BridgeServer
+    # The model of scrape format=json and agent runs ([llm]); nothing connects until a call needs it.
+    llm: Llm
     tools: ToolCaller = field(default_factory=NoTools)
     # What just changed (runs' progress, sessions' tabs and calls), for the console's live view.
     events: Events = field(default_factory=Events)
@@ -89,5 +107,6 @@ class Services:
             guards=guards,
             scrape=ScrapeShared.build(config),
             bridge=BridgeServer(config.bridge),
+            llm=Llm(config.llm),
             tools=tools or NoTools(),
         )

@@ -11,7 +11,7 @@ from typing import Any, Literal
 import msgspec
 
 # Major.minor: a different major is refused at REGISTER; a newer minor only adds optional fields.
-PROTOCOL_VERSION = "1.0"
+PROTOCOL_VERSION = "1.1"  # 1.1: CLIENT_CAPABILITIES, SAMPLE, SAMPLE_RESULT (MCP sampling relay)
 
 TrustLevel = Literal["local", "remote"]
 Role = Literal["shim", "control"]
@@ -141,6 +141,29 @@ class Pong(_Message, tag="PONG"):
     id: str
 
 
+class ClientCapabilities(_Message, tag="CLIENT_CAPABILITIES"):
+    """Shim -> daemon, once its MCP client has initialized: what that client offers the daemon."""
+
+    # The client answers sampling/createMessage: its own model may serve scrape format=json and agent runs.
+    sampling: bool = False
+
+
+class Sample(_Message, tag="SAMPLE"):
+    """Daemon -> shim: ask the MCP client's model; `request` is the params of sampling/createMessage.
+    Sent only to a shim that announced sampling (ClientCapabilities)."""
+
+    id: str
+    request: dict[str, Any]
+
+
+class SampleResult(_Message, tag="SAMPLE_RESULT"):
+    """Shim -> daemon: the client's CreateMessageResult, or why there is none."""
+
+    id: str
+    result: dict[str, Any] | None = None
+    error: ErrorInfo | None = None
+
+
 class Error(_Message, tag="ERROR"):
     """A connection-level error: a bad frame, a refused REGISTER, a message out of place."""
 
@@ -160,6 +183,9 @@ Message = (
     | SessionEnd
     | Ping
     | Pong
+    | ClientCapabilities
+    | Sample
+    | SampleResult
     | Error
 )
 

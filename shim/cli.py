@@ -56,7 +56,12 @@ def main() -> None:
 
 
 @main.command()
-@click.option("--tools", "tools", default=None, help="Tool groups: pages,scrape,runs,flows or all (core is always on).")
+@click.option(
+    "--tools",
+    "tools",
+    default=None,
+    help="Tool groups: pages,devtools,scrape,runs,flows,agent or all (core always on).",
+)
 @click.option(
     "--trust",
     "trust",

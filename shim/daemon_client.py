@@ -15,6 +15,7 @@ from browserd.protocol.framing import FrameError, encode_frame, read_frame
 from browserd.protocol.messages import (
     PROTOCOL_VERSION,
     Cancel,
+    ClientCapabilities,
     ClientInfo,
     Error,
     Event,
@@ -26,6 +27,8 @@ from browserd.protocol.messages import (
     Request,
     Response,
     Role,
+    Sample,
+    SampleResult,
     SessionEnd,
     ToolsChanged,
     TrustLevel,
@@ -34,6 +37,7 @@ from browserd.shim.spawn import connect_or_spawn
 
 EventHandler = Callable[[Event], Awaitable[None]]
 ToolsHandler = Callable[[ToolsChanged], Awaitable[None]]
+SampleHandler = Callable[[Sample], Awaitable[SampleResult]]
 
 # The daemon answers every request by its daemon.request_timeout_s (an error if the work ran past it); a
 # shim waits that long plus this grace before it decides the daemon will not answer at all.
@@ -86,6 +90,7 @@ class DaemonClient:
         codegen: bool | None = None,
         on_tools_changed: ToolsHandler | None = None,
         call_timeout_s: float | None = None,
+        on_sample: SampleHandler | None = None,
     ) -> None:
         """`call_timeout_s`: how long a request waits for its answer; default configured_call_timeout_s()."""
         self._client = client
@@ -95,6 +100,9 @@ class DaemonClient:
         self._tool_groups = tools
         self._codegen = codegen
         self._on_tools_changed = on_tools_changed
+        self._on_sample = on_sample
+        # Questions of the daemon to the MCP client's model, answered while the read loop goes on.
+        self._samples: set[asyncio.Task[None]] = set()
         self._ids = itertools.count(1)
         self._pending: dict[str, asyncio.Future[Message]] = {}
         self._event_handlers: dict[str, EventHandler] = {}
@@ -170,6 +178,15 @@ class DaemonClient:
             return Payload(success=False, error=reply.error)
         raise DaemonGone(f"unexpected {type(reply).__name__} in answer to {action}")
 
+    async def offer_sampling(self, offered: bool) -> None:
+        """Tell the daemon that this client's MCP client answers sampling/createMessage (issue 26)."""
+        await self._send(ClientCapabilities(sampling=offered))
+
+    async def _sample(self, message: Sample) -> None:
+        assert self._on_sample is not None
+        with contextlib.suppress(DaemonGone):
+            await self._send(await self._on_sample(message))
+
     def new_id(self) -> str:
         return f"req_{os.getpid()}_{next(self._ids)}"
 
@@ -189,6 +206,9 @@ class DaemonClient:
         if self._reader_task is not None:
             self._reader_task.cancel()
             await asyncio.gather(self._reader_task, return_exceptions=True)
+        for task in self._samples:
+            task.cancel()
+        await asyncio.gather(*self._samples, return_exceptions=True)
 
     async def _call(
         self, build: Callable[[str], Message], on_event: EventHandler | None = None, request_id: str | None = None
@@ -236,6 +256,10 @@ class DaemonClient:
             handler = self._event_handlers.get(message.id)
             if handler is not None:
                 await handler(message)
+        elif isinstance(message, Sample) and self._on_sample is not None:
+            task = asyncio.create_task(self._sample(message))
+            self._samples.add(task)
+            task.add_done_callback(self._samples.discard)
         elif isinstance(message, ToolsChanged):
             if self._on_tools_changed is not None:
                 await self._on_tools_changed(message)

@@ -55,6 +55,10 @@ class StdioChannel:
             body["data"] = error.data
         self._write({"jsonrpc": "2.0", "id": request_id, "error": body})
 
+    def request(self, request_id: RequestId, method: str, params: dict[str, Any]) -> None:
+        """A request of the server to the client (sampling/createMessage); its answer comes in on stdin."""
+        self._write({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+
     def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:

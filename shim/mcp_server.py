@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import os
 import sys
@@ -33,8 +34,11 @@ from browserd.protocol.mcp_tasks import (
 )
 from browserd.protocol.messages import (
     ClientInfo,
+    ErrorInfo,
     Event,
     Payload,
+    Sample,
+    SampleResult,
     TextContent,
     ToolsChanged,
     ToolSpec,
@@ -61,6 +65,9 @@ from browserd.shim.jsonrpc import (
 from browserd.shim.spawn import DaemonUnavailable
 
 log = logging.getLogger("browserd.shim")
+
+# How long a sampling request waits for the client's answer; the daemon's own deadline ([llm]) is the real one.
+SAMPLE_WAIT_S = 900.0
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 MODERN_VERSIONS = ("2026-07-28",)
@@ -117,6 +124,10 @@ class McpShim:
         # The daemon session the client last heard from; a different one means its tabs were lost.
         self._known_session: str | None = None
         self._tasks = TaskTable(TASK_TTL_S)
+        # Whether the client answers sampling/createMessage, and the ones this shim asked that wait for it.
+        self._sampling = False
+        self._asks: dict[RequestId, asyncio.Future[dict[str, Any]]] = {}
+        self._ask_ids = itertools.count(1)
 
     # -- the daemon side -------------------------------------------------------------------------
 
@@ -141,8 +152,11 @@ class McpShim:
             codegen=self._codegen,
             on_tools_changed=self._tools_changed,
             call_timeout_s=self._settings.call_timeout_s,
+            on_sample=self._sample,
         )
         registered = await client.connect(spawn=True, timeout_s=self._settings.spawn_timeout_s)
+        if self._sampling:  # the client initialized while this connection was being made
+            await client.offer_sampling(True)
         previous, self._tools = self._tools, registered.tools
         if previous and [t.name for t in previous] != [t.name for t in registered.tools]:
             self._notify_tools_changed()
@@ -190,6 +204,9 @@ class McpShim:
             request_id = message.get("id")
             method = message.get("method")
             params = message.get("params") or {}
+            if method is None and request_id in self._asks:
+                self._asks[request_id].set_result(message)  # the client's answer to our sampling request
+                return
             if not isinstance(method, str) or not isinstance(params, dict):
                 return  # a response to nothing we sent, or junk: nothing to answer
             if request_id is None:
@@ -217,7 +234,9 @@ class McpShim:
         if modern:
             self._check_modern_version(meta[META_VERSION])
         if method == "initialize":
-            return self._initialize(params)
+            result = self._initialize(params)
+            await self._offer_sampling()
+            return result
         if method == "server/discover":
             return self._stamp(self._discover())
         if method == "ping":
@@ -249,6 +268,8 @@ class McpShim:
         return {"tools": {"listChanged": True}}
 
     def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        capabilities = params.get("capabilities")
+        self._sampling = isinstance(capabilities, dict) and isinstance(capabilities.get("sampling"), dict)
         requested = params.get("protocolVersion")
         version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
         return {
@@ -397,6 +418,33 @@ class McpShim:
             return self._stamp({"resultType": "complete"})
         return self._stamp({**task.view(), "resultType": "complete"})
 
+    # -- sampling: the daemon asks the client's model (issue 26) --------------------------------------
+
+    async def _offer_sampling(self) -> None:
+        """Tell a daemon already connected; a connection still being made tells it once registered (_connect)."""
+        task = self._connecting
+        if not self._sampling or task is None or not task.done() or task.cancelled() or task.exception():
+            return
+        with contextlib.suppress(DaemonGone):
+            await task.result().offer_sampling(True)
+
+    async def _sample(self, message: Sample) -> SampleResult:
+        ask_id = f"browserd-sample-{next(self._ask_ids)}"
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._asks[ask_id] = answer
+        try:
+            self._out.request(ask_id, "sampling/createMessage", message.request)
+            reply = await asyncio.wait_for(answer, SAMPLE_WAIT_S)
+        except TimeoutError:
+            return SampleResult(id=message.id, error=_sample_error("the client did not answer"))
+        finally:
+            self._asks.pop(ask_id, None)
+        result = reply.get("result")
+        if not isinstance(result, dict):
+            error = reply.get("error") or {}
+            return SampleResult(id=message.id, error=_sample_error(str(error.get("message") or "no result")))
+        return SampleResult(id=message.id, result=result)
+
     def _reset(self) -> Payload:
         self._client_task()  # respawn now, so the next call finds a fresh daemon
         self._known_session = None  # this answer tells the client; the next session is news to nobody
@@ -429,6 +477,10 @@ class McpShim:
                 "notifications": {"toolsListChanged": bool(wanted.get("toolsListChanged"))},
             },
         )
+
+
+def _sample_error(message: str) -> ErrorInfo:
+    return ErrorInfo(error=message, error_code="LLM_ERROR", recover_hint="The MCP client refused or failed sampling.")
 
 
 def run_stdio_server(tool_groups: list[str] | None, trust: TrustLevel, codegen: bool | None = None) -> int:

@@ -309,7 +309,8 @@ class RunManager:
                 # A template's own task group wraps what its workers raise; the first one decides.
                 exc = _first_leaf(raised)
                 if isinstance(exc, BrowserdError):
-                    error = self._step_failure(run, exc)
+                    # A limit of the whole run (an agent's budget) is the run's own error, not a step's.
+                    error = exc.info() if exc.ends_run else self._step_failure(run, exc)
                 elif not isinstance(exc, RunCancelRequested):  # a template bug fails its run, never the daemon
                     log.error("run %s: template %s failed", record.run_id, record.template_id, exc_info=raised)
                     error = ExecutionError(f"internal error in {record.template_id}: {exc!r}").info()

@@ -202,7 +202,7 @@ class Daemon:
 
                     self.http = HttpServer(self, http_sock)
                     await tg.start(self.http.serve)
-                # Clients are served once the bridge and HTTP listen: `bridge pair` or `console` never sees them starting.
+                # Clients are served once the bridge and HTTP listen (`bridge pair`, `console` never see them starting).
                 tg.start_soon(listener.serve, self._handle, tg)
                 if self.config.browser.prewarm:
                     tg.start_soon(self._prewarm)
@@ -213,6 +213,7 @@ class Daemon:
                 tg.cancel_scope.cancel()
             await services.sessions.close_all()
         await services.scrape.aclose()
+        await services.llm.aclose()
         services.flows.store.close()
         await services.runtime.aclose()
         log.info("daemon stopped")

@@ -21,13 +21,16 @@ from browserd.daemon.errors import (
     InvalidParameter,
     NotAllowed,
 )
+from browserd.daemon.llm.sampling import SamplingModel
 from browserd.daemon.policy.trust import stricter
 from browserd.daemon.server.calls import ToolClient, guarded
+from browserd.daemon.server.sampling_relay import SamplingRelay
 from browserd.daemon.tools.response import error_payload
 from browserd.protocol.framing import FrameError, encode_frame, read_frame
 from browserd.protocol.messages import (
     PROTOCOL_VERSION,
     Cancel,
+    ClientCapabilities,
     DaemonInfo,
     Error,
     ErrorInfo,
@@ -40,6 +43,7 @@ from browserd.protocol.messages import (
     RegisterOk,
     Request,
     Response,
+    SampleResult,
     SessionEnd,
     ToolsChanged,
     ToolSpec,
@@ -64,6 +68,8 @@ class Connection:
         self.role = "unregistered"
         self.client_name = ""
         self.client: ToolClient | None = None
+        # The client's own model, once the shim says the client offers sampling (issue 26).
+        self.sampling = SamplingRelay(self.send, daemon.config.llm.request_timeout_s)
 
     async def send(self, message: Message) -> None:
         try:
@@ -114,10 +120,23 @@ class Connection:
             elif isinstance(message, Register):
                 if not await self._register(message):
                     return
+            elif isinstance(message, ClientCapabilities):
+                self._offer_sampling(message.sampling)
+            elif isinstance(message, SampleResult):
+                self.sampling.answered(message)
             elif isinstance(message, SessionEnd):
                 return  # a shim that shuts down cleanly says so before closing
             else:
                 await self.send_error(InvalidParameter(f"unexpected {type(message).__name__} message from a client"))
+
+    def _offer_sampling(self, offered: bool) -> None:
+        if self.client is None:
+            return
+        samplers = self._daemon.services.llm.samplers
+        if offered:
+            samplers[self.client.session.id] = SamplingModel(self.sampling.ask, self._daemon.config.llm.max_tokens)
+        else:
+            samplers.pop(self.client.session.id, None)
 
     async def _register(self, message: Register) -> bool:
         if self.role != "unregistered":
@@ -209,6 +228,8 @@ class Connection:
     async def _close_session(self) -> None:
         with anyio.CancelScope(shield=True):
             self._daemon.detach(self)
+            self._offer_sampling(False)
+            self.sampling.close()
             if self.client is not None:
                 await self._daemon.end_session(self.client.session.id)
             await self._stream.aclose()

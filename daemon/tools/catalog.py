@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from browserd.daemon.tools import (
     actions,
+    agent,
     cdp,
     core,
     evaluate,
@@ -38,5 +39,6 @@ def build_catalog() -> Catalog:
             *scrape.TOOLS,
             *runs.TOOLS,
             *flows.TOOLS,
+            *agent.TOOLS,
         ]
     )

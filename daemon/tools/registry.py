@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import msgspec
 
 from browserd.daemon.errors import BrowserdError, InvalidParameter, UnknownTool
+from browserd.daemon.services import ToolAnswer
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.departures import departures_explained
 from browserd.daemon.tools.response import Response
-from browserd.protocol.messages import ToolSpec
+from browserd.protocol.messages import TextContent, ToolSpec
 
 if TYPE_CHECKING:
     from browserd.daemon.services import Services
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 # pages: the agent loop (open, snapshot, act, read); devtools: what a page's developer reaches for (windows,
 # storage, network, routes, console, dialogs, downloads, PDF, CDP attach), off by default to keep tools/list short.
-GROUPS = ("core", "pages", "devtools", "scrape", "runs", "flows")
+GROUPS = ("core", "pages", "devtools", "scrape", "runs", "flows", "agent")
 ALWAYS_ON = "core"
 
 P = TypeVar("P", bound=msgspec.Struct)
@@ -223,6 +224,9 @@ class Catalog:
 
     async def call(self, name: str, arguments: dict[str, Any], services: Services, session: Session) -> dict[str, Any]:
         """The tool's handler on `session` with no progress reporting; its BrowserdError propagates."""
+        return (await self.answer(name, arguments, services, session)).data
+
+    async def answer(self, name: str, arguments: dict[str, Any], services: Services, session: Session) -> ToolAnswer:
         tool = self.get(name, {name})
         params = tool.parse(arguments)
 
@@ -231,5 +235,6 @@ class Catalog:
 
         response = Response()
         await tool.run(ToolContext(services, session, quiet), params, response)
-        data = response.payload().data
-        return data if isinstance(data, dict) else {}
+        payload = response.payload()
+        text = "\n".join(block.text for block in payload.content or [] if isinstance(block, TextContent))
+        return ToolAnswer(text, payload.data if isinstance(payload.data, dict) else {})

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 import msgspec
 
+from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.llm.schema import check_schema
+from browserd.daemon.llm.structured import extract_json
 from browserd.daemon.profiles.publisher import StateSource
 from browserd.daemon.runs.records import RunMode
 from browserd.daemon.runs.templates.crawl import CrawlInputs, crawl_request
@@ -23,11 +26,19 @@ from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.task_runs import RunOptions, RunTemplateParams, TaskRun, run_template
 
 MAX_WAIT_FOR_MS = 60_000
+# json: the page's main content read by the model ([llm]) into the shape `schema` gives, as `prompt` asks.
+ScrapeFormat = Literal[Format, "json"]
+JsonSchema = Annotated[
+    dict[str, Any], msgspec.Meta(description="format json: a JSON Schema the answer must match (checked).")
+]
+ExtractPrompt = Annotated[str, msgspec.Meta(description="format json: what to extract, in words.")]
 
 
 class ScrapeParams(Params, kw_only=True):
     url: Annotated[str, msgspec.Meta(description="http(s) URL of the page.")]
-    format: Format = "markdown"
+    format: ScrapeFormat = "markdown"
+    schema: JsonSchema | None = None
+    prompt: ExtractPrompt | None = None
     only_main_content: Annotated[bool, msgspec.Meta(description="Drop navigation, footers, ads (default true).")] | (
         None
     ) = None
@@ -79,7 +90,8 @@ class CrawlParams(CrawlInputs, kw_only=True):
     "scrape",
     "scrape",
     "A page as markdown, html, links or a screenshot: read over plain HTTP when its HTML holds the content, "
-    "else rendered by a real browser (`via` says which; `render` chooses).",
+    "else rendered by a real browser (`via` says which; `render` chooses). format json: the configured model "
+    "([llm]) reads the main content and answers JSON matching `schema`, as `prompt` asks.",
     ScrapeParams,
     read_only=True,
 )
@@ -87,13 +99,19 @@ async def scrape(ctx: ToolContext, params: ScrapeParams, response: Response) -> 
     check_http_url(params.url)
     check_selectors(params.include_tags, "includeTags")
     check_selectors(params.exclude_tags, "excludeTags")
+    as_json = params.format == "json"
+    if not as_json and (params.schema is not None or params.prompt is not None):
+        raise InvalidParameter("schema and prompt go with format json", field="format")
+    check_schema(params.schema)
+    # Before the page loads: a call that cannot be answered fails at once.
+    model = ctx.services.llm.model(ctx.session.id) if as_json else None
     profiles = ctx.services.profiles
     named = profiles.profile_id(params.profile_id) if params.profile_id is not None else None
     # A remote session without profileId scrapes in a fresh anonymous context: never `master`'s cookies.
     profile_id = ctx.session.trust.default_profile(named, profiles.profile_id(None), "scrape with")
     request = ScrapeRequest(
         url=params.url,
-        format=params.format,
+        format="markdown" if params.format == "json" else params.format,
         only_main_content=params.only_main_content is not False,
         wait_for_ms=params.wait_for,
         profile_id=profile_id or "",
@@ -143,6 +161,12 @@ async def scrape(ctx: ToolContext, params: ScrapeParams, response: Response) -> 
     elif request.format == "html":
         # The page as the browser rendered it, unless only its main content was asked for (D-23).
         response.text(result.html if request.only_main_content else page.html)
+    elif model is not None:
+        await ctx.progress(1.5, 2, f"asking {model.name}")
+        content = result.markdown[: ctx.services.config.llm.max_content_chars]
+        answer = await extract_json(model, content, page.final_url, params.prompt, params.schema)
+        data.update(format="json", json=answer.value, llm=answer.info())
+        response.text(json.dumps(answer.value, ensure_ascii=False, indent=1))
     else:
         response.text(result.markdown)
     response.data(data)
@@ -212,6 +236,8 @@ async def map_site(ctx: ToolContext, params: MapParams, response: Response) -> N
 async def crawl(ctx: ToolContext, params: CrawlParams, response: Response) -> None:
     check_http_url(params.url)
     crawl_request(params, ctx.services.config.crawl)  # the configured limits, before a run is created
+    if params.format == "json":
+        ctx.services.llm.model(ctx.session.id)  # LLM_NOT_CONFIGURED before a run is created
     inputs = {
         key: value
         for key, value in msgspec.to_builtins(params).items()

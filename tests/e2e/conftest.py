@@ -12,6 +12,9 @@ from tests.conftest import BrowserdHome, own_home, serve_site_on
 from tests.e2e import bridge_chrome
 from tests.e2e.backends import Driver
 
+# The scripted model and its daemon home: for test_agent and test_scrape_json.
+from tests.e2e.llm_fixtures import llm, llm_home, model  # noqa: F401
+
 # A Chromium of the user's, started with a debugging port (CDP attach): for test_cdp_attach and the flow tests.
 from tests.e2e.test_cdp_attach import chromium  # noqa: F401
 

@@ -30,6 +30,7 @@ from browserd.protocol.framing import (
 )
 from browserd.protocol.messages import (
     Cancel,
+    ClientCapabilities,
     ClientInfo,
     Content,
     DaemonInfo,
@@ -45,6 +46,8 @@ from browserd.protocol.messages import (
     RegisterOk,
     Request,
     Response,
+    Sample,
+    SampleResult,
     SessionEnd,
     SessionStart,
     TextContent,
@@ -73,6 +76,9 @@ TAGS: dict[str, type[Any]] = {
     "SESSION_END": SessionEnd,
     "PING": Ping,
     "PONG": Pong,
+    "CLIENT_CAPABILITIES": ClientCapabilities,
+    "SAMPLE": Sample,
+    "SAMPLE_RESULT": SampleResult,
     "ERROR": Error,
 }
 
@@ -162,6 +168,9 @@ MESSAGE_STRATEGIES: dict[type[Any], st.SearchStrategy[Any]] = {
     SessionEnd: st.builds(SessionEnd, session_id=ids),
     Ping: st.builds(Ping, id=ids),
     Pong: st.builds(Pong, id=ids),
+    ClientCapabilities: st.builds(ClientCapabilities, sampling=st.booleans()),
+    Sample: st.builds(Sample, id=ids, request=json_objects),
+    SampleResult: st.builds(SampleResult, id=ids, result=st.none() | json_objects, error=st.none() | error_infos),
     Error: st.builds(Error, error=error_infos, id=st.none() | ids),
 }
 messages: st.SearchStrategy[Message] = st.one_of(*MESSAGE_STRATEGIES.values())

@@ -18,7 +18,9 @@ import anyio
 import msgspec
 
 from browserd.daemon.config import Config, RunsConfig
-from browserd.daemon.errors import BrowserdError, ExecutionError
+from browserd.daemon.errors import BrowserdError, ExecutionError, InvalidParameter
+from browserd.daemon.llm.schema import check_schema
+from browserd.daemon.llm.structured import JsonAnswer, extract_json
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.templates.base import Inputs, Template
@@ -31,7 +33,8 @@ from browserd.daemon.scrape.task import Render
 MAX_URLS = 1000
 MAX_CONCURRENCY = 5
 
-BatchFormat = Literal["markdown", "text", "html"]
+# json: the model ([llm]) reads each page's main content into the shape `schema` gives, as `prompt` asks.
+BatchFormat = Literal["markdown", "text", "html", "json"]
 
 
 class PageLoadInputs(Inputs, kw_only=True):
@@ -47,7 +50,29 @@ class PageLoadInputs(Inputs, kw_only=True):
     ) = None
 
 
-class BatchInputs(PageLoadInputs, kw_only=True):
+class PageJsonInputs(PageLoadInputs, kw_only=True):
+    """Pages loaded as `scrape` loads them, and JSON per page (format json): what the model extracts from each
+    page's main content."""
+
+    schema: Annotated[dict[str, Any], msgspec.Meta(description="format json: JSON Schema of each answer.")] | None = (
+        None
+    )
+    prompt: Annotated[str, msgspec.Meta(description="format json: what to extract from each page.")] | None = None
+
+    def check_json(self, wanted: bool) -> None:
+        if not wanted and (self.schema is not None or self.prompt is not None):
+            raise InvalidParameter("schema and prompt go with format json", field="inputs.format")
+        if wanted:
+            check_schema(self.schema, "inputs.schema")
+
+    async def page_json(self, ctx: RunContext, markdown: str, url: str) -> JsonAnswer:
+        content = markdown[: ctx.services.config.llm.max_content_chars]
+        # The caller's client's model (sampling) or the endpoint: the run's own session has no client.
+        model = ctx.services.llm.model(ctx.record.owner_session_id)
+        return await extract_json(model, content, url, self.prompt, self.schema)
+
+
+class BatchInputs(PageJsonInputs, kw_only=True):
     urls: Annotated[list[str], msgspec.Meta(min_length=1, max_length=MAX_URLS, description="http(s) URLs.")]
     concurrency: Annotated[int, msgspec.Meta(ge=1, le=MAX_CONCURRENCY, description="Pages loading at once.")] = 3
     format: BatchFormat = "markdown"
@@ -65,6 +90,9 @@ class PageItem(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True)
     markdown: str | None = None
     text: str | None = None
     html: str | None = None
+    # format json: the model's answer, and which model and how many tokens it took.
+    json: Any = None
+    llm: dict[str, Any] | None = None
     links_count: int | None = None
     # Which path served the page: "fetch" (plain HTTP) or "browser".
     via: str | None = None
@@ -105,7 +133,10 @@ class BatchExtractPages(Template[BatchInputs]):
     template_id = "batch_extract_pages"
     version = "1.0.0"
     name = "Batch page extraction"
-    description = "Load many pages and extract each one's title and markdown, text or html."
+    description = (
+        "Load many pages and extract each one's title and markdown, text or html; or JSON (format json: the "
+        "configured model reads each page as `prompt` asks, into `schema`)."
+    )
     inputs = BatchInputs
     outputs = BatchResult
     limits = {"maxUrls": MAX_URLS, "maxConcurrency": MAX_CONCURRENCY}  # noqa: RUF012
@@ -114,6 +145,7 @@ class BatchExtractPages(Template[BatchInputs]):
     def check(self, inputs: BatchInputs, config: Config) -> None:
         for index, url in enumerate(inputs.urls):
             check_http_url(url, f"inputs.urls[{index}]")
+        inputs.check_json(inputs.format == "json")
 
     def check_trust(self, inputs: BatchInputs, trust: TrustPolicy) -> None:
         if inputs.profile_id is not None:
@@ -205,13 +237,17 @@ class BatchExtractPages(Template[BatchInputs]):
 
         def finish() -> tuple[int, str]:
             links = len(extract_links(page.html, page.final_url))
-            if inputs.format == "markdown":
+            if inputs.format in ("markdown", "json"):
                 return links, result.markdown
             if inputs.format == "text":
                 return links, plain_text(result.html)
             return links, result.html if inputs.only_main_content else page.html
 
         item.links_count, content = await anyio.to_thread.run_sync(finish, limiter=limiter)
+        if inputs.format == "json":
+            answer = await inputs.page_json(ctx, content, page.final_url)
+            item.json, item.llm = answer.value, answer.info()
+            return
         encoded = content.encode()
         if len(encoded) > ctx.services.config.runs.max_artifact_inline_bytes:
             mime = {"markdown": "text/markdown", "text": "text/plain", "html": "text/html"}[inputs.format]

@@ -17,7 +17,7 @@ from browserd.daemon.config import Config, CrawlConfig, RunsConfig
 from browserd.daemon.errors import BrowserdError, InvalidParameter
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.templates.base import Template
-from browserd.daemon.runs.templates.batch_extract import PageLoadInputs, Summary
+from browserd.daemon.runs.templates.batch_extract import PageJsonInputs, Summary
 from browserd.daemon.scrape.crawl import Crawler, CrawlPage, CrawlRequest, StopReason, compile_patterns
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.mapping import SitemapMode
@@ -27,7 +27,7 @@ SCHEMA_MAX_LIMIT = 100_000
 SCHEMA_MAX_CONCURRENCY = 20
 
 
-class CrawlInputs(PageLoadInputs, kw_only=True):
+class CrawlInputs(PageJsonInputs, kw_only=True):
     url: Annotated[str, msgspec.Meta(description="http(s) start URL; its site is what is crawled.")]
     limit: (
         Annotated[int, msgspec.Meta(ge=1, le=SCHEMA_MAX_LIMIT, description="Most pages (default [crawl]).")] | None
@@ -52,6 +52,10 @@ class CrawlInputs(PageLoadInputs, kw_only=True):
     concurrency: (
         Annotated[int, msgspec.Meta(ge=1, le=SCHEMA_MAX_CONCURRENCY, description="Pages loading at once.")] | None
     ) = None
+    format: Annotated[
+        Literal["markdown", "json"],
+        msgspec.Meta(description="json: also the model's JSON of each page, per `prompt` and `schema` ([llm])."),
+    ] = "markdown"
 
 
 class CrawlItem(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
@@ -68,6 +72,9 @@ class CrawlItem(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True
     # The page's markdown: get_artifact with this id.
     markdown_artifact_id: str | None = None
     markdown_bytes: int | None = None
+    # format json: the model's answer for this page, and which model and how many tokens it took.
+    json: Any = None
+    llm: dict[str, Any] | None = None
     error: str | None = None
     error_code: str | None = None
 
@@ -149,6 +156,7 @@ class Crawl(Template[CrawlInputs]):
 
     def check(self, inputs: CrawlInputs, config: Config) -> None:
         crawl_request(inputs, config.crawl)
+        inputs.check_json(inputs.format == "json")
 
     def default_mode(self, inputs: CrawlInputs, config: RunsConfig, timeout_ms: int | None) -> Literal["sync", "async"]:
         return "async"
@@ -176,7 +184,7 @@ class Crawl(Template[CrawlInputs]):
         async def on_page(page: CrawlPage) -> None:
             if ctx.cancel_requested:
                 return  # loaded after the cancel: the run ends canceled with the pages before it
-            await self._record(ctx, page)
+            await self._record(ctx, inputs, page)
             publish()
             await ctx.progress(f"{crawler.summary.pages} page(s), {crawler.summary.discovered} found")
 
@@ -186,7 +194,7 @@ class Crawl(Template[CrawlInputs]):
         publish()
         ctx.check_cancelled()
 
-    async def _record(self, ctx: RunContext, page: CrawlPage) -> None:
+    async def _record(self, ctx: RunContext, inputs: CrawlInputs, page: CrawlPage) -> None:
         item = CrawlItem(
             url=page.url,
             success=page.ok,
@@ -209,8 +217,13 @@ class Crawl(Template[CrawlInputs]):
             async with ctx.step(index):
                 if page.failure is not None:
                     raise page.failure
-        except BrowserdError:
-            pass  # the step records it; the crawl goes on
+                if inputs.format == "json":
+                    answer = await inputs.page_json(ctx, page.markdown, page.final_url or page.url)
+                    item.json, item.llm = answer.value, answer.info()
+        except BrowserdError as exc:
+            # The step records it; the crawl goes on. A page the model could not answer for is a failed item.
+            if page.failure is None:
+                item.success, item.error, item.error_code = False, exc.message, exc.code
         await ctx.add_item(_builtins(item))
 
 

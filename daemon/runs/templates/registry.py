@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from browserd.daemon.errors import TemplateNotFound, TemplateVersionUnsupported
+from browserd.daemon.runs.templates.agent import AgentRun
 from browserd.daemon.runs.templates.base import Template
 from browserd.daemon.runs.templates.batch_extract import BatchExtractPages
 from browserd.daemon.runs.templates.crawl import Crawl
@@ -84,4 +85,4 @@ class TemplateRegistry:
 def builtin_templates() -> list[Template[Any]]:
     """Add a new template here (daemon/runs/templates/base.py says how to write one). Templates of the
     packages above runs (a flow's replay) are added where the daemon is put together (services.py)."""
-    return [BatchExtractPages(), LoginKeepSession(), Crawl(), MultiTabCompare()]
+    return [BatchExtractPages(), LoginKeepSession(), Crawl(), MultiTabCompare(), AgentRun()]
