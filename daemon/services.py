@@ -18,6 +18,7 @@ from browserd.daemon.runs.manager import RunManager
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.executor import TaskExecutor
 from browserd.daemon.scrape.shared import ScrapeShared
+from browserd.daemon.sessions.backends.factory import Backends
 from browserd.daemon.sessions.manager import SessionManager
 from browserd.daemon.sessions.session import Session
 
@@ -72,14 +73,18 @@ class Services:
         runtime = BrowserRuntime(config.browser)
         profiles = Profiles(config.profiles)
         guards = Guards(UrlPolicy(config.security), config.browser.proxy)
+        bridge = BridgeServer(config.bridge)
+        backends = Backends(runtime, guards, bridge)
         return cls(
             config=config,
             runtime=runtime,
             executor=TaskExecutor(runtime, config.browser.workers, config.browser.queue_size),
-            sessions=SessionManager(runtime, config.browser, profiles, guards, config.runs.kept_session_idle_s),
+            sessions=SessionManager(
+                runtime, config.browser, profiles, guards, backends, config.runs.kept_session_idle_s
+            ),
             profiles=profiles,
             guards=guards,
             scrape=ScrapeShared.build(config),
-            bridge=BridgeServer(config.bridge),
+            bridge=bridge,
             tools=tools or NoTools(),
         )

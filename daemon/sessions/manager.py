@@ -30,8 +30,10 @@ from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.idle_hold import IdleHold, NoIdleHold
+from browserd.daemon.sessions.backends.base import SpareWindow
+from browserd.daemon.sessions.backends.factory import Backends
 from browserd.daemon.sessions.page_scripts import WINDOW_SCRIPT
-from browserd.daemon.sessions.session import Session, SpareWindow
+from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab, attach_stopper
 from browserd.daemon.sessions.window import Viewport, WindowOptions
 from browserd.protocol.messages import TrustLevel
@@ -57,9 +59,11 @@ class SessionManager:
         config: BrowserConfig,
         profiles: Profiles,
         guards: Guards,
+        backends: Backends,
         kept_idle_s: float = 300.0,
     ) -> None:
         self._guards = guards
+        self._backends = backends
         self._runtime = runtime
         self._config = config
         self._profiles = profiles
@@ -89,7 +93,14 @@ class SessionManager:
         while session_id in self.sessions:
             session_id = new_session_id()
         session = Session(
-            session_id, client_name, trust_level, self._runtime, self._config, self._profiles, self._guards
+            session_id,
+            client_name,
+            trust_level,
+            self._runtime,
+            self._config,
+            self._profiles,
+            self._guards,
+            self._backends,
         )
         session.take_spare = lambda: self.take_spare(session)
         session.on_page_load = lambda loaded, tab: self.on_page_load(loaded, tab)

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import secrets
 from typing import Annotated, Any, Literal
 
 import msgspec
 
 from browserd.daemon.errors import InvalidParameter
-from browserd.daemon.sessions.backends.extension import ExtensionTabs
 from browserd.daemon.sessions.navigation import goto
 from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab
@@ -136,23 +134,14 @@ def _window_row(session: Session, window: Window) -> dict[str, Any]:
     return row
 
 
-async def _new_window(ctx: ToolContext, params: WindowsParams) -> Window:
-    session = ctx.session
-    if params.kind == "playwright":
-        return await session.new_window(params.options)
-    if params.options is not None:
+async def _new_window(session: Session, params: WindowsParams) -> Window:
+    if params.kind == "extension" and params.options is not None:
         raise InvalidParameter(
             "an extension window is a tab group in the user's Chrome, which keeps its own settings",
             hint="Leave out options for kind 'extension'.",
             field="options",
         )
-    # Each extension window is a tab group of its own, named after the client.
-    bridge_session = f"{session.id}-{secrets.token_hex(3)}"
-    services = ctx.services
-    backend = await ExtensionTabs.open(
-        services.runtime, services.bridge, bridge_session, session.client_name, session.trust_level
-    )
-    return await session.attach(backend)
+    return await session.open_window(params.kind, params.options)
 
 
 @tool(
@@ -165,7 +154,7 @@ async def browser_windows(ctx: ToolContext, params: WindowsParams, response: Res
     session = ctx.session
     if params.action == "new":
         session.check_tab_room()  # before the window exists: a refused tab leaves no empty window behind
-        window = await _new_window(ctx, params)
+        window = await _new_window(session, params)
         await window.new_tab()
         response.text(f"Opened {window.id} with an empty tab; it is now the active window")
     elif params.action == "select":

@@ -1,0 +1,37 @@
+"""The one place a window's backend is chosen and opened (issue 21): `Session.open_window` asks here."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from browserd.daemon.bridge.server import BridgeServer
+from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.policy.proxy import Guards
+from browserd.daemon.runtime.browser import BrowserRuntime
+from browserd.daemon.sessions.backends.base import Backend, SpareWindow, WindowRequest
+from browserd.daemon.sessions.backends.cdp import CdpAttach
+from browserd.daemon.sessions.backends.extension import ExtensionTabs
+from browserd.daemon.sessions.backends.own import OwnChromium
+
+
+@dataclass
+class Backends:
+    runtime: BrowserRuntime
+    guards: Guards
+    bridge: BridgeServer
+
+    async def open(self, request: WindowRequest, take_spare: Callable[[], SpareWindow | None]) -> Backend:
+        if request.kind == "cdp":
+            if request.endpoint is None:
+                raise InvalidParameter("a cdp window needs the browser's debugging endpoint", field="endpoint")
+            return await CdpAttach.connect(self.runtime, request.endpoint, request.timeout_ms)
+        if request.kind == "extension":
+            # Each extension window is a tab group of its own, named after the client.
+            bridge_session = f"{request.session_id}-{secrets.token_hex(3)}"
+            return await ExtensionTabs.open(
+                self.runtime, self.bridge, bridge_session, request.client_name, request.trust_level
+            )
+        browser = await self.runtime.browser()
+        return await OwnChromium.open(request, browser, self.guards, take_spare, self.runtime.shows_pdfs)
