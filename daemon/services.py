@@ -17,6 +17,7 @@ from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runs.manager import RunManager
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.executor import TaskExecutor
+from browserd.daemon.runtime.pool import BrowserPool
 from browserd.daemon.scrape.shared import ScrapeShared
 from browserd.daemon.sessions.backends.factory import Backends
 from browserd.daemon.sessions.manager import SessionManager
@@ -49,6 +50,8 @@ class NoTools:
 class Services:
     config: Config
     runtime: BrowserRuntime
+    # Where windows and scrape pages get a browser: the daemon's own Chromium and remote browser servers.
+    pool: BrowserPool
     executor: TaskExecutor
     sessions: SessionManager
     profiles: Profiles
@@ -74,11 +77,14 @@ class Services:
         profiles = Profiles(config.profiles)
         guards = Guards(UrlPolicy(config.security), config.browser.proxy)
         bridge = BridgeServer(config.bridge)
-        backends = Backends(runtime, guards, bridge)
+        pool = BrowserPool(runtime, config.browser)
+        backends = Backends(runtime, guards, bridge, pool)
         return cls(
             config=config,
             runtime=runtime,
-            executor=TaskExecutor(runtime, config.browser.workers, config.browser.queue_size),
+            pool=pool,
+            # Each remote member's capacity adds as many browser tasks as it may run at once.
+            executor=TaskExecutor(pool, config.browser.workers + pool.remote_capacity, config.browser.queue_size),
             sessions=SessionManager(
                 runtime, config.browser, profiles, guards, backends, config.runs.kept_session_idle_s
             ),

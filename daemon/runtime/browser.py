@@ -140,11 +140,17 @@ class BrowserRuntime:
         device["user_agent"] = re.sub(r"Chrome/[\d.]+", f"Chrome/{browser.version}", device["user_agent"])
         return device
 
-    async def connect_over_cdp(self, endpoint: str, timeout_ms: int) -> Browser:
+    async def connect_over_cdp(self, endpoint: str, timeout_ms: int, headers: dict[str, str] | None = None) -> Browser:
         """Attach to a Chromium someone else started (D-14 backend `cdp`); closing the result only disconnects."""
         async with self._lock:
             playwright = await self._driver()
-        return await playwright.chromium.connect_over_cdp(endpoint, timeout=timeout_ms)
+        return await playwright.chromium.connect_over_cdp(endpoint, timeout=timeout_ms, headers=headers)
+
+    async def connect(self, ws_endpoint: str, timeout_ms: int, headers: dict[str, str]) -> Browser:
+        """A browser of a Playwright browser server (`playwright run-server`); it lives while we stay connected."""
+        async with self._lock:
+            playwright = await self._driver()
+        return await playwright.chromium.connect(ws_endpoint, timeout=timeout_ms, headers=headers)
 
     async def _driver(self) -> Playwright:
         """Playwright, started on first use within DRIVER_START_TIMEOUT_S; the caller holds the runtime lock."""

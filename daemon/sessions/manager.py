@@ -82,10 +82,11 @@ class SessionManager:
         # Every page load in every session (set by the daemon: flows' onPage triggers).
         self.on_page_load: Callable[[Session, Tab], None] = lambda session, tab: None
         runtime.on_browser_gone(self._browser_gone)
+        backends.pool.on_browser_gone(self._browser_gone)
 
-    def _browser_gone(self, browser: Browser) -> None:
+    def _browser_gone(self, browser: Browser, why: str = "the browser crashed and was restarted") -> None:
         for session in self.sessions.values():
-            session.browser_gone(browser)
+            session.browser_gone(browser, why)
 
     def create(self, client_name: str, trust_level: TrustLevel, connected: bool = False) -> Session:
         """A new session; `connected` ties it to the connection that asked, until `disconnect`."""

@@ -16,7 +16,7 @@ from playwright.async_api import Page
 from playwright.async_api import Response as PageResponse
 
 from browserd.daemon.errors import BrowserdError, NavigationTimeout
-from browserd.daemon.policy.proxy import GuardProxy
+from browserd.daemon.policy.refusals import UrlGuard
 from browserd.daemon.sessions.page_errors import navigation_errors
 from browserd.daemon.sessions.tab import Tab
 
@@ -35,7 +35,7 @@ class Navigation:
 async def navigate(
     page: Page,
     url: str,
-    guard: GuardProxy | None,
+    guard: UrlGuard | None,
     *,
     wait_until: WaitUntil = "load",
     timeout: float | None = None,

@@ -64,6 +64,8 @@ class Session:
     active_window_id: str | None = None
     # Set when the browser died under this session; the next call that needs a tab says so once.
     crashed: bool = False
+    # What happened, when it is known (a pool member went away); the answer of that next call.
+    crash_note: str = "the browser crashed and was restarted"
     _tab_numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _window_numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _next_route_id: Callable[[], str] = field(default_factory=lambda: numbered("route_"))  # session-wide ids
@@ -97,11 +99,13 @@ class Session:
             self.crashed = self.crashed or any(not window.backend.shared for window in dead)
             self._drop(dead)
 
-    def browser_gone(self, browser: Browser) -> None:
-        """The daemon's Chromium died: its windows go now (publisher loops, guards, tasks), not at the next call."""
+    def browser_gone(self, browser: Browser, why: str = "the browser crashed and was restarted") -> None:
+        """A browser died (the daemon's Chromium, a pool member's): its windows go now (publisher loops, guards,
+        tasks), not at the next call, which answers PAGE_CRASHED saying `why`."""
         dead = [w for w in self.windows.values() if not w.backend.shared and w.context.browser is browser]
         if dead:
             self.crashed = True
+            self.crash_note = why
             self._drop(dead)
 
     def _drop(self, dead: list[Window]) -> None:
@@ -299,7 +303,10 @@ class Session:
             return await window.new_tab()
         if self.crashed:
             self.crashed = False
-            raise PageCrashed("the browser crashed and was restarted; this session's tabs are gone")
+            raise PageCrashed(
+                f"{self.crash_note}; this session's tabs there are gone",
+                hint="Call browser_open (or browser_navigate) again: a new tab opens on a browser that answers.",
+            )
         raise SessionNotFound("this session has no open tab yet")
 
     def all_tabs(self) -> list[Tab]:

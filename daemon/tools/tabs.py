@@ -36,6 +36,16 @@ class WindowsParams(Params, kw_only=True):
         ),
     ] = "playwright"
     window_id: Annotated[str, msgspec.Meta(description="The window to select or close (win_N).")] | None = None
+    endpoint: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                description="For new, kind playwright: the browser pool member (a name or a label) to open it on; "
+                "default: the member with the most free capacity."
+            ),
+        ]
+        | None
+    ) = None
     options: Annotated[WindowOptions, msgspec.Meta(description="For new: how the window's context is set up.")] | (
         None
     ) = None
@@ -123,6 +133,8 @@ def _window_row(session: Session, window: Window) -> dict[str, Any]:
         "windowId": window.id,
         "kind": window.kind,
         "label": window.backend.label,
+        # The browser pool member it runs on ("local": the daemon's own Chromium).
+        "endpoint": window.backend.slot.member.name if window.backend.slot is not None else None,
         # What the window may do beyond pages and actions, so a model need not learn it from an error.
         "capabilities": sorted(window.backend.capabilities),
         "active": window.id == session.active_window_id,
@@ -135,13 +147,13 @@ def _window_row(session: Session, window: Window) -> dict[str, Any]:
 
 
 async def _new_window(session: Session, params: WindowsParams) -> Window:
-    if params.kind == "extension" and params.options is not None:
+    if params.kind == "extension" and (params.options is not None or params.endpoint is not None):
         raise InvalidParameter(
             "an extension window is a tab group in the user's Chrome, which keeps its own settings",
-            hint="Leave out options for kind 'extension'.",
-            field="options",
+            hint="Leave out options and endpoint for kind 'extension'.",
+            field="options" if params.options is not None else "endpoint",
         )
-    return await session.open_window(params.kind, params.options)
+    return await session.open_window(params.kind, params.options, endpoint=params.endpoint)
 
 
 @tool(

@@ -14,6 +14,7 @@ from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
+from browserd.daemon.runtime.pool import BrowserPool
 from browserd.daemon.sessions.backends.factory import Backends
 from browserd.daemon.sessions.manager import KEPT, SessionManager
 
@@ -36,7 +37,7 @@ def manager(tmp_path: Path, kept_idle_s: float) -> SessionManager:
     profiles = Profiles(ProfilesConfig(snapshot_root=str(tmp_path / "s"), user_data_root=str(tmp_path / "u")))
     browser = BrowserConfig()
     runtime, guards = BrowserRuntime(browser), Guards(UrlPolicy(SecurityConfig()))
-    backends = Backends(runtime, guards, BridgeServer(BridgeConfig()))
+    backends = Backends(runtime, guards, BridgeServer(BridgeConfig()), BrowserPool(runtime, browser))
     sessions = SessionManager(runtime, browser, profiles, guards, backends, kept_idle_s)
     sessions.idle = Idle()
     return sessions

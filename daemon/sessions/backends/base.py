@@ -15,7 +15,8 @@ from typing import Any, ClassVar, Literal, NamedTuple
 from playwright.async_api import BrowserContext, CDPSession, Page
 
 from browserd.daemon.errors import BrowserdError, CapabilityMissing
-from browserd.daemon.policy.proxy import GuardProxy
+from browserd.daemon.policy.refusals import UrlGuard
+from browserd.daemon.runtime.pool import Slot
 from browserd.protocol.messages import TrustLevel
 
 BackendKind = Literal["playwright", "cdp", "extension"]
@@ -64,7 +65,7 @@ _CAPABILITY_NAMES: dict[Capability, str] = {
 class Backend(ABC):
     kind: ClassVar[BackendKind]
     # How listings describe a window on this backend ("" for the daemon's own browser).
-    label: ClassVar[str] = ""
+    label: str = ""
     capabilities: ClassVar[frozenset[Capability]] = frozenset()
     # The browser is the user's: its other tabs are not this session's to count or close, and its going
     # away is the user's doing, not a crash of ours.
@@ -72,7 +73,9 @@ class Backend(ABC):
     # Why the backend lacks its capabilities, for the error a model reads.
     lacks_because: ClassVar[str] = ""
 
-    guard: GuardProxy | None = None
+    guard: UrlGuard | None = None
+    # Its lease of a browser pool member (daemon/runtime/pool.py), given back when the window closes.
+    slot: Slot | None = None
     # The warm window it took instead of opening a context (own Chromium only): its page is the first tab.
     spare: SpareWindow | None = None
     # Its browser shows a PDF it navigates to in a viewer (whose page reads as empty) rather than
@@ -95,6 +98,16 @@ class Backend(ABC):
     @abstractmethod
     async def close(self, own_pages: list[Page]) -> None:
         """Close the window, or only detach from it when the browser is the user's (closing `own_pages`)."""
+
+    def abandon(self) -> None:
+        """Its browser went away: the lease goes back to the pool now (nothing left to close)."""
+        self._close_guard()
+        if self.slot is not None:
+            self.slot.release_soon()
+
+    async def _release(self) -> None:
+        if self.slot is not None:
+            await self.slot.release()
 
     def closed_note(self, window_id: str) -> str:
         return f"Closed {window_id} and its tabs"

@@ -10,10 +10,12 @@ from browserd.daemon.bridge.server import BridgeServer
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.runtime.browser import BrowserRuntime
+from browserd.daemon.runtime.pool import BrowserPool
 from browserd.daemon.sessions.backends.base import Backend, SpareWindow, WindowRequest
 from browserd.daemon.sessions.backends.cdp import CdpAttach
 from browserd.daemon.sessions.backends.extension import ExtensionTabs
 from browserd.daemon.sessions.backends.own import OwnChromium
+from browserd.daemon.sessions.backends.pooled import PooledWindow
 
 
 @dataclass
@@ -21,6 +23,7 @@ class Backends:
     runtime: BrowserRuntime
     guards: Guards
     bridge: BridgeServer
+    pool: BrowserPool
 
     async def open(self, request: WindowRequest, take_spare: Callable[[], SpareWindow | None]) -> Backend:
         if request.kind == "cdp":
@@ -33,5 +36,18 @@ class Backends:
             return await ExtensionTabs.open(
                 self.runtime, self.bridge, bridge_session, request.client_name, request.trust_level
             )
-        browser = await self.runtime.browser()
-        return await OwnChromium.open(request, browser, self.guards, take_spare, self.runtime.shows_pdfs)
+        # A window of a browser browserd runs: on the pool member with the most free capacity (or the pinned one).
+        slot = await self.pool.acquire(request.endpoint)
+        backend: Backend
+        try:
+            if slot.member.local:
+                backend = await OwnChromium.open(
+                    request, slot.browser, self.guards, take_spare, self.runtime.shows_pdfs
+                )
+            else:
+                backend = await PooledWindow.open(request, slot, self.guards.policy)
+        except BaseException:
+            await slot.release()
+            raise
+        backend.slot = slot
+        return backend

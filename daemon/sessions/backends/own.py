@@ -66,3 +66,4 @@ class OwnChromium(Backend):
             await self._context.close()
         finally:
             self._close_guard()
+            await self._release()
