@@ -24,7 +24,7 @@ from playwright.async_api import Browser
 
 from browserd.daemon.config import BrowserConfig
 from browserd.daemon.errors import BrowserdError, Busy, InvalidParameter, PageCrashed
-from browserd.daemon.runtime.browser import BrowserRuntime
+from browserd.daemon.runtime.browser import BrowserRuntime, is_crash
 from browserd.daemon.runtime.members import LOCAL, LocalMember, Member, remote_member
 from browserd.daemon.runtime.tasks import TaskOwner
 
@@ -163,7 +163,9 @@ class BrowserPool:
         except MemberLost:
             raise
         except Exception as exc:
-            if slot.lost or (not slot.browser.is_connected() and not slot.member.local):
+            # The disconnect may reach us after the failure it caused: a crash on a remote member counts as lost.
+            crashed = isinstance(exc, PageCrashed) or is_crash(exc)
+            if slot.lost or (not slot.member.local and (crashed or not slot.browser.is_connected())):
                 raise slot.lost_error() from exc
             raise
         finally:
