@@ -107,24 +107,32 @@ class BrowserPool:
     async def acquire(self, pin: str | None = None, *, local_only: bool = False) -> Slot:
         """A browser on the member with the most free capacity; waits while all are full, then BUSY."""
         candidates = self._candidates(pin, local_only)
-        with anyio.move_on_after(self.config.pool_wait_s):
-            while True:
-                changed = self._changed
-                free = [m for m in candidates if m.up and m.used < m.capacity]
-                if free:
-                    member = max(free, key=lambda m: (m.capacity - m.used, -m.served))
-                    member.used += 1
-                    member.peak = max(member.peak, member.used)
-                    try:
-                        browser = await member.open()
-                    except Exception as exc:  # it does not answer: down, and the next member is tried
-                        member.used -= 1
-                        self._mark_down(member, f"cannot connect: {str(exc).splitlines()[0] if str(exc) else exc!r}")
-                        continue
-                    member.served += 1
-                    slot = Slot(member, browser, self)
-                    self._slots.add(slot)
-                    return slot
+        deadline = anyio.current_time() + self.config.pool_wait_s
+        while True:
+            changed = self._changed
+            free = [m for m in candidates if m.up and m.used < m.capacity]
+            if free:
+                member = max(free, key=lambda m: (m.capacity - m.used, -m.served))
+                member.used += 1
+                member.peak = max(member.peak, member.used)
+                try:
+                    browser = await member.open()
+                except Exception as exc:  # it does not answer: down, and the next member is tried
+                    member.used -= 1
+                    self._mark_down(member, f"cannot connect: {str(exc).splitlines()[0] if str(exc) else exc!r}")
+                    continue
+                except BaseException:
+                    member.used -= 1
+                    self._notify()
+                    raise
+                member.served += 1
+                slot = Slot(member, browser, self)
+                self._slots.add(slot)
+                return slot
+            if anyio.current_time() >= deadline:
+                break
+            # Only the wait for room counts against pool_wait_s, never a connection being made.
+            with anyio.move_on_after(deadline - anyio.current_time()):
                 await changed.wait()
         raise Busy(
             f"every browser pool member that may serve this is full or down: {self._describe(candidates)}",

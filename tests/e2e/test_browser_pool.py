@@ -315,3 +315,15 @@ async def test_a_webdriver_member_serves_a_session_and_a_crawl(site: str) -> Non
                 assert member["pagesServed"] >= 13 and member["contextsUsed"] == 1
     finally:
         driver.kill()
+
+
+async def test_a_full_pool_queues_then_answers_busy_with_a_hint(servers: dict[str, Server], site: str) -> None:
+    """Capacity is never exceeded: a window beyond it waits [browser] pool_wait_s for room, then BUSY."""
+    with own_home() as home:
+        configure(home, [servers["pw1"]], capacity=1)
+        home.env["BROWSERD_BROWSER_POOL_WAIT_S"] = "1"
+        async with mcp_client(home, args=TOOLS) as holder, mcp_client(home, args=TOOLS) as latecomer:
+            ok(await holder.call_tool("browser_open", {"url": f"{site}/index.html", "snapshot": "none"}))
+            error = failed(await latecomer.call_tool("browser_open", {"url": f"{site}/help.html"}), "BUSY")
+            assert "pw1 1/1" in error["error"] and "add capacity" in error["recoverHint"], error
+            assert (await pool_members(latecomer))["pw1"]["peakContexts"] == 1
