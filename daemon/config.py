@@ -134,7 +134,10 @@ class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
     # by most free capacity. The daemon's own Chromium is one more member ("local") unless `local` is false.
     endpoints: list[EndpointConfig] = msgspec.field(default_factory=list)
     local: bool = True
-    local_capacity: Positive = 20
+    # Windows plus scrape pages at once in the daemon's own Chromium: by default above what max_total_tabs
+    # and workers allow, so those bind first; lower it to send work to remote members sooner (placement
+    # goes by free capacity).
+    local_capacity: Positive = 64
     # A full pool queues a new window or page this long, then answers BUSY.
     pool_wait_s: NonNegative = 30.0
     # Members are checked this often; a down one is tried again after 1, 2, 4... s, at most pool_retry_max_s.
