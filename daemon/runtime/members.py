@@ -99,7 +99,7 @@ def _redacted(url: str) -> str:
     parts = urlsplit(url)
     host = parts.hostname or ""
     netloc = f"{host}:{parts.port}" if parts.port else host
-    query = urlencode([(k, "***") for k, _ in parse_qsl(parts.query, keep_blank_values=True)])
+    query = urlencode([(k, "***") for k, _ in parse_qsl(parts.query, keep_blank_values=True)], safe="*")
     return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
 
 

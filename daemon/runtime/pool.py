@@ -244,7 +244,7 @@ class BrowserPool:
 
     def status(self) -> list[dict[str, Any]]:
         """Each member for `browserd status` and get_runtime_profile: never a token."""
-        now = anyio.current_time()
+        now = anyio.current_time() if not all(m.up for m in self.members) else 0.0
         return [
             {
                 "name": m.name,
