@@ -70,11 +70,11 @@ def _start(name: str, kind: str, command: list[str], port: int, url: str, **extr
     return Server(name, kind, url, process, extra)
 
 
-def run_server(name: str) -> Server:
+def run_server(name: str, port: int | None = None) -> Server:
     """`playwright run-server` (Playwright's own Node CLI, as `python -m playwright run-server` starts it);
     --unsafe lets the daemon name the browser to launch, since no Playwright browser can be downloaded here."""
     node, cli = compute_driver_executable()
-    port = free_port()
+    port = port or free_port()
     command = [node, cli, "run-server", "--host", "127.0.0.1", "--port", str(port), "--unsafe"]
     launch = {"executablePath": _shell(), "headless": True}
     return _start(name, "playwright", command, port, f"ws://127.0.0.1:{port}/", launch_options=launch)

@@ -154,13 +154,15 @@ async def _crawled(client: Any, run_id: str) -> int:
 
 async def test_kill_9_of_a_member_mid_crawl_and_under_a_session(site: str, tmp_path: Any) -> None:
     """The crawl loads the pages it had in flight there again elsewhere (every page once); the session's next
-    call names what happened, the one after works on a member that answers; the dead member shows down."""
+    call names what happened, the one after works on a member that answers; the dead member shows down, and
+    takes work again once a server answers at its address."""
     victim = run_server("victim")
     with tempfile.TemporaryDirectory() as profile_dir:
         survivor = cdp_chromium("survivor", profile_dir)
         try:
             with own_home() as home:
                 configure(home, [victim, survivor], capacity=3)
+                home.env["BROWSERD_BROWSER_POOL_RETRY_MAX_S"] = "2"  # re-admission is tried every 2 s at most
                 async with mcp_client(home, args=TOOLS) as client:
                     new = {"action": "new", "endpoint": "victim"}
                     ok(await client.call_tool("browser_windows", new))
@@ -193,6 +195,15 @@ async def test_kill_9_of_a_member_mid_crawl_and_under_a_session(site: str, tmp_p
                     members = await pool_members(client)
                     assert not members["victim"]["up"] and members["victim"]["downReason"]
                     assert members["survivor"]["up"]
+
+                    victim = run_server("victim", port=urlsplit(victim.url).port)
+                    with anyio.fail_after(30):
+                        while not (await pool_members(client))["victim"]["up"]:
+                            await anyio.sleep(0.2)
+                    back = {"action": "new", "endpoint": "victim"}
+                    ok(await client.call_tool("browser_windows", back))
+                    ok(await client.call_tool("browser_open", {"url": f"{site}/help.html", "snapshot": "none"}))
+                    assert sorted(await window_endpoints(client)) == ["survivor", "victim"]
         finally:
             victim.kill()
             survivor.kill()
