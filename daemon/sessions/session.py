@@ -23,11 +23,11 @@ from browserd.daemon.sessions.backends.base import Backend, BackendKind, SpareWi
 from browserd.daemon.sessions.backends.factory import Backends
 from browserd.daemon.sessions.calls import CallLog
 from browserd.daemon.sessions.downloads import Downloads
-from browserd.daemon.sessions.page_scripts import WINDOW_SCRIPT
 from browserd.daemon.sessions.records import Dialogs
 from browserd.daemon.sessions.routes import Routes, numbered
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import ProfileLink, Viewport, Window, WindowOptions
+from browserd.daemon.snapshots.page_scripts import WINDOW_SCRIPT
 from browserd.protocol import paths
 from browserd.protocol.messages import TrustLevel
 
@@ -156,7 +156,7 @@ class Session:
                 is_default=options == WindowOptions(),
                 warm=warm,
             )
-        backend = await self.backends.open(request, self.take_spare)
+        backend = await self.backends.open(request, self.trust, self.take_spare)
         window = await self._window(backend, options)
         if snapshot is not None:
             window.profile = self._link(snapshot.meta.profile_id, snapshot.version, backend.context, options.publish)
@@ -186,6 +186,7 @@ class Session:
             self._next_tab_id,
             self.downloads,
             backend,
+            self.trust,
             self.dialogs,
         )
         window.network_log_size = self.config.network_log_size

@@ -1,4 +1,4 @@
-"""The one parser of snapshot lines (daemon/sessions/snapshot.py), without a browser.
+"""The one parser of snapshot lines (daemon/snapshots/aria.py), without a browser.
 
 Playwright writes each line as YAML: a key (`role "name" [attrs]`, single-quoted when it holds `: `,
 ` #`, a leading quote...) and an optional value (double-quoted when needed). Every line must give
@@ -15,8 +15,8 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from browserd.daemon.sessions import snapshot as aria
-from browserd.daemon.sessions.reader import _delta, _refs
+from browserd.daemon.snapshots import aria
+from browserd.daemon.snapshots.reader import _delta, _refs
 
 WIDGETS = """\
 - main [ref=e2]:

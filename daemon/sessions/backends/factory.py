@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from browserd.daemon.bridge.server import BridgeServer
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.policy.proxy import Guards
+from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.pool import BrowserPool
 from browserd.daemon.sessions.backends.base import Backend, SpareWindow, WindowRequest
@@ -25,7 +26,14 @@ class Backends:
     bridge: BridgeServer
     pool: BrowserPool
 
-    async def open(self, request: WindowRequest, take_spare: Callable[[], SpareWindow | None]) -> Backend:
+    async def open(
+        self, request: WindowRequest, trust: TrustPolicy, take_spare: Callable[[], SpareWindow | None]
+    ) -> Backend:
+        """The backend of a new window; first, whether the session's trust level may have one of this kind (a remote
+        session's window needs the URL guard; the user's own Chrome takes one only when [bridge] allow_remote)."""
+        kinds: dict[str, type[Backend]] = {"cdp": CdpAttach, "extension": ExtensionTabs, "playwright": OwnChromium}
+        kind = kinds[request.kind]
+        trust.check_backend(kind.kind, kind.capabilities, remote_extension=self.bridge.config.allow_remote)
         if request.kind == "cdp":
             if request.endpoint is None:
                 raise InvalidParameter("a cdp window needs the browser's debugging endpoint", field="endpoint")
@@ -33,9 +41,7 @@ class Backends:
         if request.kind == "extension":
             # Each extension window is a tab group of its own, named after the client.
             bridge_session = f"{request.session_id}-{secrets.token_hex(3)}"
-            return await ExtensionTabs.open(
-                self.runtime, self.bridge, bridge_session, request.client_name, request.trust_level
-            )
+            return await ExtensionTabs.open(self.runtime, self.bridge, bridge_session, request.client_name)
         # A window of a browser browserd runs: on the pool member with the most free capacity (or the pinned one).
         slot = await self.pool.acquire(request.endpoint)
         backend: Backend

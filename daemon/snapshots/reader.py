@@ -14,11 +14,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from browserd.daemon.errors import ElementAmbiguous, ElementNotFound, ExecutionError, InvalidParameter
-from browserd.daemon.sessions import snapshot as aria
 from browserd.daemon.sessions.page_errors import action_errors
-from browserd.daemon.sessions.settle import ticks
 from browserd.daemon.sessions.tab import RefInfo, Tab
-from browserd.daemon.sessions.targets import is_ref, locate
+from browserd.daemon.snapshots import aria
+from browserd.daemon.snapshots.settle import ticks
+from browserd.daemon.snapshots.targets import is_ref, locate
 
 ERRORS_SHOWN = 3
 PAGE_LINE = "- Page:"  # the first line of a page header
