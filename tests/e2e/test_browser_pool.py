@@ -195,6 +195,8 @@ async def test_kill_9_of_a_member_mid_crawl_and_under_a_session(site: str, tmp_p
                     members = await pool_members(client)
                     assert not members["victim"]["up"] and members["victim"]["downReason"]
                     assert members["survivor"]["up"]
+                    shown = home.browserd("status", timeout=30).stdout
+                    assert "victim  playwright" in shown and "down (" in shown and "survivor  cdp" in shown, shown
 
                     victim = run_server("victim", port=urlsplit(victim.url).port)
                     with anyio.fail_after(30):
