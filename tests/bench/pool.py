@@ -4,10 +4,10 @@
     .venv/bin/python tests/bench/pool.py [--pages 100] [--rounds 15] [--json]
 
 For each set-up: a crawl of tests/site's generated pages (render always, concurrency 5) and 4 clients
-doing browser_navigate + browser_snapshot rounds at once; pages/s, the CPU per page of everything
+doing browser_open (snapshot none) + browser_snapshot rounds at once; pages/s, the CPU per page of everything
 (daemon, its Playwright driver, every browser and server), and the daemon's own share per page (its
 Python process alone, then with its Playwright driver). Then the latency a call adds on a remote member:
-browser_snapshot and browser_navigate medians in a window pinned to `local` against one pinned to a
+browser_snapshot and browser_open (a navigation) medians in a window pinned to `local` against one pinned to a
 run-server. Every member has capacity 4 (local_capacity too), so placement spreads the work in "both".
 
 This machine has 2 cores shared with other work: the servers run on the same cores as the daemon, so
@@ -99,13 +99,15 @@ def rounds(shims: list[RawShim], site: str, count: int, cpu: Cpu) -> dict[str, A
     def client(index: int, shim: RawShim) -> None:
         try:
             for i in range(count):
-                shim.call_tool("browser_navigate", {"url": f"{site}/gen/64/{(index * 16 + i) % 64}.html"})
+                shim.call_tool(
+                    "browser_open", {"url": f"{site}/gen/64/{(index * 16 + i) % 64}.html", "snapshot": "none"}
+                )
                 shim.call_tool("browser_snapshot", {})
         except Exception as exc:  # reported below: a failed client makes the figure worthless
             errors.append(repr(exc))
 
     for shim in shims:  # each client's window exists before the clock starts
-        shim.call_tool("browser_navigate", {"url": f"{site}/index.html"})
+        shim.call_tool("browser_open", {"url": f"{site}/index.html", "snapshot": "none"})
     before, started = cpu.read(), time.perf_counter()
     threads = [threading.Thread(target=client, args=(i, shim)) for i, shim in enumerate(shims)]
     for thread in threads:
@@ -133,15 +135,17 @@ def median_ms(call: Callable[[], object], count: int) -> float:
 
 
 def latency(shim: RawShim, site: str, count: int) -> dict[str, Any]:
-    """browser_snapshot and browser_navigate in a window on `local`, then in one on a run-server."""
+    """browser_snapshot and browser_open in a window on `local`, then in one on a run-server."""
     figures: dict[str, Any] = {}
     for endpoint in ("local", "pw1"):
         shim.call_tool("browser_windows", {"action": "new", "endpoint": endpoint})
         url = f"{site}/gen/64/1.html"
-        shim.call_tool("browser_navigate", {"url": url})
+        shim.call_tool("browser_open", {"url": url, "snapshot": "none"})
         figures[endpoint] = {
             "snapshotMs": median_ms(lambda: shim.call_tool("browser_snapshot", {}), count),
-            "navigateMs": median_ms(lambda url=url: shim.call_tool("browser_navigate", {"url": url}), count),
+            "navigateMs": median_ms(
+                lambda url=url: shim.call_tool("browser_open", {"url": url, "snapshot": "none"}), count
+            ),
             "load": load(),
         }
     local, remote = figures["local"], figures["pw1"]
@@ -158,9 +162,8 @@ def measure(name: str, local: bool, remotes: int, site: str, args: argparse.Name
             result: dict[str, Any] = {}
             shims = [ready_shim(home, TOOLS) for _ in range(CLIENTS)]
             try:
-                status = status_json(home)
-                assert status is not None, "the daemon did not answer status"
-                cpu = Cpu(status["pid"], servers)
+                profile = shims[0].call_tool("get_runtime_profile", {})["structuredContent"]
+                cpu = Cpu(profile["daemonPid"], servers)
                 print(f"{name}: crawl of {args.pages} pages", file=sys.stderr)
                 result["crawl"] = crawl(shims[0], site, args.pages, cpu)
                 print(f"{name}: {CLIENTS} clients x {args.rounds} navigate+snapshot", file=sys.stderr)
