@@ -22,6 +22,7 @@ from tests.e2e.pool_servers import CAPACITY, Server, cdp_chromium, chromedriver,
 from tests.e2e.results import failed, ok, text_of
 from tests.e2e.test_crawl import follow
 from tests.e2e.test_login_profiles import cookies_of
+from tests.e2e.test_scrape_paths import AD_SLOT_LOADS, blocked_then_loaded, logged_site  # noqa: F401
 
 pytestmark = pytest.mark.anyio
 
@@ -118,6 +119,20 @@ async def test_a_profile_login_made_on_one_member_is_visible_on_another(pool_hom
             ok(await client.call_tool("browser_windows", {"action": "close", "windowId": active["windowId"]}))
         assert "Welcome back, alice." in text_of(opened), text_of(opened)
     assert cookies_of(pool_home, "acct") == {"session": "alice"}
+
+
+async def test_scrape_resource_blocking_holds_on_a_remote_member(
+    pool_home: BrowserdHome,
+    logged_site: tuple[str, list[str]],  # noqa: F811 - the fixture imported above
+) -> None:
+    """The resource policy is installed over the connection: an ad slot framed from another site loads none of
+    its documents, images or beacons on a remote member either (they load once blocking is off)."""
+    base, paths = logged_site
+    async with mcp_client(pool_home, args=TOOLS) as client:
+        served = sum(member["pagesServed"] for member in (await pool_members(client)).values())
+        blocked = await blocked_then_loaded(client, paths, f"{base}/ad-article.html", AD_SLOT_LOADS)
+        assert blocked.structured_content["via"] == "browser"
+        assert sum(member["pagesServed"] for member in (await pool_members(client)).values()) == served + 2
 
 
 async def test_a_remote_trust_session_on_a_remote_member_cannot_reach_loopback(
