@@ -228,19 +228,20 @@ class BrowserPool:
 
     async def watch(self) -> None:
         """Check the members until the daemon stops; runs in the daemon's task group."""
-        try:
-            while True:
-                now = anyio.current_time()
-                async with anyio.create_task_group() as checks:
-                    for member in self.members:
-                        if not member.local and (member.up or now >= member.retry_at):
-                            checks.start_soon(self._check, member)
-                await anyio.sleep(self.config.health_interval_s)
-        finally:
-            with anyio.CancelScope(shield=True):
-                await self._tasks.aclose()
+        while True:
+            now = anyio.current_time()
+            async with anyio.create_task_group() as checks:
                 for member in self.members:
-                    await member.aclose()
+                    if not member.local and (member.up or now >= member.retry_at):
+                        checks.start_soon(self._check, member)
+            await anyio.sleep(self.config.health_interval_s)
+
+    async def aclose(self) -> None:
+        """After the sessions closed (their windows published their profiles over these connections)."""
+        with anyio.CancelScope(shield=True):
+            await self._tasks.aclose()
+            for member in self.members:
+                await member.aclose()
 
     def status(self) -> list[dict[str, Any]]:
         """Each member for `browserd status` and get_runtime_profile: never a token."""

@@ -173,6 +173,7 @@ class Daemon:
             await services.sessions.close_all()
         await services.scrape.aclose()
         services.flows.store.close()
+        await services.pool.aclose()
         await services.runtime.aclose()
         log.info("daemon stopped")
 

@@ -118,7 +118,16 @@ async def test_a_profile_login_made_on_one_member_is_visible_on_another(pool_hom
             # Closing publishes the window's cookies to the profile now.
             ok(await client.call_tool("browser_windows", {"action": "close", "windowId": active["windowId"]}))
         assert "Welcome back, alice." in text_of(opened), text_of(opened)
+        # A window still open when the daemon stops publishes too: the pool's connections close after it.
+        ok(
+            await client.call_tool(
+                "browser_windows", {"action": "new", "endpoint": "cdp", "options": {"profileId": "bob"}}
+            )
+        )
+        ok(await client.call_tool("browser_open", {"url": f"{site}/set-cookie?session=bob", "snapshot": "none"}))
+        pool_home.stop_daemon()
     assert cookies_of(pool_home, "acct") == {"session": "alice"}
+    assert cookies_of(pool_home, "bob") == {"session": "bob"}
 
 
 async def test_scrape_resource_blocking_holds_on_a_remote_member(
