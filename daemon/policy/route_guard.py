@@ -3,8 +3,9 @@
 The guard proxy listens on the daemon's loopback, which a browser on another host cannot reach (and
 one that could would be trusting a proxy as its only barrier). So a guarded context of a pool member
 routes every request through this handler: the target is checked with the UrlPolicy (resolved on the
-daemon's side), then fetched by Playwright on the browser's side with redirects off, and each redirect
-hop is checked the same way before it is followed, since Playwright calls no route handler for the
+daemon's side), then fetched by Playwright with redirects off (by the run-server on a `playwright`
+member, by the daemon's own driver on `cdp` and `webdriver` members), and each redirect hop is checked
+the same way before it is followed, since Playwright calls no route handler for the
 follow-up request of a redirect. The page gets the final answer; a refused hop fails the request
 (net::ERR_BLOCKED_BY_CLIENT), recorded like the proxy's refusals so tools name the rule. WebSockets are
 checked before they connect.
