@@ -117,8 +117,12 @@ class BrowserPool:
                 member.peak = max(member.peak, member.used)
                 try:
                     browser = await member.open()
-                except Exception as exc:  # it does not answer: down, and the next member is tried
+                except Exception as exc:
                     member.used -= 1
+                    self._notify()
+                    if member.local:
+                        raise  # the runtime's own answer (no executable, a launch that failed) says it best
+                    # It does not answer: down, and the next member is tried.
                     self._mark_down(member, f"cannot connect: {str(exc).splitlines()[0] if str(exc) else exc!r}")
                     continue
                 except BaseException:
