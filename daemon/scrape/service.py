@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
+from playwright.async_api import BrowserContext
 
 from browserd.daemon.errors import BrowserdError, ExecutionError, NotSupported, UrlNotAllowed
+from browserd.daemon.policy.route_guard import RouteGuard
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.runtime.browser import proxy_option
 from browserd.daemon.runtime.contexts import poolable_state
@@ -207,10 +209,37 @@ async def _browser_page(
         task = ScrapePageTask(load, trust, export_state=export_state, resources=resources, pooled=True)
         options = await context_options(services, request, None) | blocked_workers
         return await _in_warm_context(services, task, options, request.profile_id, storage_state)
-    async with services.guards.guarding(request.trust_level) as guard:
-        task = ScrapePageTask(load, trust, export_state=export_state, guard=guard, resources=resources)
-        options = await context_options(services, request, storage_state) | (guard.context_options if guard else {})
-        return await services.executor.run_in_context(task, local_only=guard is not None, **options | blocked_workers)
+    options = await context_options(services, request, storage_state) | blocked_workers
+    if not services.guards.policy.guarded(request.trust_level):
+        task = ScrapePageTask(load, trust, export_state=export_state, resources=resources)
+        return await services.executor.run_in_context(task, **options)
+
+    async def guarded() -> LoadedPage:
+        async with services.pool.lease() as slot:
+            if slot.member.local:
+                async with services.guards.guarding(request.trust_level) as proxy:
+                    task = ScrapePageTask(load, trust, export_state=export_state, guard=proxy, resources=resources)
+                    return await in_fresh_context(
+                        slot.browser, task, options | (proxy.context_options if proxy else {})
+                    )
+            # Another host cannot reach the guard proxy: route interception checks each request there.
+            route_guard = RouteGuard(services.guards.policy, request.trust_level)
+            task = ScrapePageTask(load, trust, export_state=export_state, guard=route_guard, resources=resources)
+            return await in_fresh_context(slot.browser, _RouteGuarded(task, route_guard), options)
+
+    return await services.executor.run(guarded)
+
+
+@dataclass
+class _RouteGuarded:
+    """A BrowserTask: `task` in a context whose requests pass `guard` first."""
+
+    task: ScrapePageTask
+    guard: RouteGuard
+
+    async def run(self, context: BrowserContext) -> LoadedPage:
+        await self.guard.install(context)
+        return await self.task.run(context)
 
 
 def _poolable(services: Services, request: ScrapeRequest, storage_state: Mapping[str, Any] | None) -> bool:

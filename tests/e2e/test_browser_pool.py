@@ -163,6 +163,11 @@ async def test_a_remote_trust_session_on_a_remote_member_cannot_reach_loopback(
             error = failed(await client.call_tool("browser_open", {"url": hop}), "URL_NOT_ALLOWED")
             assert error["details"]["rule"] == "loopback" and error["details"]["url"] == other_loopback
             # An allowed chain still arrives.
+            # A scrape of a remote session on a remote member is held to the same policy.
+            scraped = failed(await client.call_tool("scrape", {"url": hop, "render": "always"}), "URL_NOT_ALLOWED")
+            assert scraped["details"]["rule"] == "loopback", scraped
+            page = ok(await client.call_tool("scrape", {"url": f"{site}/help.html", "render": "always"}))
+            assert "Help page" in text_of(page) and page.structured_content["via"] == "browser"
             chain = f"{site}/redirect?to={quote('/help.html')}"
             ok(await client.call_tool("browser_open", {"url": chain, "snapshot": "none"}))
             assert "Help" in text_of(ok(await client.call_tool("browser_snapshot", {})))
