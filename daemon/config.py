@@ -39,6 +39,32 @@ class DaemonConfig(msgspec.Struct, forbid_unknown_fields=True):
     use_uvloop: bool = True
 
 
+class EndpointConfig(msgspec.Struct, forbid_unknown_fields=True):
+    """One remote browser server of the pool (docs/pool.md)."""
+
+    # How listings, pins (`browser_windows` endpoint) and errors name it.
+    name: Annotated[str, msgspec.Meta(pattern=r"^[a-zA-Z0-9._-]{1,64}$")]
+    # playwright: a `playwright run-server` (BrowserType.connect); cdp: a Chromium's debugging endpoint or a
+    # CDP service (connect_over_cdp); webdriver: a W3C WebDriver endpoint (chromedriver, a Selenium Grid 4
+    # router) asked for one Chromium session per window or worker.
+    kind: Literal["playwright", "cdp", "webdriver"]
+    url: str
+    # Browser contexts it may hold at once: windows plus scrape and crawl pages.
+    capacity: Positive = 4
+    labels: list[str] = msgspec.field(default_factory=list)
+    # Sent with the connection (an Authorization header, a cloud provider's key...).
+    headers: dict[str, str] = msgspec.field(default_factory=dict)
+    # An environment variable holding a secret token, never the token itself: sent as `token_param` in the
+    # URL's query when that is set (browserless: "token"), else as `Authorization: Bearer <token>`.
+    token_env: str = ""
+    token_param: str = ""
+    # playwright: the server's launch options (x-playwright-launch-options), e.g. {headless = true}; an
+    # executablePath needs a server started with --unsafe.
+    launch_options: dict[str, Any] = msgspec.field(default_factory=dict)
+    # webdriver: capabilities merged over {browserName = "chrome"}, e.g. {"goog:chromeOptions" = {args = [...]}}.
+    capabilities: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
 class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
     # Path of the Chromium executable; empty means discover it (runtime/chromium.py).
     executable: str = ""
@@ -104,6 +130,19 @@ class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
     proxy: str = ""
     # Hosts that skip the proxy, comma-separated (Playwright's proxy.bypass), e.g. ".internal, localhost".
     proxy_bypass: str = ""
+    # The browser pool (docs/pool.md): remote browser servers windows, scrapes and crawl pages are placed on,
+    # by most free capacity. The daemon's own Chromium is one more member ("local") unless `local` is false.
+    endpoints: list[EndpointConfig] = msgspec.field(default_factory=list)
+    local: bool = True
+    # Windows plus scrape pages at once in the daemon's own Chromium: by default above what max_total_tabs
+    # and workers allow, so those bind first; lower it to send work to remote members sooner (placement
+    # goes by free capacity).
+    local_capacity: Positive = 64
+    # A full pool queues a new window or page this long, then answers BUSY.
+    pool_wait_s: NonNegative = 30.0
+    # Members are checked this often; a down one is tried again after 1, 2, 4... s, at most pool_retry_max_s.
+    health_interval_s: Annotated[float, msgspec.Meta(gt=0)] = 5.0
+    pool_retry_max_s: Annotated[float, msgspec.Meta(gt=0)] = 60.0
 
 
 class McpConfig(msgspec.Struct, forbid_unknown_fields=True):

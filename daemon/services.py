@@ -21,7 +21,9 @@ from browserd.daemon.runs.manager import RunManager
 from browserd.daemon.runs.templates.registry import TemplateRegistry, builtin_templates
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.executor import TaskExecutor
+from browserd.daemon.runtime.pool import BrowserPool
 from browserd.daemon.scrape.shared import ScrapeShared
+from browserd.daemon.sessions.backends.factory import Backends
 from browserd.daemon.sessions.manager import SessionManager
 from browserd.daemon.sessions.session import Session
 
@@ -67,6 +69,8 @@ class NoTools:
 class Services:
     config: Config
     runtime: BrowserRuntime
+    # Where windows and scrape pages get a browser: the daemon's own Chromium and remote browser servers.
+    pool: BrowserPool
     executor: TaskExecutor
     sessions: SessionManager
     profiles: Profiles
@@ -98,15 +102,22 @@ class Services:
         runtime = BrowserRuntime(config.browser)
         profiles = Profiles(config.profiles)
         guards = Guards(UrlPolicy(config.security), config.browser.proxy)
+        bridge = BridgeServer(config.bridge)
+        pool = BrowserPool(runtime, config.browser)
+        backends = Backends(runtime, guards, bridge, pool)
         return cls(
             config=config,
             runtime=runtime,
-            executor=TaskExecutor(runtime, config.browser.workers, config.browser.queue_size),
-            sessions=SessionManager(runtime, config.browser, profiles, guards, config.runs.kept_session_idle_s),
+            pool=pool,
+            # Each remote member's capacity adds as many browser tasks as it may run at once.
+            executor=TaskExecutor(pool, config.browser.workers + pool.remote_capacity, config.browser.queue_size),
+            sessions=SessionManager(
+                runtime, config.browser, profiles, guards, backends, config.runs.kept_session_idle_s
+            ),
             profiles=profiles,
             guards=guards,
             scrape=ScrapeShared.build(config),
-            bridge=BridgeServer(config.bridge),
+            bridge=bridge,
             llm=Llm(config.llm),
             tools=tools or NoTools(),
         )

@@ -57,4 +57,10 @@ if ! has_headless_shell && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; 
     { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null; } ||
         echo "setup: no headless shell could be installed; headless pages use the full browser" >&2
 fi
+# Debian's chromedriver: a real WebDriver endpoint for the browser pool's `webdriver` member tests (issue 24).
+if ! command -v chromedriver >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "setup: installing Debian's chromium-driver"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-driver >/dev/null; } ||
+        echo "setup: chromium-driver could not be installed; the webdriver pool test is skipped" >&2
+fi
 echo "setup: ready ($("$VENV/bin/browserd" version))"

@@ -157,6 +157,15 @@ def status(as_json: bool) -> None:
             f"scrape contexts: {pool['idle']} idle, {pool['leased']} in use; "
             f"{pool['created']} created, {pool['reused']} reuses"
         )
+    members = data.get("pool") or []
+    if len(members) > 1 or any(m["kind"] != "local" for m in members):
+        click.echo("browser pool:")
+        for m in members:
+            state = "up" if m["up"] else f"down ({m['downReason']}; retry in {m['retryInS']} s)"
+            click.echo(
+                f"  {m['name']}  {m['kind']}  {m['url']}  {state}  {m['contextsUsed']}/{m['capacity']} contexts"
+                f"  {m['pagesServed']} served"
+            )
     click.echo(f"sessions: {len(data['sessions'])}")
     for session in data["sessions"]:
         kept = ""

@@ -21,8 +21,7 @@ Not covered: WebRTC (UDP, which does not use the proxy) and DNS prefetching (loo
 from __future__ import annotations
 
 import logging
-from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, Self
@@ -37,6 +36,7 @@ from browserd.daemon.errors import NotSupported
 from browserd.daemon.policy.addresses import IPAddress
 from browserd.daemon.policy.http1 import CHUNK, BadMessage, Peer, forwarded, has_token
 from browserd.daemon.policy.origins import DEFAULT_PORTS
+from browserd.daemon.policy.refusals import REFUSED_HEADER, UrlGuard
 from browserd.daemon.policy.urls import Refusal, UrlPolicy
 from browserd.protocol.messages import TrustLevel
 
@@ -48,13 +48,9 @@ CONNECT_TIMEOUT_S = 10
 # An origin that sends nothing for this long is cut off: the browser gets a 504 if no answer had begun,
 # else a closed connection. Generous, since a tunnel or a WebSocket may rightly sit quiet for minutes.
 ORIGIN_IDLE_TIMEOUT_S = 300.0
-REFUSALS_KEPT = 50
-# Marks the guard's own refusal page, so a navigation that ends on it can be reported as a refusal.
-REFUSED_HEADER = "x-browserd-refused"
 _CLOSED = (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
 
 _BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-OnRefused = Callable[[Refusal], None]
 
 
 class BadRequest(Exception):
@@ -99,7 +95,7 @@ def _host_port(authority: str) -> tuple[str, int]:
     return parts.hostname, port
 
 
-class GuardProxy:
+class GuardProxy(UrlGuard):
     """The guard of one browser context: its own listener, so the port says whose traffic it is."""
 
     def __init__(self, policy: UrlPolicy, trust: TrustLevel, listener: anyio.abc.SocketListener) -> None:
@@ -107,9 +103,7 @@ class GuardProxy:
         self.trust: TrustLevel = trust
         self._listener = listener
         self._scope = anyio.CancelScope()
-        self.refusals: deque[Refusal] = deque(maxlen=REFUSALS_KEPT)
-        self.on_refused: OnRefused | None = None
-        self._refused_total = 0
+        super().__init__()
         self.requests = 0
         self.server = f"http://127.0.0.1:{listener.extra(anyio.abc.SocketAttribute.local_port)}"
 
@@ -130,40 +124,6 @@ class GuardProxy:
     def context_options(self) -> dict[str, Any]:
         """What browser.new_context needs to send all of the context's traffic through this guard."""
         return {"proxy": {"server": self.server}}
-
-    def mark(self) -> int:
-        """A bookmark in the refusals, for `refusal_since` after a navigation."""
-        return self._refused_total
-
-    def navigation_refusal(self, mark: int, page_url: str, reply_headers: dict[str, str] | None) -> Refusal | None:
-        """After a navigation from `mark`: the refusal that ended it, if any (reply_headers None: it failed).
-
-        A refused plain-http target ends on the guard's refusal page; a refused https target (a tunnel)
-        fails the navigation, whose error names the first URL of the redirect chain, not the refused one.
-        """
-        if reply_headers is None:
-            return self.refusal_since(mark, page_url)
-        if reply_headers.get(REFUSED_HEADER):
-            return self.refusal_since(mark, page_url, last=True)
-        return None
-
-    def refusal_since(self, mark: int, url: str, *, last: bool = False) -> Refusal | None:
-        """The refusal of `url` since `mark` (a tunnel refusal names host:port only), else the first (last)."""
-        recent = list(self.refusals)[max(0, len(self.refusals) - (self._refused_total - mark)) :]
-        if not recent:
-            return None
-        netloc = urlsplit(url).netloc
-        for refusal in recent:
-            if refusal.url in (url, netloc):
-                return refusal
-        return recent[-1] if last else recent[0]
-
-    def _refuse(self, refusal: Refusal) -> None:
-        log.info("URL guard refused %s (%s)", refusal.url, refusal.rule)
-        self.refusals.append(refusal)
-        self._refused_total += 1
-        if self.on_refused is not None:
-            self.on_refused(refusal)
 
     async def _serve_client(self, client: SocketStream) -> None:
         async with client:

@@ -103,8 +103,8 @@ class UrlPolicy:
                 return Refusal(url, rule, f"{named}{address}, a {rule.replace('-', ' ')}"), []
         return None, addresses
 
-    async def check_url(self, url: str, trust: TrustLevel) -> None:
-        """Before a tool loads `url`: raise URL_NOT_ALLOWED now rather than let the guard refuse it later."""
+    async def refusal(self, url: str, trust: TrustLevel) -> Refusal | None:
+        """Why `url` may not load at this trust level, after resolving its host; None: it may."""
         refusal = self.scheme_refusal(url, trust)
         parts = urlsplit(url)
         scheme = parts.scheme.lower()
@@ -112,8 +112,13 @@ class UrlPolicy:
             try:
                 port = parts.port or DEFAULT_PORTS[scheme]
             except ValueError:
-                return  # the browser reports a bad port better than we can
+                return None  # the browser reports a bad port better than we can
             refusal, _ = await self.check_target(url, scheme, parts.hostname, port, trust)
+        return refusal
+
+    async def check_url(self, url: str, trust: TrustLevel) -> None:
+        """Before a tool loads `url`: raise URL_NOT_ALLOWED now rather than let the guard refuse it later."""
+        refusal = await self.refusal(url, trust)
         if refusal is not None:
             raise refusal.error()
 

@@ -133,18 +133,28 @@ class BrowserRuntime:
 
     async def mobile_options(self) -> dict[str, Any]:
         """Context options of MOBILE_DEVICE: viewport, screen, scale, touch, is_mobile and its user agent, which
-        names the Chromium that runs (a server picks its mobile pages by it, and a stale version looks odd)."""
-        browser = await self.browser()
-        assert self._playwright is not None  # started by browser()
-        device = {k: v for k, v in self._playwright.devices[MOBILE_DEVICE].items() if k != "default_browser_type"}
-        device["user_agent"] = re.sub(r"Chrome/[\d.]+", f"Chrome/{browser.version}", device["user_agent"])
+        names the Chromium version here (a server picks its mobile pages by it, and a stale version looks odd).
+        Launches nothing: a window on a pool member needs no local browser for it."""
+        async with self._lock:
+            playwright = await self._driver()
+        named = self._browser.version if self.is_running() and self._browser else await self.executable_version()
+        version = re.search(r"\d+(?:\.\d+)+", named)
+        device = {k: v for k, v in playwright.devices[MOBILE_DEVICE].items() if k != "default_browser_type"}
+        if version:
+            device["user_agent"] = re.sub(r"Chrome/[\d.]+", f"Chrome/{version[0]}", device["user_agent"])
         return device
 
-    async def connect_over_cdp(self, endpoint: str, timeout_ms: int) -> Browser:
+    async def connect_over_cdp(self, endpoint: str, timeout_ms: int, headers: dict[str, str] | None = None) -> Browser:
         """Attach to a Chromium someone else started (D-14 backend `cdp`); closing the result only disconnects."""
         async with self._lock:
             playwright = await self._driver()
-        return await playwright.chromium.connect_over_cdp(endpoint, timeout=timeout_ms)
+        return await playwright.chromium.connect_over_cdp(endpoint, timeout=timeout_ms, headers=headers)
+
+    async def connect(self, ws_endpoint: str, timeout_ms: int, headers: dict[str, str]) -> Browser:
+        """A browser of a Playwright browser server (`playwright run-server`); it lives while we stay connected."""
+        async with self._lock:
+            playwright = await self._driver()
+        return await playwright.chromium.connect(ws_endpoint, timeout=timeout_ms, headers=headers)
 
     async def _driver(self) -> Playwright:
         """Playwright, started on first use within DRIVER_START_TIMEOUT_S; the caller holds the runtime lock."""

@@ -10,10 +10,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
 import anyio
-from playwright.async_api import BrowserContext
+from playwright.async_api import Browser, BrowserContext
 
 from browserd.daemon.errors import Busy
-from browserd.daemon.runtime.browser import BrowserRuntime
+from browserd.daemon.runtime.pool import BrowserPool
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -26,8 +26,8 @@ class BrowserTask(Protocol[T_co]):
 class TaskExecutor:
     """At most `workers` tasks run; at most `queue_size` wait; beyond that a caller gets BUSY at once."""
 
-    def __init__(self, runtime: BrowserRuntime, workers: int, queue_size: int) -> None:
-        self._runtime = runtime
+    def __init__(self, pool: BrowserPool, workers: int, queue_size: int) -> None:
+        self.pool = pool
         self._slots = anyio.Semaphore(workers)
         self._queue_size = queue_size
         self._waiting = 0
@@ -52,16 +52,22 @@ class TaskExecutor:
             self.running -= 1
             self._slots.release()
 
-    async def run_in_context(self, task: BrowserTask[T], **context_options: Any) -> T:
-        """Run `task` in a fresh context of the shared browser, closed afterwards whatever happens."""
+    async def run_in_context(self, task: BrowserTask[T], *, local_only: bool = False, **context_options: Any) -> T:
+        """Run `task` in a fresh context on a browser pool member, closed afterwards whatever happens.
+        `local_only`: the context's traffic goes through the daemon's guard proxy, which only its own
+        Chromium reaches."""
 
         async def work() -> T:
-            browser = await self._runtime.browser()
-            context = await browser.new_context(**context_options)
-            try:
-                return await task.run(context)
-            finally:
-                with anyio.CancelScope(shield=True):
-                    await context.close()
+            async with self.pool.lease(local_only=local_only) as slot:
+                return await in_fresh_context(slot.browser, task, context_options)
 
         return await self.run(work)
+
+
+async def in_fresh_context(browser: Browser, task: BrowserTask[T], options: dict[str, Any]) -> T:
+    context = await browser.new_context(**options)
+    try:
+        return await task.run(context)
+    finally:
+        with anyio.CancelScope(shield=True):
+            await context.close()

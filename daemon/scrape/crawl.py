@@ -267,7 +267,10 @@ class Crawler:
         """A plain HTTP read in a context of the executor, under the crawl's URL policy."""
         async with self.services.guards.guarding(self.request.trust_level) as guard:
             options = guard.context_options if guard else {}
-            return await self._busy_retry(lambda: self.services.executor.run_in_context(task, **options))
+            local_only = guard is not None  # only the daemon's own Chromium reaches its guard proxy
+            return await self._busy_retry(
+                lambda: self.services.executor.run_in_context(task, local_only=local_only, **options)
+            )
 
     async def run(self) -> CrawlSummary:
         """Crawl until a stop condition; the summary says which one ended it."""

@@ -30,7 +30,8 @@ from urllib.parse import urljoin, urlsplit
 import anyio
 
 from browserd.daemon.errors import NavigationTimeout
-from browserd.daemon.policy.proxy import REFUSED_HEADER, GuardProxy, Guards
+from browserd.daemon.policy.proxy import GuardProxy, Guards
+from browserd.daemon.policy.refusals import REFUSED_HEADER
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.protocol.messages import TrustLevel
 

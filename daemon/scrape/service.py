@@ -14,11 +14,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
+from playwright.async_api import BrowserContext
 
 from browserd.daemon.errors import BrowserdError, ExecutionError, NotSupported, UrlNotAllowed
+from browserd.daemon.policy.route_guard import RouteGuard
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.runtime.browser import proxy_option
 from browserd.daemon.runtime.contexts import poolable_state
+from browserd.daemon.runtime.executor import in_fresh_context
+from browserd.daemon.runtime.pool import MemberLost
 from browserd.daemon.scrape.extract import Extraction, Link, extract, extract_links, page_metadata
 from browserd.daemon.scrape.fetch import (
     FetchFailed,
@@ -36,6 +40,8 @@ if TYPE_CHECKING:
     from browserd.daemon.services import Services
 
 log = logging.getLogger(__name__)
+# A page is loaded again this often when the pool member it was on goes down under it.
+LOST_MEMBER_RETRIES = 3
 
 
 @dataclass(frozen=True)
@@ -172,6 +178,19 @@ async def fetch_page(
 async def browser_page(
     services: Services, request: ScrapeRequest, storage_state: Mapping[str, Any] | None, export_state: bool
 ) -> LoadedPage:
+    """The page loaded in a browser; one whose pool member went down under it is loaded again on another
+    (a crawl or a batch gets every page once: the lost load delivered nothing)."""
+    for _ in range(LOST_MEMBER_RETRIES):
+        try:
+            return await _browser_page(services, request, storage_state, export_state)
+        except MemberLost as exc:
+            log.info("%s: %s; loading it again elsewhere", request.url, exc.message)
+    return await _browser_page(services, request, storage_state, export_state)
+
+
+async def _browser_page(
+    services: Services, request: ScrapeRequest, storage_state: Mapping[str, Any] | None, export_state: bool
+) -> LoadedPage:
     config = services.config.scrape
     load = PageLoad(
         url=request.url,
@@ -190,10 +209,37 @@ async def browser_page(
         task = ScrapePageTask(load, trust, export_state=export_state, resources=resources, pooled=True)
         options = await context_options(services, request, None) | blocked_workers
         return await _in_warm_context(services, task, options, request.profile_id, storage_state)
-    async with services.guards.guarding(request.trust_level) as guard:
-        task = ScrapePageTask(load, trust, export_state=export_state, guard=guard, resources=resources)
-        options = await context_options(services, request, storage_state) | (guard.context_options if guard else {})
-        return await services.executor.run_in_context(task, **options | blocked_workers)
+    options = await context_options(services, request, storage_state) | blocked_workers
+    if not services.guards.policy.guarded(request.trust_level):
+        task = ScrapePageTask(load, trust, export_state=export_state, resources=resources)
+        return await services.executor.run_in_context(task, **options)
+
+    async def guarded() -> LoadedPage:
+        async with services.pool.lease() as slot:
+            if slot.member.local:
+                async with services.guards.guarding(request.trust_level) as proxy:
+                    task = ScrapePageTask(load, trust, export_state=export_state, guard=proxy, resources=resources)
+                    return await in_fresh_context(
+                        slot.browser, task, options | (proxy.context_options if proxy else {})
+                    )
+            # Another host cannot reach the guard proxy: route interception checks each request there.
+            route_guard = RouteGuard(services.guards.policy, request.trust_level)
+            task = ScrapePageTask(load, trust, export_state=export_state, guard=route_guard, resources=resources)
+            return await in_fresh_context(slot.browser, _RouteGuarded(task, route_guard), options)
+
+    return await services.executor.run(guarded)
+
+
+@dataclass
+class _RouteGuarded:
+    """A BrowserTask: `task` in a context whose requests pass `guard` first."""
+
+    task: ScrapePageTask
+    guard: RouteGuard
+
+    async def run(self, context: BrowserContext) -> LoadedPage:
+        await self.guard.install(context)
+        return await self.task.run(context)
 
 
 def _poolable(services: Services, request: ScrapeRequest, storage_state: Mapping[str, Any] | None) -> bool:
@@ -215,23 +261,30 @@ async def _in_warm_context(
     those cookies opened."""
     pool = services.scrape.contexts
     owner = profile_id if storage_state and storage_state.get("cookies") else ""
-    key = (owner, task.resources is not None, task.load.format in VISUAL_FORMATS, repr(sorted(options.items())))
 
     async def work() -> LoadedPage:
-        warm = await pool.lease(await services.runtime.browser(), key, options, storage_state)
-        done = False
-        try:
-            if "blocking" not in warm.extras:
-                warm.extras["blocking"] = await task.prepare(warm.context, warm.page)
-            blocking = warm.extras["blocking"]
-            if blocking is not None:
-                blocking.page_url = task.load.url
-            warm.visit(task.load.url)
-            page = await task.load_in(warm.context, warm.page)
-            done = True
-            return page
-        finally:
-            pool.release(warm, reusable=done)
+        async with services.pool.lease() as slot:
+            if not slot.member.shares_browser:
+                # A browser of its own for this lease (a WebDriver session): nothing to pool it with.
+                fresh = options | ({"storage_state": storage_state} if storage_state else {})
+                return await in_fresh_context(slot.browser, task, fresh)
+            # Contexts are pooled per member: a lease on another member must not close this one's idle ones.
+            visual = task.load.format in VISUAL_FORMATS
+            key = (slot.member.name, owner, task.resources is not None, visual, repr(sorted(options.items())))
+            warm = await pool.lease(slot.browser, key, options, storage_state)
+            done = False
+            try:
+                if "blocking" not in warm.extras:
+                    warm.extras["blocking"] = await task.prepare(warm.context, warm.page)
+                blocking = warm.extras["blocking"]
+                if blocking is not None:
+                    blocking.page_url = task.load.url
+                warm.visit(task.load.url)
+                page = await task.load_in(warm.context, warm.page)
+                done = True
+                return page
+            finally:
+                pool.release(warm, reusable=done and not slot.lost)
 
     return await services.executor.run(work)
 

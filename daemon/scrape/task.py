@@ -15,7 +15,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from browserd.daemon.errors import NavigationTimeout
-from browserd.daemon.policy.proxy import GuardProxy
+from browserd.daemon.policy.refusals import UrlGuard
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.scrape.resources import Blocking, ResourcePolicy
 from browserd.daemon.scrape.smartwait import READINESS_JS, smart_wait
@@ -64,7 +64,7 @@ class ScrapePageTask:
     trust: TrustPolicy
     export_state: bool = False
     # The URL guard the context's traffic goes through (daemon/policy/proxy.py), to name a refusal.
-    guard: GuardProxy | None = None
+    guard: UrlGuard | None = None
     # What the page may not load (daemon/scrape/resources.py); None: everything.
     resources: ResourcePolicy | None = None
     # On a pooled context (daemon/runtime/contexts.py), which starts from cookies only.

@@ -173,6 +173,7 @@ class Daemon:
             },
             "executor": {"running": self.services.executor.running, "waiting": self.services.executor.waiting},
             "scrapeContexts": self.services.scrape.contexts.status(),
+            "pool": self.services.pool.status(),
             "tasks": window_task_counts(),
             "idle": {"idleExitS": self.idle.idle_exit_s, "heldBy": dict(self.idle.holders)},
             "bridge": self.services.bridge.status(),
@@ -193,6 +194,7 @@ class Daemon:
                 tg.start_soon(self._watch_signals, tg.cancel_scope)
                 tg.start_soon(services.sessions.expire_kept)
                 tg.start_soon(services.sessions.keep_spare)
+                tg.start_soon(services.pool.watch)
                 if services.flows.scheduler is not None:
                     tg.start_soon(services.flows.scheduler.serve)
                 if self.config.bridge.enabled:  # the daemon owns the bridge's port only while it is enabled
@@ -215,6 +217,7 @@ class Daemon:
         await services.scrape.aclose()
         await services.llm.aclose()
         services.flows.store.close()
+        await services.pool.aclose()
         await services.runtime.aclose()
         log.info("daemon stopped")
 

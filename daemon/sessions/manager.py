@@ -30,7 +30,9 @@ from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.idle_hold import IdleHold, NoIdleHold
-from browserd.daemon.sessions.session import Session, SpareWindow
+from browserd.daemon.sessions.backends.base import SpareWindow
+from browserd.daemon.sessions.backends.factory import Backends
+from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab, attach_stopper
 from browserd.daemon.sessions.window import Viewport, WindowOptions
 from browserd.daemon.snapshots.page_scripts import WINDOW_SCRIPT
@@ -57,9 +59,11 @@ class SessionManager:
         config: BrowserConfig,
         profiles: Profiles,
         guards: Guards,
+        backends: Backends,
         kept_idle_s: float = 300.0,
     ) -> None:
         self._guards = guards
+        self._backends = backends
         self._runtime = runtime
         self._config = config
         self._profiles = profiles
@@ -80,10 +84,11 @@ class SessionManager:
         # A session came or went, loaded a page or ended a call (set by Services: the daemon's push channel).
         self.on_change: Callable[[str], None] = lambda session_id: None
         runtime.on_browser_gone(self._browser_gone)
+        backends.pool.on_browser_gone(self._browser_gone)
 
-    def _browser_gone(self, browser: Browser) -> None:
+    def _browser_gone(self, browser: Browser, why: str = "the browser crashed and was restarted") -> None:
         for session in self.sessions.values():
-            session.browser_gone(browser)
+            session.browser_gone(browser, why)
 
     def create(
         self, client_name: str, trust_level: TrustLevel, connected: bool = False, transport: str = "stdio"
@@ -93,7 +98,14 @@ class SessionManager:
         while session_id in self.sessions:
             session_id = new_session_id()
         session = Session(
-            session_id, client_name, trust_level, self._runtime, self._config, self._profiles, self._guards
+            session_id,
+            client_name,
+            trust_level,
+            self._runtime,
+            self._config,
+            self._profiles,
+            self._guards,
+            self._backends,
         )
         session.transport = transport
         session.take_spare = lambda: self.take_spare(session)

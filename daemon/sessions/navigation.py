@@ -20,7 +20,7 @@ from playwright.async_api import Page
 from playwright.async_api import Response as PageResponse
 
 from browserd.daemon.errors import BrowserdError, InvalidParameter, NavigationTimeout
-from browserd.daemon.policy.proxy import GuardProxy
+from browserd.daemon.policy.refusals import UrlGuard
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.sessions.page_errors import navigation_errors
 from browserd.daemon.sessions.tab import Tab
@@ -40,7 +40,7 @@ class Navigation:
 async def navigate(
     page: Page,
     url: str,
-    guard: GuardProxy | None,
+    guard: UrlGuard | None,
     trust: TrustPolicy,
     *,
     wait_until: WaitUntil = "load",

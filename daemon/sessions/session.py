@@ -5,12 +5,12 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import anyio
-from playwright.async_api import Browser, BrowserContext, CDPSession, Page
+from playwright.async_api import Browser, BrowserContext
 
 from browserd.daemon.config import BrowserConfig
 from browserd.daemon.errors import BrowserdError, LimitExceeded, PageCrashed, SessionNotFound
@@ -19,9 +19,8 @@ from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.profiles.publisher import StateSource
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
-from browserd.daemon.sessions.backends.base import Backend
-from browserd.daemon.sessions.backends.cdp import CdpAttach
-from browserd.daemon.sessions.backends.own import OwnChromium
+from browserd.daemon.sessions.backends.base import Backend, BackendKind, SpareWindow, WindowRequest
+from browserd.daemon.sessions.backends.factory import Backends
 from browserd.daemon.sessions.calls import CallLog
 from browserd.daemon.sessions.downloads import Downloads
 from browserd.daemon.sessions.records import Dialogs
@@ -33,15 +32,6 @@ from browserd.protocol import paths
 from browserd.protocol.messages import TrustLevel
 
 log = logging.getLogger(__name__)
-
-
-class SpareWindow(NamedTuple):
-    """A warm context of default options with its blank page and WINDOW_SCRIPT (SessionManager.keep_spare)."""
-
-    context: BrowserContext
-    page: Page
-    # The page's script stopper (Tab.arm), attached ahead too: the first call then makes no round trip for it.
-    stopper: CDPSession | None
 
 
 class TabNotFound(BrowserdError):
@@ -63,6 +53,7 @@ class Session:
     config: BrowserConfig
     profiles: Profiles
     guards: Guards
+    backends: Backends
     windows: dict[str, Window] = field(default_factory=dict)
     dialogs: Dialogs = field(default_factory=Dialogs)
     # Its recent tool calls, without values: what `browserd status` and the side panel show it did.
@@ -73,6 +64,8 @@ class Session:
     active_window_id: str | None = None
     # Set when the browser died under this session; the next call that needs a tab says so once.
     crashed: bool = False
+    # What happened, when it is known (a pool member went away); the answer of that next call.
+    crash_note: str = "the browser crashed and was restarted"
     _tab_numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _window_numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _next_route_id: Callable[[], str] = field(default_factory=lambda: numbered("route_"))  # session-wide ids
@@ -109,11 +102,13 @@ class Session:
             self.crashed = self.crashed or any(not window.backend.shared for window in dead)
             self._drop(dead)
 
-    def browser_gone(self, browser: Browser) -> None:
-        """The daemon's Chromium died: its windows go now (publisher loops, guards, tasks), not at the next call."""
+    def browser_gone(self, browser: Browser, why: str = "the browser crashed and was restarted") -> None:
+        """A browser died (the daemon's Chromium, a pool member's): its windows go now (publisher loops, guards,
+        tasks), not at the next call, which answers PAGE_CRASHED saying `why`."""
         dead = [w for w in self.windows.values() if not w.backend.shared and w.context.browser is browser]
         if dead:
             self.crashed = True
+            self.crash_note = why
             self._drop(dead)
 
     def _drop(self, dead: list[Window]) -> None:
@@ -134,43 +129,56 @@ class Session:
             await self._forget_dead_windows()
         return list(self.windows.values())
 
-    async def new_window(self, options: WindowOptions | None = None, warm: bool = False) -> Window:
-        """A new window; `warm` takes the daemon's spare one when the options are the defaults, with its tab."""
+    async def open_window(
+        self,
+        kind: BackendKind = "playwright",
+        options: WindowOptions | None = None,
+        *,
+        endpoint: str | None = None,
+        timeout_ms: int = 15_000,
+        warm: bool = False,
+    ) -> Window:
+        """A new window on a backend of `kind`; the tabs a backend already holds (an attached browser's) become
+        this session's. `warm` takes the daemon's spare window when the options are the defaults, with its tab."""
         options = options or WindowOptions()
-        browser = await self.runtime.browser()
-        default = Viewport(self.config.viewport_width, self.config.viewport_height)
-        mobile = await self.runtime.mobile_options() if options.mobile else None
-        context_options = options.context_options(default, mobile)
         snapshot = None
-        if options.profile_id is not None:
-            # Here, not per tool: every way to a profile-bound window (open, windows, runs) passes this.
-            self.trust.check_profile(options.profile_id, "open a window on")
-            snapshot = await self.profiles.load(options.profile_id)
-            context_options["storage_state"] = snapshot.storage_state()
-        # A remote session's windows (and any window, once origin lists are set) send their traffic through a guard.
-        self.trust.check_backend(OwnChromium.kind, OwnChromium.capabilities, remote_extension=False)
-        guard = await self.guards.open(self.trust_level)
-        spare = self.take_spare() if warm and guard is None and options == WindowOptions() else None
-        shows_pdfs = self.runtime.shows_pdfs
-        backend = (
-            OwnChromium(spare.context, None, shows_pdfs)
-            if spare is not None
-            else await OwnChromium.open(browser, guard, context_options, shows_pdfs)
+        request = WindowRequest(
+            kind, self.id, self.client_name, self.trust_level, endpoint=endpoint, timeout_ms=timeout_ms
         )
-        window = await self._window(backend, options, scripted=spare is not None)
+        if kind == "playwright":
+            default = Viewport(self.config.viewport_width, self.config.viewport_height)
+            mobile = await self.runtime.mobile_options() if options.mobile else None
+            if options.profile_id is not None:
+                # Here, not per tool: every way to a profile-bound window (open, windows, runs) passes this.
+                self.trust.check_profile(options.profile_id, "open a window on")
+                snapshot = await self.profiles.load(options.profile_id)
+            request = replace(
+                request,
+                context_options=options.context_options(default, mobile),
+                storage_state=snapshot.storage_state() if snapshot is not None else None,
+                is_default=options == WindowOptions(),
+                warm=warm,
+            )
+        backend = await self.backends.open(request, self.trust, self.take_spare)
+        window = await self._window(backend, options)
         if snapshot is not None:
             window.profile = self._link(snapshot.meta.profile_id, snapshot.version, backend.context, options.publish)
-        if spare is not None:
-            tab = window.adopt(spare.page)
-            tab.stopper, tab.armed = spare.stopper, spare.stopper is not None
+        if backend.spare is not None:
+            tab = window.adopt(backend.spare.page)
+            tab.stopper, tab.armed = backend.spare.stopper, backend.spare.stopper is not None
             window.own_tabs.add(tab.id)
             window.active_tab_id = tab.id
+        else:
+            for page in backend.existing_pages():
+                window.adopt(page)
+            tabs = window.open_tabs()
+            window.active_tab_id = tabs[-1].id if tabs else None
         self._add(window)
         return window
 
-    async def _window(self, backend: Backend, options: WindowOptions, scripted: bool = False) -> Window:
+    async def _window(self, backend: Backend, options: WindowOptions) -> Window:
         context = backend.context
-        if not scripted:
+        if not backend.scripted:
             await context.add_init_script(WINDOW_SCRIPT)
         context.set_default_timeout(self.config.action_timeout_ms)
         context.set_default_navigation_timeout(self.config.navigation_timeout_ms)
@@ -222,20 +230,6 @@ class Session:
                 tabsOpen=total,
             )
 
-    async def attach_cdp(self, endpoint: str, timeout_ms: int) -> Window:
-        """A window on the default context of a browser running elsewhere; its open tabs become this session's."""
-        return await self.attach(await CdpAttach.connect(self.runtime, endpoint, timeout_ms))
-
-    async def attach(self, backend: Backend) -> Window:
-        """A window on a backend already connected; the tabs it holds become this session's."""
-        window = await self._window(backend, WindowOptions())
-        for page in backend.existing_pages():
-            window.adopt(page)
-        tabs = window.open_tabs()
-        window.active_tab_id = tabs[-1].id if tabs else None
-        self._add(window)
-        return window
-
     def _link(self, profile_id: str, version: int, context: BrowserContext, publish: bool) -> ProfileLink:
         if not publish:
             return ProfileLink(profile_id, version)
@@ -256,9 +250,9 @@ class Session:
         await self._forget_dead_windows()
         candidates = [w for w in self.windows.values() if w.profile is not None and w.profile.profile_id == pid]
         active = next((w for w in candidates if w.id == self.active_window_id), None)
-        window = active or (
-            candidates[-1] if candidates else await self.new_window(WindowOptions(profile_id=pid, publish=publish))
-        )
+        if active is None and not candidates:
+            active = await self.open_window(options=WindowOptions(profile_id=pid, publish=publish))
+        window = active or candidates[-1]
         self.active_window_id = window.id
         return window
 
@@ -272,7 +266,7 @@ class Session:
                     raise WindowNotFound(f"no window {window_id} in this session", windowId=window_id)
                 return found
             active = self.windows.get(self.active_window_id or "")
-            return active if active is not None else await self.new_window(warm=True)
+            return active if active is not None else await self.open_window(warm=True)
 
     def ensure_active_tab(self) -> None:
         """After a close: when the active window has no tab left, the newest open tab elsewhere is active."""
@@ -313,7 +307,10 @@ class Session:
             return await window.new_tab()
         if self.crashed:
             self.crashed = False
-            raise PageCrashed("the browser crashed and was restarted; this session's tabs are gone")
+            raise PageCrashed(
+                f"{self.crash_note}; this session's tabs there are gone",
+                hint="Call browser_open (or browser_navigate) again: a new tab opens on a browser that answers.",
+            )
         raise SessionNotFound("this session has no open tab yet")
 
     def all_tabs(self) -> list[Tab]:

@@ -11,7 +11,7 @@ import anyio
 import msgspec
 from playwright.async_api import BrowserContext, Page
 
-from browserd.daemon.policy.proxy import GuardProxy
+from browserd.daemon.policy.refusals import UrlGuard
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.policy.urls import Refusal
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
@@ -161,7 +161,7 @@ class Window:
         return self.backend.kind
 
     @property
-    def guard(self) -> GuardProxy | None:
+    def guard(self) -> UrlGuard | None:
         """The URL guard all of this window's traffic goes through, if its session needs one (daemon/policy)."""
         return self.backend.guard
 
@@ -238,8 +238,7 @@ class Window:
         event tasks). Nothing is published: a dead context has no state to export."""
         if self.profile is not None and self.profile.periodic is not None:
             self.profile.periodic.cancel()
-        if self.guard is not None:
-            self.guard.close()
+        self.backend.abandon()
         self.tasks.cancel()
 
     async def close(self) -> None:

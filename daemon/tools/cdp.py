@@ -66,7 +66,7 @@ async def browser_connect_cdp(ctx: ToolContext, params: ConnectCdpParams, respon
     session.trust.check_cdp("browser_connect_cdp")
     await _check_endpoint(ctx, params.endpoint)
     try:
-        window = await session.attach_cdp(params.endpoint, params.timeout)
+        window = await session.open_window("cdp", endpoint=params.endpoint, timeout_ms=params.timeout)
     except PlaywrightError as exc:
         reason = str(exc).splitlines()[0] if str(exc) else repr(exc)
         raise CdpConnectFailed(f"cannot attach to {params.endpoint}: {reason}", endpoint=params.endpoint) from exc

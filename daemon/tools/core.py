@@ -44,6 +44,8 @@ class RuntimeProfile(msgspec.Struct, rename="camel", kw_only=True):
     protocol_version: str | None = None
     limits: RuntimeLimits
     browser: dict[str, Any] | None = None
+    # The browser pool's members (docs/pool.md): kind, URL without secrets, up/down, contexts used/capacity.
+    pool: list[dict[str, Any]] | None = None
     versions: dict[str, str] | None = None
     session: dict[str, str] | None = None
     platform: str | None = None
@@ -82,6 +84,7 @@ async def get_runtime_profile(ctx: ToolContext, params: NoParams, response: Resp
                 "headless": services.config.browser.headless,
                 "running": services.runtime.is_running(),
             },
+            "pool": services.pool.status(),
             "versions": {
                 "python": platform.python_version(),
                 "playwright": package_version("playwright"),

@@ -214,7 +214,7 @@ async def map_site(ctx: ToolContext, params: MapParams, response: Response) -> N
         # Sitemaps are read through the context's HTTP client, which uses the context's proxy: the guard too.
         options = guard.context_options if guard else {}
         task = MapTask(request, ctx.session.trust, guard)
-        result = await ctx.services.executor.run_in_context(task, **options)
+        result = await ctx.services.executor.run_in_context(task, local_only=guard is not None, **options)
     urls = [{"url": f.url, "text": f.text, "source": f.source} for f in result.urls]
     response.data({"url": params.url, "urls": urls, "total": result.total_found, "sitemaps": result.sitemaps})
     lines = [f"- {f.url}{'  ' + json.dumps(f.text) if f.text else ''}" for f in result.urls]

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import secrets
 from typing import Annotated, Any, Literal
 
 import msgspec
 
 from browserd.daemon.errors import InvalidParameter
-from browserd.daemon.sessions.backends.extension import ExtensionTabs
 from browserd.daemon.sessions.navigation import check_url, goto
 from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab
@@ -37,6 +35,16 @@ class WindowsParams(Params, kw_only=True):
         ),
     ] = "playwright"
     window_id: Annotated[str, msgspec.Meta(description="The window to select or close (win_N).")] | None = None
+    endpoint: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                description="For new, kind playwright: the browser pool member (a name or a label) to open it on; "
+                "default: the member with the most free capacity."
+            ),
+        ]
+        | None
+    ) = None
     options: Annotated[WindowOptions, msgspec.Meta(description="For new: how the window's context is set up.")] | (
         None
     ) = None
@@ -124,6 +132,8 @@ def _window_row(session: Session, window: Window) -> dict[str, Any]:
         "windowId": window.id,
         "kind": window.kind,
         "label": window.backend.label,
+        # The browser pool member it runs on ("local": the daemon's own Chromium).
+        "endpoint": window.backend.slot.member.name if window.backend.slot is not None else None,
         # What the window may do beyond pages and actions, so a model need not learn it from an error.
         "capabilities": sorted(window.backend.capabilities),
         "active": window.id == session.active_window_id,
@@ -135,23 +145,14 @@ def _window_row(session: Session, window: Window) -> dict[str, Any]:
     return row
 
 
-async def _new_window(ctx: ToolContext, params: WindowsParams) -> Window:
-    session = ctx.session
-    if params.kind == "playwright":
-        return await session.new_window(params.options)
-    if params.options is not None:
+async def _new_window(session: Session, params: WindowsParams) -> Window:
+    if params.kind == "extension" and (params.options is not None or params.endpoint is not None):
         raise InvalidParameter(
             "an extension window is a tab group in the user's Chrome, which keeps its own settings",
-            hint="Leave out options for kind 'extension'.",
-            field="options",
+            hint="Leave out options and endpoint for kind 'extension'.",
+            field="options" if params.options is not None else "endpoint",
         )
-    # Each extension window is a tab group of its own, named after the client.
-    bridge_session = f"{session.id}-{secrets.token_hex(3)}"
-    services = ctx.services
-    allow = services.config.bridge.allow_remote
-    session.trust.check_backend(ExtensionTabs.kind, ExtensionTabs.capabilities, remote_extension=allow)
-    backend = await ExtensionTabs.open(services.runtime, services.bridge, bridge_session, session.client_name)
-    return await session.attach(backend)
+    return await session.open_window(params.kind, params.options, endpoint=params.endpoint)
 
 
 @tool(
@@ -164,7 +165,7 @@ async def browser_windows(ctx: ToolContext, params: WindowsParams, response: Res
     session = ctx.session
     if params.action == "new":
         session.check_tab_room()  # before the window exists: a refused tab leaves no empty window behind
-        window = await _new_window(ctx, params)
+        window = await _new_window(session, params)
         await window.new_tab()
         response.text(f"Opened {window.id} with an empty tab; it is now the active window")
     elif params.action == "select":

@@ -12,6 +12,7 @@ from playwright.async_api import BrowserContext
 from browserd.daemon.config import BrowserConfig
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.executor import TaskExecutor
+from browserd.daemon.runtime.pool import BrowserPool
 
 pytestmark = pytest.mark.anyio
 
@@ -49,7 +50,7 @@ async def test_browser_task_runs_in_a_fresh_context_that_is_closed_afterwards(
     runtime: BrowserRuntime, site: str
 ) -> None:
     """reference/000, D-20: a BrowserTask gets its own context; the context closes whatever happens."""
-    executor = TaskExecutor(runtime, workers=2, queue_size=2)
+    executor = TaskExecutor(BrowserPool(runtime, BrowserConfig()), workers=2, queue_size=2)
     data_url = "data:text/html,<title>From data</title><p>hi</p>"
     assert await executor.run_in_context(TitleTask(data_url)) == "From data"
 
@@ -68,7 +69,7 @@ async def test_browser_task_runs_in_a_fresh_context_that_is_closed_afterwards(
 
 
 async def test_context_options_reach_the_new_context(runtime: BrowserRuntime) -> None:
-    executor = TaskExecutor(runtime, workers=1, queue_size=0)
+    executor = TaskExecutor(BrowserPool(runtime, BrowserConfig()), workers=1, queue_size=0)
 
     class UserAgent:
         async def run(self, context: BrowserContext) -> str:

@@ -10,13 +10,14 @@ from browserd.daemon.config import BrowserConfig
 from browserd.daemon.errors import Busy
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.executor import TaskExecutor
+from browserd.daemon.runtime.pool import BrowserPool
 
 pytestmark = pytest.mark.anyio
 
 
 def small_executor() -> TaskExecutor:
     # run() never touches the runtime, so no browser is launched here.
-    return TaskExecutor(BrowserRuntime(BrowserConfig()), workers=1, queue_size=1)
+    return TaskExecutor(BrowserPool(BrowserRuntime(BrowserConfig()), BrowserConfig()), workers=1, queue_size=1)
 
 
 class Blocker:
@@ -75,7 +76,7 @@ async def test_full_queue_answers_busy_at_once_and_queued_work_still_completes()
 
 async def test_queue_of_zero_runs_up_to_the_workers_and_refuses_the_rest() -> None:
     """D-20: queue_size 0 means no waiting at all; every worker still takes a task."""
-    executor = TaskExecutor(BrowserRuntime(BrowserConfig()), workers=2, queue_size=0)
+    executor = TaskExecutor(BrowserPool(BrowserRuntime(BrowserConfig()), BrowserConfig()), workers=2, queue_size=0)
     blockers = [Blocker("a"), Blocker("b")]
     async with anyio.create_task_group() as tg:
         for blocker in blockers:

@@ -8,11 +8,14 @@ from pathlib import Path
 import anyio
 import pytest
 
-from browserd.daemon.config import BrowserConfig, ProfilesConfig, SecurityConfig
+from browserd.daemon.bridge.server import BridgeServer
+from browserd.daemon.config import BridgeConfig, BrowserConfig, ProfilesConfig, SecurityConfig
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
+from browserd.daemon.runtime.pool import BrowserPool
+from browserd.daemon.sessions.backends.factory import Backends
 from browserd.daemon.sessions.manager import KEPT, SessionManager
 
 pytestmark = pytest.mark.anyio
@@ -33,9 +36,9 @@ def manager(tmp_path: Path, kept_idle_s: float) -> SessionManager:
     # Sessions open no window here, so no browser is launched.
     profiles = Profiles(ProfilesConfig(snapshot_root=str(tmp_path / "s"), user_data_root=str(tmp_path / "u")))
     browser = BrowserConfig()
-    sessions = SessionManager(
-        BrowserRuntime(browser), browser, profiles, Guards(UrlPolicy(SecurityConfig())), kept_idle_s
-    )
+    runtime, guards = BrowserRuntime(browser), Guards(UrlPolicy(SecurityConfig()))
+    backends = Backends(runtime, guards, BridgeServer(BridgeConfig()), BrowserPool(runtime, browser))
+    sessions = SessionManager(runtime, browser, profiles, guards, backends, kept_idle_s)
     sessions.idle = Idle()
     return sessions
 

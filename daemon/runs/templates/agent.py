@@ -127,7 +127,7 @@ class AgentRun(Template[AgentInputs]):
             ctx.trust.check_profile(inputs.profile_id, "let an agent browse with")
             window = await session.window_for_profile(inputs.profile_id, publish=True)
         else:
-            window = await session.new_window()
+            window = await session.open_window()
         await domains.hold(window.context)
         trust_level = ctx.trust.level
 

@@ -13,7 +13,7 @@ from browserd.daemon.sessions.backends.base import Backend, BackendKind
 
 class CdpAttach(Backend):
     kind: ClassVar[BackendKind] = "cdp"
-    label: ClassVar[str] = "attached over CDP"
+    label: str = "attached over CDP"
     shared: ClassVar[bool] = True
     # Its cookies are the user's own browser's, which never leave it for a profile (D-14); its traffic
     # cannot be routed through a per-context guard.

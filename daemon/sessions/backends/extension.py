@@ -18,7 +18,7 @@ CONNECT_TIMEOUT_MS = 15_000
 
 class ExtensionTabs(CdpAttach):
     kind: ClassVar[BackendKind] = "extension"
-    label: ClassVar[str] = "the user's Chrome, through the extension"
+    label: str = "the user's Chrome, through the extension"
     lacks_because: ClassVar[str] = "the user's own Chrome, driven through the extension"
 
     def __init__(self, browser: Browser, relay: CdpRelay) -> None:
