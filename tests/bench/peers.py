@@ -61,6 +61,8 @@ PEER_ARGS = ["--browser", "chromium", "--headless", "--isolated", "--no-sandbox"
 CLIENTS = 4
 CYCLES = 10
 CALL_TIMEOUT_S = 60
+# How each server says a ref's element is gone (re-rendered): browserd's REF_NOT_FOUND, the peer's own words.
+_STALE = re.compile(r"REF_NOT_FOUND|ELEMENT_NOT_FOUND|not found in the current page snapshot")
 TARGETS = {  # issue 10: (figure, target, True when higher is better)
     "navigate": 90.0,
     "fill": 40.0,
@@ -73,7 +75,16 @@ RATIO_TARGETS = {"navigate": 0.8, "fill": 1.0}
 PAGES_PER_S_RATIO = 2.0  # ...and at least twice its pages/s
 ANSWER_RATIO_TARGET = 0.6
 TOOLS_LIST_TARGET = 15_000
-SNAPSHOT_PAGES = ("article.html", "widgets.html", "form.html", "index.html", "inputs.html", "states.html", "tree.html")
+SNAPSHOT_PAGES = (
+    "shop.html",
+    "article.html",
+    "widgets.html",
+    "form.html",
+    "index.html",
+    "inputs.html",
+    "states.html",
+    "tree.html",
+)
 CYCLE_PAGES = ("article.html", "form.html", "states.html", "tree.html", "index.html")
 
 
@@ -84,7 +95,7 @@ class Flavor:
     name: str
     params: StdioServerParameters
     navigate: Callable[[str], tuple[str, dict[str, Any]]]
-    fill: Callable[[str, str, str], tuple[str, dict[str, Any]]]  # (element, ref, text)
+    fill: Callable[[str, str, str, bool], tuple[str, dict[str, Any]]]  # (element, ref, text, submit)
     type_slowly: Callable[[str, str, str], tuple[str, dict[str, Any]]]
     click: Callable[[str, str], tuple[str, dict[str, Any]]]
     # The peer's answers link their snapshot as a file: its agent reads the page with an explicit snapshot.
@@ -97,7 +108,7 @@ def browserd_flavor(home: BrowserdHome) -> Flavor:
         "browserd",
         StdioServerParameters(command=BROWSERD, args=["mcp"], env=home.env),
         navigate=lambda url: ("browser_open", {"url": url}),
-        fill=lambda _element, ref, text: ("browser_fill", {"target": ref, "value": text}),
+        fill=lambda _element, ref, text, submit: ("browser_fill", {"target": ref, "value": text, "submit": submit}),
         type_slowly=lambda _element, ref, text: ("browser_type", {"target": ref, "text": text, "slowly": True}),
         click=lambda _element, ref: ("browser_click", {"target": ref}),
     )
@@ -109,7 +120,10 @@ def peer_flavor(command: list[str], workspace: Path) -> Flavor:
         "playwright-mcp",
         StdioServerParameters(command=command[0], args=command[1:], cwd=str(workspace)),
         navigate=lambda url: ("browser_navigate", {"url": url}),
-        fill=lambda element, ref, text: ("browser_type", {"element": element, "target": ref, "text": text}),
+        fill=lambda element, ref, text, submit: (
+            "browser_type",
+            {"element": element, "target": ref, "text": text, "submit": submit},
+        ),
         type_slowly=lambda element, ref, text: (
             "browser_type",
             {"element": element, "target": ref, "text": text, "slowly": True},
@@ -146,47 +160,73 @@ class Agent:
         self.chars = 0
         self.calls = 0
         self.snapshots_read = 0  # browser_snapshot calls made to find an element not seen in any answer
+        self.stale_refs = 0  # actions refused because the ref's element was re-rendered since it was seen
         self.answers: list[str] = []  # every call and its answer, for --answers
 
-    async def call(self, tool: tuple[str, dict[str, Any]]) -> str:
+    async def call(self, tool: tuple[str, dict[str, Any]], stale_ok: bool = False) -> str | None:
+        """The answer's text; None when `stale_ok` and the server said the ref is no longer on the page."""
         name, arguments = tool
         self.calls += 1
         result = await asyncio.wait_for(self.client.call_tool(name, arguments), CALL_TIMEOUT_S)
         text = "\n".join(block.text for block in result.content if block.type == "text")
-        if result.is_error:
-            raise RuntimeError(f"{self.flavor.name} {name} {arguments} failed: {text[:400]}")
         self.chars += len(text)
-        self.seen += "\n" + text
         self.answers.append(f"> {name} {json.dumps(arguments)}  ({len(text)} chars)\n{text}")
+        if result.is_error:
+            if stale_ok and _STALE.search(text):
+                self.stale_refs += 1
+                return None
+            raise RuntimeError(f"{self.flavor.name} {name} {arguments} failed: {text[:400]}")
+        self.seen += "\n" + text
         return text
 
-    async def ref(self, role: str, name: str) -> str:
+    async def snapshot(self) -> str:
+        self.snapshots_read += 1
+        return await self.call(("browser_snapshot", {})) or ""
+
+    async def ref(self, role: str, name: str, fresh: bool = False) -> str:
         """The ref of the latest line showing this role and name (answers may be deltas); an agent that has
-        not seen the element yet reads the page with browser_snapshot first, on either server."""
+        not seen the element yet (or whose ref went stale) reads the page with browser_snapshot first."""
         pattern = re.compile(rf'- {role} "{re.escape(name)}"[^\n]*?\[ref=([A-Za-z0-9]+)\]')
-        found = pattern.findall(self.seen)
+        found = [] if fresh else pattern.findall(self.seen)
         if not found:
-            found = pattern.findall(await self.call(("browser_snapshot", {})))
-            self.snapshots_read += 1
+            found = pattern.findall(await self.snapshot())
         if not found:
             raise RuntimeError(f"{self.flavor.name}: no {role} {name!r} on the page")
         return str(found[-1])
 
+    async def act(
+        self, role: str, name: str, tool: Callable[[str], tuple[str, dict[str, Any]]], leaves: bool = False
+    ) -> str:
+        """Act on the element; a ref the page re-rendered away since it was seen is looked up afresh, once,
+        as an agent does when told its ref is stale. `leaves`: the action loads another page, so the refs
+        seen so far belong to the page left behind."""
+        for fresh in (False, True):
+            call = tool(await self.ref(role, name, fresh))
+            if leaves:
+                self.seen = ""
+            answer = await self.call(call, stale_ok=not fresh)
+            if answer is not None:
+                return answer
+        raise AssertionError("unreachable: the fresh attempt raises or answers")
+
     async def open(self, url: str) -> str:
         self.seen = ""
-        text = await self.call(self.flavor.navigate(url))
+        text = await self.call(self.flavor.navigate(url)) or ""
         if self.flavor.read_after_navigate:
-            text = await self.call(("browser_snapshot", {}))
+            text = await self.snapshot()
         return text
 
-    async def fill(self, role: str, name: str, text: str) -> str:
-        return await self.call(self.flavor.fill(f"{role} {name}", await self.ref(role, name), text))
+    async def fill(self, role: str, name: str, text: str, submit: bool = False) -> str:
+        return await self.act(role, name, lambda ref: self.flavor.fill(f"{role} {name}", ref, text, submit))
 
     async def type_slowly(self, role: str, name: str, text: str) -> str:
-        return await self.call(self.flavor.type_slowly(f"{role} {name}", await self.ref(role, name), text))
+        return await self.act(role, name, lambda ref: self.flavor.type_slowly(f"{role} {name}", ref, text))
 
     async def click(self, role: str, name: str) -> str:
-        return await self.call(self.flavor.click(f"{role} {name}", await self.ref(role, name)))
+        return await self.act(role, name, lambda ref: self.flavor.click(f"{role} {name}", ref))
+
+    async def follow(self, role: str, name: str) -> str:
+        return await self.act(role, name, lambda ref: self.flavor.click(f"{role} {name}", ref), leaves=True)
 
 
 @contextlib.asynccontextmanager
@@ -268,7 +308,7 @@ async def page_snapshots(flavor: Flavor, site: str) -> dict[str, int]:
     async with connect(flavor) as agent:
         for page in SNAPSHOT_PAGES:
             await agent.open(f"{site}/{page}")
-            sizes[page] = len(await agent.call(("browser_snapshot", {})))
+            sizes[page] = len(await agent.call(("browser_snapshot", {})) or "")
     return sizes
 
 
@@ -295,10 +335,30 @@ async def scripted_agent(flavor: Flavor, site: str, show: bool = False) -> dict[
         await agent.open(f"{site}/states.html")
         await agent.click("tab", "Details")
         await agent.click("button", "Bold")
+        # A shop shaped like a real one: tracking parameters on every link, whole-card click handlers, a grid
+        # re-rendered afresh on every change, a cookie banner, product pages reached by links. Find a Pro
+        # product in stock and buy two; then browse the second page of the catalogue to a product there.
+        await agent.open(f"{site}/shop.html")
+        await agent.click("button", "Accept all")
+        await agent.fill("searchbox", "Search products", "pro", submit=True)
+        await agent.click("checkbox", "In stock")
+        await agent.follow("link", "Acme Kettle Pro")
+        await agent.fill("spinbutton", "Quantity", "2")
+        await agent.click("tab", "Reviews")
+        await agent.click("button", "Add to basket")
+        await agent.open(f"{site}/shop.html")
+        await agent.click("button", "Accept all")
+        await agent.click("link", "Page 2")
+        await agent.follow("link", "Acme Kettle Mini")
         if show:  # side by side with the peer's: where ours are longer
             print(f"\n==== {flavor.name}: every answer of the scripted agent ====", file=sys.stderr)
             print("\n\n".join(agent.answers), file=sys.stderr)
-        return {"chars": agent.chars, "calls": agent.calls, "snapshotsRead": agent.snapshots_read}
+        return {
+            "chars": agent.chars,
+            "calls": agent.calls,
+            "snapshotsRead": agent.snapshots_read,
+            "staleRefs": agent.stale_refs,
+        }
 
 
 # -- output ----------------------------------------------------------------------------------------
