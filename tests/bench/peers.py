@@ -337,7 +337,7 @@ async def scripted_agent(flavor: Flavor, site: str, show: bool = False) -> dict[
         await agent.click("button", "Bold")
         # A shop shaped like a real one: tracking parameters on every link, whole-card click handlers, a grid
         # re-rendered afresh on every change, a cookie banner, product pages reached by links. Find a Pro
-        # product in stock and buy two; then browse the second page of the catalogue to a product there.
+        # product in stock and buy two; then browse the second page of the catalogue to a product there and buy it.
         await agent.open(f"{site}/shop.html")
         await agent.click("button", "Accept all")
         await agent.fill("searchbox", "Search products", "pro", submit=True)
@@ -350,6 +350,7 @@ async def scripted_agent(flavor: Flavor, site: str, show: bool = False) -> dict[
         await agent.click("button", "Accept all")
         await agent.click("link", "Page 2")
         await agent.follow("link", "Acme Kettle Mini")
+        await agent.click("button", "Add to basket")
         if show:  # side by side with the peer's: where ours are longer
             print(f"\n==== {flavor.name}: every answer of the scripted agent ====", file=sys.stderr)
             print("\n\n".join(agent.answers), file=sys.stderr)
