@@ -6,7 +6,6 @@ this tab's previous snapshot (D-30); the output is always bounded by `max_chars`
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -15,8 +14,8 @@ from urllib.parse import urlsplit
 
 from browserd.daemon.errors import ElementAmbiguous, ElementNotFound, ExecutionError, InvalidParameter
 from browserd.daemon.sessions import snapshot as aria
+from browserd.daemon.sessions.delta import delta
 from browserd.daemon.sessions.page_errors import action_errors
-from browserd.daemon.sessions.settle import ticks
 from browserd.daemon.sessions.tab import RefInfo, Tab
 from browserd.daemon.sessions.targets import is_ref, locate
 
@@ -83,6 +82,8 @@ async def read(tab: Tab, options: SnapshotOptions, facts: aria.PageFacts | None 
     nodes = aria.parse(captured.text)
     same_document = (tab.refs_document, tab.refs_navigations) == (tab.document, tab.navigations)
     tab.earlier = {**tab.earlier, **tab.refs} if same_document else {}
+    if not same_document:
+        tab.aliases = {}
     tab.refs = _refs(nodes, captured.clickables)
     tab.refs_document, tab.refs_navigations = tab.document, tab.navigations
     tab.issued.update(tab.refs)
@@ -93,6 +94,8 @@ async def read(tab: Tab, options: SnapshotOptions, facts: aria.PageFacts | None 
         if options.max_depth is not None:
             nodes = aria.prune(nodes, options.max_depth)
     nodes = aria.lean(nodes, _origin(tab.page.url), captured.actionable)
+    if root_ref is None:
+        nodes = aria.unwrapped(nodes, captured.actionable)
     whole = "\n".join(aria.render(nodes))
     page_nodes = nodes
     shown_refs = sum(1 for node in aria.walk(nodes) if node.ref is not None and f"[ref={node.ref}]" in node.text)
@@ -110,7 +113,10 @@ async def read(tab: Tab, options: SnapshotOptions, facts: aria.PageFacts | None 
         tab.last_snapshot, tab.last_snapshot_document = whole, tab.document
     is_delta = options.delta and previous is not None
     if is_delta:
-        body = _delta(previous or "", whole, options.ticking)
+        changed = delta(previous or "", whole, options.ticking)
+        body = changed.text
+        # The refs an earlier answer showed of what was rendered anew stand for the new ones (chains too).
+        tab.aliases = {old: changed.aliases.get(new, new) for old, new in tab.aliases.items()} | changed.aliases
     start = 0 if is_delta else _line_start(body, options.offset)
     cut, next_offset = _page(body, start, options.max_chars)
     truncated = next_offset is not None
@@ -233,48 +239,6 @@ async def _scope_ref(tab: Tab, scope: str) -> str:
     if found is None:
         raise ElementNotFound(f"scope {target.described} is not in the accessibility tree (hidden?)", scope=scope)
     return found
-
-
-def _delta(before: str, after: str, ticking: tuple[str, ...] = ()) -> str:
-    """The lines gone (-) and the lines new or changed (+), without context, dedented together.
-
-    A changed line shows only as it is now (the previous snapshot has the old one); focus moving
-    ([active]) and ticking texts alone are no change. Empty when nothing changed.
-    """
-    old, new = before.splitlines(), after.splitlines()
-    matcher = difflib.SequenceMatcher(
-        a=[_unfocused(line) for line in old], b=[_unfocused(line) for line in new], autojunk=False
-    )
-    changes: list[tuple[str, str]] = []
-    for op, a1, a2, b1, b2 in matcher.get_opcodes():
-        if op == "equal":
-            continue
-        added = [line for line in new[b1:b2] if not ticks(line, ticking)]
-        still_there = Counter(_identity(line) for line in added)
-        for line in old[a1:a2]:
-            if ticks(line, ticking):
-                continue
-            if still_there[_identity(line)] > 0:
-                still_there[_identity(line)] -= 1
-            else:
-                changes.append(("-", line))
-        changes.extend(("+", _unfocused(line)) for line in added)
-    cut = min((len(line) - len(line.lstrip(" ")) for _, line in changes), default=0)
-    return "\n".join(f"{sign} {line[cut:]}" for sign, line in changes)
-
-
-def _identity(line: str) -> tuple[int, str, str]:
-    """What a line is: its element (ref) or else where it is and what it names. A line whose identity is
-    still in the new snapshot changed; it is not gone."""
-    body = line.lstrip(" ")
-    node = aria.parse_line(body[2:])
-    if node.ref is not None:
-        return len(line) - len(body), "ref", node.ref
-    return len(line) - len(body), node.role or node.key, node.name
-
-
-def _unfocused(line: str) -> str:
-    return line.replace(" [active]", "")
 
 
 def save(reading: Reading, folder: Path, name: str) -> Path:

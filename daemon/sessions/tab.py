@@ -104,6 +104,9 @@ class Tab:
     # Refs of the earlier snapshots of the current document: one whose element a framework has since
     # rendered anew is found again by its role and name (sessions/targets.py).
     earlier: dict[str, RefInfo] = field(default_factory=dict)
+    # Refs a delta left out because their elements were rendered anew, identical, in the same place
+    # (sessions/delta.py): the ref of the current snapshot each one stands for.
+    aliases: dict[str, str] = field(default_factory=dict)
     document: int = 0
     refs_document: int = -1
     # Main-frame document loads, counted when their request starts (long before domcontentloaded moves

@@ -67,6 +67,10 @@ async def locate(tab: Tab, target: str) -> Target:
     if not tab.refs_current:
         raise _stale(tab, ref)
     info = tab.refs.get(ref)
+    if info is None and tab.aliases.get(ref) in tab.refs:
+        # Rendered anew, identical, in the same place: the delta that showed the change left it out.
+        ref = tab.aliases[ref]
+        info = tab.refs[ref]
     if info is None and ref in tab.earlier:
         earlier = tab.earlier[ref]
         again = await _rendered_anew(tab, ref, earlier)
