@@ -123,6 +123,23 @@ async def test_fill_answers_with_suggestions_that_arrive_after_a_debounce(home: 
         assert "Avocado" not in filled
 
 
+async def test_fill_answers_with_a_render_a_scheduler_queued_and_without_one_where_nothing_listens(
+    home: BrowserdHome, site: str
+) -> None:
+    """A field nothing listens to changes nothing but itself, so its answer need not wait for a frame; one whose
+    handler posts a message that asks for a frame (a framework's scheduler) still answers with that frame's
+    render."""
+    async with mcp_client(home) as client:
+        opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/scheduled.html"})))
+        for value in ("first", "second"):
+            plain = {"target": ref(opened, "textbox", "Plain note"), "value": value}
+            filled = text_of(ok(await client.call_tool("browser_fill", plain)))
+            assert f'textbox "Plain note" [ref={plain["target"]}]: {value}' in filled, filled
+            echoed = {"target": ref(opened, "textbox", "Echoed note"), "value": value}
+            filled = text_of(ok(await client.call_tool("browser_fill", echoed)))
+            assert f'status: "Echo: {value}"' in filled, filled
+
+
 async def test_open_answers_with_what_the_page_rendered_around_its_load(home: BrowserdHome, site: str) -> None:
     """A load holds no quiet window for the parser's insertions, but still catches what its scripts queue."""
     async with mcp_client(home) as client:
