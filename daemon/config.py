@@ -81,7 +81,7 @@ class BrowserConfig(msgspec.Struct, forbid_unknown_fields=True):
     snapshot_timeout_ms: Positive = 30_000
     # After an action the page settles before its snapshot: what the action started (timers its input
     # handlers set, such as a suggestion list's debounce, requests, a navigation) has finished and the DOM
-    # has not changed for settle_quiet_ms since; at most settle_max_ms (daemon/sessions/settle.py).
+    # has not changed for settle_quiet_ms since; at most settle_max_ms (daemon/snapshots/settle.py).
     settle_quiet_ms: Annotated[int, msgspec.Meta(ge=0)] = 50
     settle_max_ms: Annotated[int, msgspec.Meta(ge=0)] = 1_500
     # Screenshots larger than this many pixels on their long edge are scaled down.
@@ -231,6 +231,10 @@ class SecurityConfig(msgspec.Struct, forbid_unknown_fields=True):
     # Login profiles remote sessions may open, read and write back (default none): a remote session's call
     # without profileId works in a fresh anonymous context, never in `master` (daemon/policy/trust.py).
     remote_profiles: list[str] = msgspec.field(default_factory=list)
+    # What remote sessions may do with flows beyond running their own (default none): `publish` them as tools,
+    # `schedule` them (cron, systemd timers, onPage triggers), reach `local-flows` (see, run, export, import over
+    # and delete flows, datasets and schedules local sessions made). daemon/policy/trust.py decides.
+    remote_flows: list[Literal["publish", "schedule", "local-flows"]] = msgspec.field(default_factory=list)
 
 
 class BridgeConfig(msgspec.Struct, forbid_unknown_fields=True):
@@ -256,7 +260,7 @@ class FlowsConfig(msgspec.Struct, forbid_unknown_fields=True):
     # the next element by at least the margin; otherwise it stops and lists what it found (issue 14 item 3).
     match_threshold: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.8
     match_margin: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.1
-    # After a step that can change the page, the same settle as the browser tools (sessions/settle.py),
+    # After a step that can change the page, the same settle as the browser tools (snapshots/settle.py),
     # with a shorter quiet window: replay's next step waits for its own element anyway.
     settle_quiet_ms: Annotated[int, msgspec.Meta(ge=0)] = 30
     # Keep what was typed into non-sensitive fields as the variables' defaults (D-48: off by default).

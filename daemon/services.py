@@ -10,11 +10,13 @@ from typing import Any, Protocol
 from browserd.daemon.bridge.server import BridgeServer
 from browserd.daemon.config import Config
 from browserd.daemon.errors import ExecutionError, UnknownTool
+from browserd.daemon.flows.replay.run_template import FlowRun
 from browserd.daemon.flows.service import FlowService
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runs.manager import RunManager
+from browserd.daemon.runs.templates.registry import TemplateRegistry, builtin_templates
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.executor import TaskExecutor
 from browserd.daemon.scrape.shared import ScrapeShared
@@ -64,7 +66,9 @@ class Services:
     flows: FlowService = field(init=False)
 
     def __post_init__(self) -> None:
-        self.runs = RunManager(self)
+        # The composition root: runs know templates only through the registry, so a flow's replay (which
+        # imports runs) is registered here and runs never import flows.
+        self.runs = RunManager(self, TemplateRegistry([*builtin_templates(), FlowRun()]))
         self.flows = FlowService(self.config)
 
     @classmethod

@@ -184,7 +184,7 @@ def service() -> None:
 @click.option("--no-enable", is_flag=True, help="Write the units only; do not enable and start the socket.")
 def service_install(no_enable: bool) -> None:
     """Write browserd.socket and browserd.service to ~/.config/systemd/user and enable the socket."""
-    from browserd.shim.service import install
+    from browserd.shim.systemd_units import install
 
     sys.exit(install(enable=not no_enable, echo=click.echo))
 
@@ -192,7 +192,7 @@ def service_install(no_enable: bool) -> None:
 @service.command("uninstall")
 def service_uninstall() -> None:
     """Stop and disable the units, then remove them."""
-    from browserd.shim.service import uninstall
+    from browserd.shim.systemd_units import uninstall
 
     sys.exit(uninstall(echo=click.echo))
 
@@ -201,7 +201,7 @@ def service_uninstall() -> None:
 @click.option("--tools", "tools", default=None, help="Tool groups to put in the configuration.")
 def mcp_config(tools: str | None) -> None:
     """Print the MCP client configuration (Claude Desktop, Cursor, ...) that starts this browserd."""
-    from browserd.shim.service import daemon_command
+    from browserd.shim.systemd_units import daemon_command
 
     command = daemon_command()
     args = [*command[1:], "mcp", *(["--tools", tools] if tools else [])]
@@ -316,7 +316,7 @@ def record(profile: str, url: str, name: str) -> None:
     import msgspec
 
     from browserd.daemon.errors import BrowserdError
-    from browserd.daemon.flows.record_window import RecordRequest, check_display, run_record
+    from browserd.daemon.flows.recording.record_command import RecordRequest, check_display, run_record
     from browserd.shim.flows_cli import GROUPS
     from browserd.shim.runs_cli import run
 

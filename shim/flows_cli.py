@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from browserd.shim import flow_timers
+from browserd.shim import flow_systemd_timers
 from browserd.shim.runs_cli import echo_json, run
 
 GROUPS = ("flows", "runs")
@@ -137,8 +137,8 @@ def add_schedule(
     """Run FLOW_ID on a cron schedule, or whenever a daemon tab loads a matching page."""
     if use_systemd and cron is not None:
         try:
-            flow_timers.on_calendar(cron)  # refused before the daemon keeps a schedule no timer can fire
-        except flow_timers.CronNotCalendar as exc:
+            flow_systemd_timers.on_calendar(cron)  # refused before the daemon keeps a schedule no timer can fire
+        except flow_systemd_timers.CronNotCalendar as exc:
             raise click.BadParameter(str(exc), param_hint="--cron") from exc
     arguments: dict[str, Any] = {"action": "add", "flowId": flow_id, "args": _pairs(args)}
     arguments.update({k: v for k, v in (("cron", cron), ("onPage", on_page)) if v is not None})
@@ -148,7 +148,7 @@ def add_schedule(
     data = run(lambda call: call("flow_schedule", arguments), GROUPS)
     click.echo(f"{data['scheduleId']}  {data['flowId']}  {data.get('cron') or data.get('onPage')}")
     if use_systemd and cron is not None:
-        raise SystemExit(flow_timers.install(data["scheduleId"], data["flowId"], cron, click.echo))
+        raise SystemExit(flow_systemd_timers.install(data["scheduleId"], data["flowId"], cron, click.echo))
 
 
 @schedule.command("list")
@@ -173,7 +173,7 @@ def list_schedules(as_json: bool) -> None:
 def remove_schedule(schedule_id: str) -> None:
     """Remove a schedule (and its systemd timer, if it has one)."""
     run(lambda call: call("flow_schedule", {"action": "remove", "scheduleId": schedule_id}), GROUPS)
-    flow_timers.uninstall(schedule_id, click.echo)
+    flow_systemd_timers.uninstall(schedule_id, click.echo)
     click.echo(f"removed {schedule_id}")
 
 

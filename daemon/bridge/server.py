@@ -36,7 +36,7 @@ from browserd.daemon.bridge.pairing import (
 )
 from browserd.daemon.bridge.relay import CdpRelay
 from browserd.daemon.config import BridgeConfig
-from browserd.daemon.errors import BridgeDisabled, ExtensionNotConnected, TrustLevelNotAllowed
+from browserd.daemon.errors import BridgeDisabled, ExtensionNotConnected
 
 log = logging.getLogger(__name__)
 
@@ -293,14 +293,9 @@ class BridgeServer:
                 await self._link_changed.wait()
         return None
 
-    async def open_relay(self, session_id: str, client_name: str, trust_level: str) -> CdpRelay:
-        """A CDP endpoint for a new extension window: its tabs live in a tab group named after the client."""
-        if trust_level != "local" and not self.config.allow_remote:
-            raise TrustLevelNotAllowed(
-                f"a {trust_level} session cannot drive the user's own Chrome",
-                hint="Use a window of the daemon's own browser, or set [bridge] allow_remote = true.",
-                trustLevel=trust_level,
-            )
+    async def open_relay(self, session_id: str, client_name: str) -> CdpRelay:
+        """A CDP endpoint for a new extension window: its tabs live in a tab group named after the client (who
+        may open one is the session's TrustPolicy's decision, made before this)."""
         if not self.listening:
             raise BridgeDisabled("the extension bridge is not listening", port=self.config.port)
         # A service worker that was suspended comes back within a couple of seconds: wait that long, no more.

@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from browserd.daemon.errors import InvalidParameter
-from browserd.daemon.flows.templating import MISSING, lookup, render
+from browserd.daemon.flows.placeholders import MISSING, lookup, render
 
 _TOKEN = re.compile(
     r"""\s*(?:

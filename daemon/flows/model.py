@@ -16,6 +16,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from browserd.protocol.messages import TrustLevel
+
 # Bump when the stored shape changes, and teach migrate() the step from the previous one.
 SCHEMA = 2
 
@@ -143,8 +145,18 @@ class VariableDef(_Struct):
     options: list[str] | None = None  # enum's choices
 
 
+class Owner(_Struct, omit_defaults=False):
+    """Who made a flow version, a schedule or a publication (issue 20): its trust level and client name.
+    A record without one was made before owners were recorded, by the user: local (owners.level_of)."""
+
+    trust_level: TrustLevel
+    client: str = ""
+
+
 class ToolMeta(_Struct):
     published: bool = False
+    # Who published it (its description is in every client's tools/list).
+    owner: Owner | None = None
     slug: str | None = None
     description: str | None = None
     # Earlier versions still offered as flow_<slug>_v<N> (D-50): a published flow's steps or variables
@@ -158,6 +170,8 @@ class Binding(_Struct):
 
 
 class Meta(_Struct):
+    # Set by the daemon on every save from the caller; what a flow file or an import says is not believed.
+    owner: Owner | None = None
     created_at: int = 0
     updated_at: int = 0
     start_url: str | None = None

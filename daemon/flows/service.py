@@ -19,13 +19,14 @@ from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.config import Config
 from browserd.daemon.errors import FlowNotFound, InvalidParameter
-from browserd.daemon.flows.chrome_recorder import from_recorder
+from browserd.daemon.flows.catalogue.schedules import CRON_HINT, Schedule, Scheduler, check_cron, new_schedule_id
+from browserd.daemon.flows.catalogue.store import FlowStore, IndexRow
 from browserd.daemon.flows.graph import GRAPH_HINT, check_graph
 from browserd.daemon.flows.model import FLOW_ID, SLUG, Flow, StepType, ToolMeta, decode, new_flow_id
-from browserd.daemon.flows.person import PersonInput
-from browserd.daemon.flows.recorder import Recorder
-from browserd.daemon.flows.schedules import CRON_HINT, Schedule, Scheduler, check_cron, new_schedule_id
-from browserd.daemon.flows.store import FlowStore
+from browserd.daemon.flows.owners import Actor, keeper
+from browserd.daemon.flows.recording.devtools_import import from_recorder
+from browserd.daemon.flows.recording.person_input import PersonInput
+from browserd.daemon.flows.recording.tool_recorder import Recorder
 from browserd.daemon.flows.variables import ArgsBase, check_variables, parse_args
 from browserd.daemon.runs.records import now_ms
 from browserd.daemon.sessions.tab import Tab
@@ -88,7 +89,7 @@ class FlowService:
             log.warning("recording: %s cannot report a person's input", tab.id, exc_info=True)
         return listener
 
-    async def stop_recording(self, session_id: str, save: bool) -> tuple[Flow, list[str]]:
+    async def stop_recording(self, session_id: str, save: bool, by: Actor) -> tuple[Flow, list[str]]:
         """The recorded flow, and what the recording could not capture."""
         for listener in self.people.pop(session_id, {}).values():
             await listener.detach()  # what a person did until now is in the recording before it ends
@@ -96,6 +97,7 @@ class FlowService:
         if recorder is None:
             raise InvalidParameter("this session is not recording", hint="Call flow_record_start first.")
         flow = recorder.flow()
+        flow.meta.owner = by.owner
         if save:
             await self.store.save(flow)
         return flow, recorder.warnings
@@ -134,14 +136,17 @@ class FlowService:
 
     # -- stored flows ----------------------------------------------------------------------------
 
-    async def get(self, ref: str, version: int | None = None) -> Flow:
-        """A flow by id or by its published slug: its latest version, or `version`."""
+    async def get(self, ref: str, version: int | None = None, by: Actor | None = None) -> Flow:
+        """A flow by id or by its published slug: its latest version, or `version`; `by` must reach it (None: the
+        daemon's own use, such as a run the caller was already allowed to start)."""
         flow = await self.store.get(ref) if FLOW_ID.match(ref) else None
         if flow is None:
             flow_id = await self.store.by_slug(ref)
             flow = await self.store.get(flow_id) if flow_id else None
         if flow is None:
             raise FlowNotFound(f"no flow {ref}", flowId=ref)
+        if by is not None:
+            by.check(flow.meta.owner, f"flow {flow.id}", flowId=flow.id)
         if version is not None and version != flow.version:
             older = await self.store.version(flow.id, version)
             if older is None:
@@ -153,11 +158,19 @@ class FlowService:
             return older
         return flow
 
-    async def save(self, flow: Flow, *, new_version: bool = True) -> Flow:
+    async def listed(self, by: Actor) -> list[IndexRow]:
+        """The stored flows `by` may see, newest first."""
+        return [row for row in await self.store.index() if by.reaches(row.owner)]
+
+    async def save(self, flow: Flow, by: Actor, *, new_version: bool = True) -> Flow:
+        """`flow` as its next version (or its first), owned by `by` unless a lower owner made the one it replaces."""
         _check_id(flow.id)
         check_variables(flow)
         check_graph(flow)
         previous = await self.store.get(flow.id)
+        if previous is not None:
+            by.check(previous.meta.owner, f"flow {flow.id}", flowId=flow.id)
+        flow.meta.owner = keeper(previous.meta.owner if previous is not None else None, by.owner)
         if previous is not None and new_version:
             flow.version = previous.version + 1
             if previous.meta.tool.published and flow.meta.tool.published and _contract(previous) != _contract(flow):
@@ -172,9 +185,9 @@ class FlowService:
         await self._published_changed(flow)
         return flow
 
-    async def import_flow(self, raw: dict[str, Any], overwrite: bool, source: str = "browserd") -> Flow:
+    async def import_flow(self, raw: dict[str, Any], overwrite: bool, by: Actor, source: str = "browserd") -> Flow:
         if source == "chrome_recorder":
-            return await self.save(from_recorder(raw), new_version=False)
+            return await self.save(from_recorder(raw), by, new_version=False)
         try:
             flow = decode(raw)
         except (ValueError, msgspec.ValidationError) as exc:
@@ -186,36 +199,44 @@ class FlowService:
         if any(v.sensitive and v.default is not None for v in flow.variables):
             raise InvalidParameter("an imported flow may not carry a sensitive value", field="flow")
         stored = await self.store.get(flow.id)
+        if overwrite and stored is not None:
+            by.check(stored.meta.owner, f"flow {flow.id}", flowId=flow.id)
         if not overwrite and stored is not None:
             flow.id = new_flow_id()  # S4-76: a copy unless the caller asked to overwrite
         # Publishing is a decision on this machine: a flow replacing a stored one keeps its publication.
         flow.meta.tool = stored.meta.tool if overwrite and stored is not None else ToolMeta()
-        return await self.save(flow, new_version=overwrite)
+        return await self.save(flow, by, new_version=overwrite)
 
-    async def delete(self, ref: str) -> Flow:
-        flow = await self.get(ref)
+    async def delete(self, ref: str, by: Actor) -> Flow:
+        flow = await self.get(ref, by=by)
         await self.store.delete(flow.id)
         flow.meta.tool.published = False
         await self._published_changed(flow)
         return flow
 
-    async def publish(self, ref: str, slug: str | None, description: str | None) -> Flow:
-        flow = await self.get(ref)
+    async def publish(self, ref: str, slug: str | None, description: str | None, by: Actor) -> Flow:
+        # Every client's tools/list shows a published flow, with a description its maker wrote.
+        by.trust.check_flow_right("publish", "publish a flow as a tool", flowId=ref)
+        flow = await self.get(ref, by=by)
         slug = slug or flow.meta.tool.slug or _slug(flow.name)
         if not SLUG.match(slug):
             raise InvalidParameter(f"slug `{slug}` must match {SLUG.pattern}", field="slug")
         tool = flow.meta.tool
         versions = tool.versions if tool.published and tool.slug == slug else []
         flow.meta.tool = ToolMeta(
-            published=True, slug=slug, description=description or tool.description, versions=versions
+            published=True,
+            slug=slug,
+            description=description or tool.description,
+            versions=versions,
+            owner=by.owner,
         )
-        return await self.save(flow)
+        return await self.save(flow, by)
 
-    async def unpublish(self, ref: str) -> Flow:
-        flow = await self.get(ref)
+    async def unpublish(self, ref: str, by: Actor) -> Flow:
+        flow = await self.get(ref, by=by)
         flow.meta.tool.published = False
         flow.meta.tool.versions = []
-        return await self.save(flow)
+        return await self.save(flow, by)
 
     # -- schedules (cron triggers) -------------------------------------------------------------------
 
@@ -226,6 +247,7 @@ class FlowService:
         args: dict[str, Any],
         start_url: str | None,
         systemd: bool,
+        by: Actor,
     ) -> Schedule:
         """A trigger, (cron, None) or (None, onPage URL glob), for the flow `ref` with `args`."""
         cron, on_page = trigger
@@ -233,7 +255,8 @@ class FlowService:
             raise InvalidParameter("give cron or onPage (one of them)", hint=CRON_HINT, field="cron")
         if systemd and cron is None:
             raise InvalidParameter("only a cron schedule can be a systemd timer", field="systemd")
-        flow = await self.get(ref)
+        by.trust.check_flow_right("schedule", "add a schedule or trigger", flowId=ref)
+        flow = await self.get(ref, by=by)
         if cron is not None:
             check_cron(cron)
         if flow.sensitive_keys:
@@ -253,21 +276,27 @@ class FlowService:
             start_url=start_url,
             systemd=systemd,
             created_at=now_ms(),
+            owner=by.owner,
         )
         await self.store.put_schedule(schedule)
         self._schedules_changed()
         return schedule
 
-    async def schedule(self, schedule_id: str) -> Schedule:
+    async def schedules(self, by: Actor) -> list[Schedule]:
+        """The schedules `by` may see."""
+        return [s for s in await self.store.schedules() if by.reaches(s.owner)]
+
+    async def schedule(self, schedule_id: str, by: Actor) -> Schedule:
         found = next((s for s in await self.store.schedules() if s.schedule_id == schedule_id), None)
         if found is None:
             raise InvalidParameter(
                 f"no schedule {schedule_id}", hint="flow_schedule {action: list} lists them.", field="scheduleId"
             )
+        by.check(found.owner, f"schedule {schedule_id}", scheduleId=schedule_id)
         return found
 
-    async def remove_schedule(self, schedule_id: str) -> Schedule:
-        schedule = await self.schedule(schedule_id)
+    async def remove_schedule(self, schedule_id: str, by: Actor) -> Schedule:
+        schedule = await self.schedule(schedule_id, by)
         await self.store.remove_schedule(schedule_id)
         self._schedules_changed()
         return schedule
@@ -282,9 +311,9 @@ class FlowService:
         if self.scheduler is not None:
             self.scheduler.changed()
 
-    async def update_targets(self, ref: str) -> tuple[Flow, int]:
+    async def update_targets(self, ref: str, by: Actor) -> tuple[Flow, int]:
         """Apply the candidate orders the last runs suggested, as a new version."""
-        flow = await self.get(ref)
+        flow = await self.get(ref, by=by)
         changed = 0
         for step in flow.steps + flow.nodes:
             order = flow.meta.suggested_order.get(step.id)
@@ -295,7 +324,7 @@ class FlowService:
                 candidate.weight = float(len(order) - position)
             changed += 1
         flow.meta.suggested_order = {}
-        return await self.save(flow), changed
+        return await self.save(flow, by), changed
 
     async def suggest(self, flow_id: str, suggestions: dict[str, list[int]]) -> None:
         """Remember better candidate orders a run found; the flow itself changes only by update_targets."""

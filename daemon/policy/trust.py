@@ -13,11 +13,23 @@ the URL policy) with `details.rule` naming the rule it broke:
 - `remote-session`: a remote connection reaches only the session it created, and only its own runs.
 - `template-trust`: a template whose trustLevelSupport lacks the caller's level.
 - uploads come only from `[security] allowed_file_roots` (`upload_roots`).
+- `remote-owner`: what a local session made (flows, their versions, datasets, schedules) is out of a remote
+  session's sight and reach, unless `[security] remote_flows` holds `local-flows`; what was made before
+  owners were recorded counts as local.
+- `remote-publish`, `remote-schedule`: no publishing flows as tools, no schedules nor triggers, unless
+  `[security] remote_flows` holds `publish` / `schedule`.
+- `remote-guard`, `remote-extension`: a remote window lives only on a backend whose traffic goes through
+  the URL guard; the user's own Chrome (extension windows) only with `[bridge] allow_remote`.
+
+Work that outlives a call (a flow run, whoever starts it) runs with `lowered(owner)`: the lower of the
+caller's and the owner's level.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Literal
 
 from browserd.daemon.config import SecurityConfig
 from browserd.daemon.errors import NotAllowed, TrustLevelNotAllowed
@@ -25,6 +37,11 @@ from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.ids import validate_profile_id
 from browserd.protocol.messages import TrustLevel
 
+# What [security] remote_flows may grant remote sessions (config.SecurityConfig.remote_flows).
+FlowRight = Literal["publish", "schedule", "local-flows"]
+FLOWS_HINT = (
+    "A remote session works with the flows it made itself; the operator may widen that in [security] remote_flows."
+)
 PROFILE_HINT = (
     "A remote session works without the user's login profiles; leave profileId out for a fresh anonymous "
     "context, or the operator lists the profile in [security] remote_profiles."
@@ -111,6 +128,57 @@ class TrustPolicy:
     def run_owner(self, own_session_id: str) -> str | None:
         """Whose runs and artifacts this caller reaches: its own session's (remote), else everyone's (None)."""
         return own_session_id if self.remote else None
+
+    def lowered(self, level: TrustLevel) -> TrustPolicy:
+        """This policy held to `level` too: for work another party owns (a flow a remote session made)."""
+        lower = stricter(self.level, level)
+        return self if lower == self.level else TrustPolicy(lower, self.urls)
+
+    # -- what sessions make: flows, datasets, schedules, published tools ------------------------------
+
+    def _grants(self, right: FlowRight) -> bool:
+        return not self.remote or right in self.security.remote_flows
+
+    def reaches(self, owner: TrustLevel) -> bool:
+        """Whether this caller sees and touches a thing its `owner` level made."""
+        return owner == "remote" or self._grants("local-flows")
+
+    def check_owner(self, owner: TrustLevel, what: str, **details: object) -> None:
+        if not self.reaches(owner):
+            raise self._refuse(
+                "remote-owner",
+                f"a {self.level} session cannot reach {what}: a local session made it",
+                FLOWS_HINT,
+                **details,
+            )
+
+    def check_flow_right(self, right: Literal["publish", "schedule"], action: str, **details: object) -> None:
+        if not self._grants(right):
+            raise self._refuse(f"remote-{right}", f"a {self.level} session cannot {action}", FLOWS_HINT, **details)
+
+    # -- backends -------------------------------------------------------------------------------------
+
+    def check_backend(self, kind: str, capabilities: Collection[str], *, remote_extension: bool) -> None:
+        """Before a window opens on a backend: a remote one needs the URL guard; the user's own Chrome takes a
+        remote session only when `[bridge] allow_remote` (`remote_extension`) says so."""
+        if not self.remote:
+            return
+        if kind == "extension":
+            if not remote_extension:
+                raise self._refuse(
+                    "remote-extension",
+                    f"a {self.level} session cannot drive the user's own Chrome",
+                    "Use a window of the daemon's own browser, or set [bridge] allow_remote = true.",
+                    backend=kind,
+                )
+            return
+        if "guard_proxy" not in capabilities:
+            raise self._refuse(
+                "remote-guard",
+                f"a {self.level} window needs the URL guard, which a {kind} window cannot use",
+                "Use a window of the daemon's own browser.",
+                backend=kind,
+            )
 
     # -- URLs -----------------------------------------------------------------------------------------
 

@@ -18,10 +18,13 @@ from playwright.async_api import BrowserContext, async_playwright
 
 from browserd.daemon.config import Config
 from browserd.daemon.errors import ExecutionError
+from browserd.daemon.policy.trust import TrustPolicy
+from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.locks import login_lock
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.chromium import find_chromium, launch_args
+from browserd.daemon.sessions.navigation import navigate
 
 EXIT_DONE = 0
 EXIT_TIMED_OUT = 3
@@ -72,7 +75,8 @@ async def run_login(config: Config, request: LoginRequest, say: Callable[[str], 
         try:
             page = context.pages[0] if context.pages else await context.new_page()
             if request.url:
-                await page.goto(request.url)
+                # The user's own window, on their command line: a local load, still under [security]'s origin lists.
+                await navigate(page, request.url, None, TrustPolicy("local", UrlPolicy(config.security)))
             include_indexed_db = config.profiles.include_indexed_db
 
             async def export() -> Any:

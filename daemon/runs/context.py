@@ -31,7 +31,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from browserd.daemon.errors import BrowserdError
-from browserd.daemon.policy.trust import TrustPolicy, stricter
+from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.runs.artifacts import ArtifactStore
 from browserd.daemon.runs.records import ArtifactRecord, RunRecord, StepRecord, now_ms
 from browserd.daemon.runs.store import RunStore
@@ -80,9 +80,7 @@ class RunContext:
     @property
     def trust(self) -> TrustPolicy:
         # A local caller may run in a remote session (D-11): the run is held to the lower of the two levels.
-        if self.session.trust_level == self.record.trust_level:
-            return self.session.trust
-        return TrustPolicy(stricter(self.session.trust_level, self.record.trust_level), self.services.guards.policy)
+        return self.session.trust.lowered(self.record.trust_level)
 
     @property
     def cancel_requested(self) -> bool:

@@ -26,12 +26,14 @@ from browserd.daemon.errors import (
     ArtifactNotFound,
     BrowserdError,
     ExecutionError,
+    InvalidParameter,
     RunCanceled,
     RunNotFound,
     RunTimeout,
     SessionNotFound,
     StepExecutionFailed,
 )
+from browserd.daemon.policy.trust import stricter
 from browserd.daemon.runs.artifacts import ArtifactStore, Chunk
 from browserd.daemon.runs.context import RunCancelRequested, RunContext
 from browserd.daemon.runs.outcome import outcome
@@ -46,9 +48,9 @@ from browserd.daemon.runs.records import (
 )
 from browserd.daemon.runs.store import RunStore
 from browserd.daemon.runs.templates.base import Inputs, Template
-from browserd.daemon.runs.templates.registry import TemplateRegistry, builtin_templates
+from browserd.daemon.runs.templates.registry import TemplateRegistry
 from browserd.daemon.runtime.idle_hold import IdleHold, NoIdleHold
-from browserd.protocol.messages import ErrorInfo
+from browserd.protocol.messages import ErrorInfo, TrustLevel
 
 if TYPE_CHECKING:
     from browserd.daemon.services import Services
@@ -75,6 +77,8 @@ class StartRequest:
     session_id: str | None = None
     timeout_ms: int | None = None
     mode: RunMode = "auto"
+    # At most this level, whoever calls: the owner of the work that runs (a flow a remote session made).
+    trust_level: TrustLevel = "local"
 
 
 @dataclass
@@ -117,12 +121,12 @@ def new_run_id() -> str:
 
 
 class RunManager:
-    def __init__(self, services: Services) -> None:
+    def __init__(self, services: Services, templates: TemplateRegistry) -> None:
         self.services = services
         self.config = services.config.runs
         self.store = RunStore(Path(self.config.root))
         self.artifacts = ArtifactStore(self.store, self.config.max_artifact_inline_bytes)
-        self.templates = TemplateRegistry(builtin_templates())
+        self.templates = templates
         self.active: dict[str, ActiveRun] = {}
         self._slots = anyio.Semaphore(self.config.max_concurrent_runs)
         self._group: TaskGroup | None = None
@@ -193,12 +197,13 @@ class RunManager:
         if self._group is None:
             raise ExecutionError("the run manager is not running", hint="Restart the daemon: browserd stop.")
         template = self.templates.get(request.template_id, request.template_version)
-        caller.trust.check_template(template.template_id, template.trust_level_support)
+        trust = caller.trust.lowered(request.trust_level)
+        trust.check_template(template.template_id, template.trust_level_support)
         inputs = template.parse(request.inputs)
         template.check(inputs, self.services.config)
-        template.check_trust(inputs, caller.trust)
+        template.check_trust(inputs, trust)
         template.check_tools(inputs, self.services.tools)
-        session, kept = self._session_for(request.session_id, caller, template)
+        session, kept = self._session_for(request.session_id, caller, template, trust.level)
         # D-36: the effective timeout is the smallest of the three limits; the first named wins a tie.
         limits = [(request.timeout_ms, USER_LIMIT), (template.max_timeout_ms, TEMPLATE_LIMIT)]
         limits.append((self.config.max_run_timeout_ms, RUN_LIMIT))
@@ -214,7 +219,7 @@ class RunManager:
             status="queued",
             session_id=session.id,
             session_kept=kept,
-            trust_level=caller.trust_level,
+            trust_level=trust.level,
             owner_session_id=caller.id,
             mode=mode,
             timeout_ms=timeout_ms,
@@ -239,9 +244,11 @@ class RunManager:
         log.info("run %s of %s queued (%s, timeout %s ms)", record.run_id, template.template_id, mode, timeout_ms)
         return run
 
-    def _session_for(self, session_id: str | None, caller: Session, template: Template[Any]) -> tuple[Session, bool]:
+    def _session_for(
+        self, session_id: str | None, caller: Session, template: Template[Any], level: TrustLevel
+    ) -> tuple[Session, bool]:
         if session_id is None:
-            session = self.services.sessions.create(f"run:{template.template_id}", caller.trust_level)
+            session = self.services.sessions.create(f"run:{template.template_id}", level)
             return session, template.keep_session
         found = self.services.sessions.sessions.get(session_id)
         if found is None:
@@ -251,6 +258,13 @@ class RunManager:
                 sessionId=session_id,
             )
         caller.trust.check_session(caller.id, found.id)
+        if stricter(found.trust_level, level) != found.trust_level:
+            # Its windows have no URL guard: a run held to a lower level than the session's works in its own.
+            raise InvalidParameter(
+                f"a {level} run cannot work in session {session_id}, a {found.trust_level} one",
+                hint="Leave sessionId out: the run gets a session of its own.",
+                sessionId=session_id,
+            )
         return found, True
 
     # -- running it --------------------------------------------------------------------------------

@@ -12,9 +12,13 @@ import lxml.etree  # type: ignore[import-untyped]
 from playwright.async_api import APIRequestContext, BrowserContext
 from playwright.async_api import Error as PlaywrightError
 
+from browserd.daemon.errors import BrowserdError, UrlNotAllowed
+from browserd.daemon.policy.proxy import GuardProxy
+from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.scrape.extract import extract_links
 from browserd.daemon.scrape.robots import Robots, fetch_bytes, read_robots
 from browserd.daemon.scrape.smartwait import smart_wait
+from browserd.daemon.sessions.navigation import navigate
 
 SitemapMode = Literal["include", "only", "skip"]
 MAX_SITEMAPS = 20  # sitemap files fetched per map call, indexes included
@@ -130,6 +134,9 @@ class MapTask:
     """A BrowserTask (runtime/executor.py): sitemaps through the context's HTTP client, links through a page."""
 
     request: MapRequest
+    # The caller's URL policy, and the guard the context's traffic goes through (None: unguarded local session).
+    trust: TrustPolicy
+    guard: GuardProxy | None = None
 
     async def run(self, context: BrowserContext) -> MapResult:
         req = self.request
@@ -143,10 +150,12 @@ class MapTask:
         if req.sitemap != "only":
             page = await context.new_page()
             try:
-                await page.goto(req.url, wait_until="domcontentloaded")
+                await navigate(page, req.url, self.guard, self.trust, wait_until="domcontentloaded")
                 await smart_wait(page, req.smart_wait_max_ms, req.smart_wait_quiet_ms)
                 html, base = await page.content(), page.url
-            except PlaywrightError:
+            except UrlNotAllowed:
+                raise
+            except (PlaywrightError, BrowserdError):  # the sitemaps may still have found the site's pages
                 html, base = "", req.url
             for link in extract_links(html, base):
                 entry = found.setdefault(link.url, FoundUrl(link.url, source="page"))

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from browserd.daemon.errors import BrowserdError, ExecutionError, NotSupported, UrlNotAllowed
+from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.runtime.browser import proxy_option
 from browserd.daemon.runtime.contexts import poolable_state
 from browserd.daemon.scrape.extract import Extraction, Link, extract, extract_links, page_metadata
@@ -184,12 +185,13 @@ async def browser_page(
     resources = services.scrape.resources if block else None
     # A service worker's requests pass no page's interception (daemon/scrape/resources.py).
     blocked_workers = {"service_workers": "block"} if block else {}
+    trust = TrustPolicy(request.trust_level, services.guards.policy)
     if _poolable(services, request, storage_state):
-        task = ScrapePageTask(load, export_state=export_state, resources=resources, pooled=True)
+        task = ScrapePageTask(load, trust, export_state=export_state, resources=resources, pooled=True)
         options = await context_options(services, request, None) | blocked_workers
         return await _in_warm_context(services, task, options, request.profile_id, storage_state)
     async with services.guards.guarding(request.trust_level) as guard:
-        task = ScrapePageTask(load, export_state=export_state, guard=guard, resources=resources)
+        task = ScrapePageTask(load, trust, export_state=export_state, guard=guard, resources=resources)
         options = await context_options(services, request, storage_state) | (guard.context_options if guard else {})
         return await services.executor.run_in_context(task, **options | blocked_workers)
 

@@ -16,6 +16,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from browserd.daemon.errors import NavigationTimeout
 from browserd.daemon.policy.proxy import GuardProxy
+from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.scrape.resources import Blocking, ResourcePolicy
 from browserd.daemon.scrape.smartwait import READINESS_JS, smart_wait
 from browserd.daemon.sessions.navigation import navigate
@@ -59,6 +60,8 @@ class ScrapePageTask:
     """A BrowserTask (runtime/executor.py) that loads one page and captures it."""
 
     load: PageLoad
+    # Whose URL policy the load runs under (checked before the page loads).
+    trust: TrustPolicy
     export_state: bool = False
     # The URL guard the context's traffic goes through (daemon/policy/proxy.py), to name a refusal.
     guard: GuardProxy | None = None
@@ -86,7 +89,7 @@ class ScrapePageTask:
         reply = None
         try:
             navigation = await navigate(
-                page, load.url, self.guard, wait_until="domcontentloaded", timeout=load.timeout_ms
+                page, load.url, self.guard, self.trust, wait_until="domcontentloaded", timeout=load.timeout_ms
             )
             reply = navigation.reply
         except NavigationTimeout:

@@ -21,8 +21,8 @@ from browserd.daemon.bridge.control import ACTIONS as BRIDGE_ACTIONS
 from browserd.daemon.bridge.control import bridge_control
 from browserd.daemon.config import Config
 from browserd.daemon.errors import BrowserdError, NotAllowed
-from browserd.daemon.flows.schedules import Scheduler
-from browserd.daemon.flows.triggers import start_on_page, start_scheduled
+from browserd.daemon.flows.catalogue.schedule_runs import start_on_page, start_scheduled
+from browserd.daemon.flows.catalogue.schedules import Scheduler
 from browserd.daemon.runtime.procinfo import rss_kib, tree_pss_kib
 from browserd.daemon.runtime.tasks import window_task_counts
 from browserd.daemon.server.connection import Connection, connection_refused

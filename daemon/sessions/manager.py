@@ -30,10 +30,10 @@ from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.idle_hold import IdleHold, NoIdleHold
-from browserd.daemon.sessions.page_scripts import WINDOW_SCRIPT
 from browserd.daemon.sessions.session import Session, SpareWindow
 from browserd.daemon.sessions.tab import Tab, attach_stopper
 from browserd.daemon.sessions.window import Viewport, WindowOptions
+from browserd.daemon.snapshots.page_scripts import WINDOW_SCRIPT
 from browserd.protocol.messages import TrustLevel
 
 log = logging.getLogger(__name__)

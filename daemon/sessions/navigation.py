@@ -1,4 +1,7 @@
-"""Loading a URL in a page: once for the tools (browser_open, browser_tabs), the runs and the scrapes.
+"""Loading a URL in a page: the only code that does (tests/unit/test_trust_paths.py holds every other module to
+it), for the tools, the runs, the scrapes, map, flows (every node that loads, a start URL), templates, triggers
+and the login and record windows. Each load asks the caller's TrustPolicy first (URL_NOT_ALLOWED before
+anything loads); the window's URL guard then checks every request the page makes.
 
 Playwright's failures become errors a model can act on; a load the URL guard refused (a redirect hop
 or the page itself) is its URL_NOT_ALLOWED naming the rule, not the guard page's HTTP 403 or a
@@ -10,13 +13,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from typing import Literal
+from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from playwright.async_api import Response as PageResponse
 
-from browserd.daemon.errors import BrowserdError, NavigationTimeout
+from browserd.daemon.errors import BrowserdError, InvalidParameter, NavigationTimeout
 from browserd.daemon.policy.proxy import GuardProxy
+from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.sessions.page_errors import navigation_errors
 from browserd.daemon.sessions.tab import Tab
 
@@ -36,12 +41,15 @@ async def navigate(
     page: Page,
     url: str,
     guard: GuardProxy | None,
+    trust: TrustPolicy,
     *,
     wait_until: WaitUntil = "load",
     timeout: float | None = None,
     downloads: bool = False,
 ) -> Navigation:
-    """page.goto under the URL guard; `downloads`: a URL that downloads is an answer, not an error."""
+    """page.goto once `trust` allows the URL, under the URL guard; `downloads`: a URL that downloads is an
+    answer, not an error."""
+    await trust.check_url(url)
     mark = guard.mark() if guard is not None else 0
     try:
         with navigation_errors(url, page.url):
@@ -99,9 +107,29 @@ async def timed_out(tab: Tab, url: str, exc: NavigationTimeout) -> NavigationTim
     )
 
 
-async def goto(tab: Tab, url: str, wait_until: WaitUntil = "load", timeout: int | None = None) -> Navigation:
-    """Load `url` in `tab` through its window's guard; a download is reported, a timeout says what loaded."""
+async def goto(
+    tab: Tab, url: str, trust: TrustPolicy, wait_until: WaitUntil = "load", timeout: float | None = None
+) -> Navigation:
+    """Load `url` in `tab` as `trust` allows, through its window's guard; a download is reported, a timeout says
+    what loaded."""
     try:
-        return await navigate(tab.page, url, tab.window.guard, wait_until=wait_until, timeout=timeout, downloads=True)
+        return await navigate(
+            tab.page, url, tab.window.guard, trust, wait_until=wait_until, timeout=timeout, downloads=True
+        )
     except NavigationTimeout as exc:
         raise await timed_out(tab, url, exc) from exc
+
+
+_SCHEMES = {"http", "https", "about", "file", "data"}
+
+
+async def check_url(url: str, trust: TrustPolicy) -> None:
+    """Refuse a URL before anything loads: an unsupported scheme, or one the session's URL policy forbids."""
+    scheme = urlsplit(url).scheme.lower()
+    if scheme not in _SCHEMES:
+        raise InvalidParameter(
+            f"unsupported URL `{url}`: expected http(s), file:, data: or about:blank",
+            hint="Pass an absolute URL such as https://example.com/.",
+            field="url",
+        )
+    await trust.check_url(url)

@@ -10,6 +10,7 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from browserd.daemon.elements.overlays import interceptor
 from browserd.daemon.errors import (
     BrowserdError,
     ElementAmbiguous,
@@ -21,7 +22,6 @@ from browserd.daemon.errors import (
     PageCrashed,
 )
 from browserd.daemon.runtime.browser import is_crash
-from browserd.daemon.sessions.overlays import interceptor
 
 
 @contextmanager

@@ -24,11 +24,11 @@ from browserd.daemon.sessions.backends.cdp import CdpAttach
 from browserd.daemon.sessions.backends.own import OwnChromium
 from browserd.daemon.sessions.calls import CallLog
 from browserd.daemon.sessions.downloads import Downloads
-from browserd.daemon.sessions.page_scripts import WINDOW_SCRIPT
 from browserd.daemon.sessions.records import Dialogs
 from browserd.daemon.sessions.routes import Routes, numbered
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import ProfileLink, Viewport, Window, WindowOptions
+from browserd.daemon.snapshots.page_scripts import WINDOW_SCRIPT
 from browserd.protocol import paths
 from browserd.protocol.messages import TrustLevel
 
@@ -145,6 +145,7 @@ class Session:
             snapshot = await self.profiles.load(options.profile_id)
             context_options["storage_state"] = snapshot.storage_state()
         # A remote session's windows (and any window, once origin lists are set) send their traffic through a guard.
+        self.trust.check_backend(OwnChromium.kind, OwnChromium.capabilities, remote_extension=False)
         guard = await self.guards.open(self.trust_level)
         spare = self.take_spare() if warm and guard is None and options == WindowOptions() else None
         shows_pdfs = self.runtime.shows_pdfs
@@ -177,6 +178,7 @@ class Session:
             self._next_tab_id,
             self.downloads,
             backend,
+            self.trust,
             self.dialogs,
         )
         window.network_log_size = self.config.network_log_size

@@ -16,9 +16,9 @@ from playwright.async_api import Response as PageResponse
 
 from browserd.daemon.errors import BrowserdError, ExecutionError, NavigationTimeout
 from browserd.daemon.sessions.network import NetworkLog
-from browserd.daemon.sessions.page_scripts import catch_up
 from browserd.daemon.sessions.records import CONSOLE_BUFFER, ConsoleRecord, DialogRecord
-from browserd.daemon.sessions.snapshot import Clickable
+from browserd.daemon.snapshots.aria import Clickable
+from browserd.daemon.snapshots.page_scripts import catch_up
 
 if TYPE_CHECKING:
     from browserd.daemon.config import BrowserConfig
@@ -102,10 +102,10 @@ class Tab:
     # Every ref any snapshot of this tab has shown, to tell a stale ref from one that never existed.
     issued: set[str] = field(default_factory=set)
     # Refs of the earlier snapshots of the current document: one whose element a framework has since
-    # rendered anew is found again by its role and name (sessions/targets.py).
+    # rendered anew is found again by its role and name (snapshots/targets.py).
     earlier: dict[str, RefInfo] = field(default_factory=dict)
     # Refs a delta left out because their elements were rendered anew, identical, in the same place
-    # (sessions/delta.py): the ref of the current snapshot each one stands for.
+    # (snapshots/delta.py): the ref of the current snapshot each one stands for.
     aliases: dict[str, str] = field(default_factory=dict)
     document: int = 0
     refs_document: int = -1
@@ -129,8 +129,8 @@ class Tab:
     stopper: CDPSession | None = None
     armed: bool = False
     # Whether the current call settles the page after it (an action whose answer shows the page): only
-    # then is the child frame its target lives in worth finding (sessions/targets.py) and kept here for
-    # the settle, which covers that frame's work too (sessions/settle.py); None in the main frame.
+    # then is the child frame its target lives in worth finding (snapshots/targets.py) and kept here for
+    # the settle, which covers that frame's work too (snapshots/settle.py); None in the main frame.
     settles: bool = False
     action_frame: Frame | None = None
 
@@ -272,6 +272,9 @@ class Tab:
         return await self._replace()
 
     async def _replace(self) -> str:
+        # navigation.py builds on Tab: imported here, where a tab loads its page again itself.
+        from browserd.daemon.sessions.navigation import navigate
+
         old, url, window = self.page, self.page.url, self.window
         page = await old.context.new_page()
         window.put_in_place(self, page)
@@ -281,8 +284,8 @@ class Tab:
         done = f"the page was replaced by a fresh one at {url}"
         with anyio.move_on_after(REPLACE_LOAD_TIMEOUT_S) as loading:
             try:
-                await page.goto(url, wait_until="domcontentloaded")
-            except PlaywrightError as exc:
+                await navigate(page, url, window.guard, window.trust, wait_until="domcontentloaded")
+            except (BrowserdError, PlaywrightError) as exc:
                 return f"the page was replaced by a blank one ({url} did not load: {str(exc).splitlines()[0]})"
         if loading.cancelled_caught:
             return f"the page was replaced by a fresh one, still loading {url}"

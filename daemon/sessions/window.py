@@ -12,6 +12,7 @@ import msgspec
 from playwright.async_api import BrowserContext, Page
 
 from browserd.daemon.policy.proxy import GuardProxy
+from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.policy.urls import Refusal
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
 from browserd.daemon.runtime.tasks import TaskOwner
@@ -129,6 +130,8 @@ class Window:
     downloads: Downloads
     # Where the context comes from and what it may do: the daemon's own Chromium, CDP attach, the extension.
     backend: Backend
+    # The session's trust policy: what a load the window makes itself (a hung page's replacement) may reach.
+    trust: TrustPolicy
     # The session's dialog policy and history, shared by all its windows.
     dialogs: Dialogs = field(default_factory=Dialogs)
     profile: ProfileLink | None = None

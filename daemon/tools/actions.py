@@ -6,19 +6,19 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 from playwright.async_api import ElementHandle, Locator
-from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from browserd.daemon.elements.checkables import CHECKABLE_ROLES, is_checkable, set_checked, toggle
+from browserd.daemon.elements.choices import mirrored_select, native_options, native_select, pick_options
+from browserd.daemon.elements.dragging import drag
+from browserd.daemon.elements.fields import ARIA_VALUES, FieldInfo, check_taken, field_info, input_value
+from browserd.daemon.elements.keyed_values import move_by_keys, set_picker_value
+from browserd.daemon.elements.overlays import BLOCK_ROLES, content_point, covers_named, patiently
+from browserd.daemon.elements.usable import not_usable, usable
 from browserd.daemon.errors import ElementNotFound, ElementNotInteractable, InvalidParameter
-from browserd.daemon.sessions.checkables import CHECKABLE_ROLES, is_checkable, set_checked, toggle
-from browserd.daemon.sessions.choices import mirrored_select, native_options, native_select, pick_options
-from browserd.daemon.sessions.dragging import drag
-from browserd.daemon.sessions.fields import ARIA_VALUES, FieldInfo, check_taken, field_info, input_value
-from browserd.daemon.sessions.keyed_values import move_by_keys, set_picker_value
-from browserd.daemon.sessions.overlays import BLOCK_ROLES, content_point, covers_named, patiently
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.sessions.tab import Tab
-from browserd.daemon.sessions.targets import Target, locate
+from browserd.daemon.snapshots.targets import Target, locate
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response
@@ -107,40 +107,6 @@ class ScrollParams(ActionParams, kw_only=True):
     delta_y: Annotated[int, msgspec.Meta(description="Wheel pixels down (negative: up).")] = 0
 
 
-async def usable(target: Target, action: str, editable: bool = False) -> None:
-    """Fail at once, not after the whole timeout, on what the snapshot already shows: disabled, read-only."""
-    if not target.exists:
-        return  # a selector may match an element that has yet to appear: let the action wait for it
-    if editable and await _editable(target.locator):
-        return  # editable means enabled too (Playwright's definition): one round trip for the usual case
-    with action_errors(action, target.described):
-        if not await target.locator.is_enabled():
-            raise _not_usable(target, action, "disabled")
-        if editable and not await target.locator.is_editable():
-            raise _not_usable(target, action, "read-only")
-
-
-async def _editable(locator: Locator) -> bool:
-    """Whether the element can be edited; False also when that cannot be told (usable() then says why)."""
-    try:
-        return await locator.is_editable()
-    except PlaywrightError:
-        return False
-
-
-_NOT_USABLE_HINTS = {
-    "disabled": "Do what enables it first (fill the required fields...), then retry.",
-    "read-only": "Pick a field that can be edited; a field filled by a picker or a popup takes browser_click, "
-    "then a click on the choice that opens.",
-}
-
-
-def _not_usable(target: Target, action: str, state: str) -> ElementNotInteractable:
-    return ElementNotInteractable(
-        f"{target.described} is {state}", hint=_NOT_USABLE_HINTS[state], action=action, target=target.described
-    )
-
-
 def _done(response: Response, what: str, target: Target, code: str) -> None:
     response.text(f"{what} {target.named}")
     response.code(f"await {target.code}.{code}")
@@ -209,7 +175,7 @@ async def browser_fill(ctx: ToolContext, tab: Tab, params: FillParams, response:
             field = await field_info(target.locator, target.described, params.timeout)
         # The read found the element, so a disabled or read-only one fails now, not after the timeout.
         if field.disabled or (field.readonly and not field.picker):
-            raise _not_usable(target, "fill", "disabled" if field.disabled else "read-only")
+            raise not_usable(target, "fill", "disabled" if field.disabled else "read-only")
     stored = await input_value(tab.page, field, params.value, target.described)
     note = f"It holds {stored!r}, the field's own format for {params.value!r}." if stored != params.value else ""
     with action_errors("fill", target.described):

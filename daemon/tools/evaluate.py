@@ -14,7 +14,7 @@ from browserd.daemon.errors import ExecutionError, PageCrashed, ScriptError
 from browserd.daemon.runtime.browser import is_crash
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.sessions.tab import Tab
-from browserd.daemon.sessions.targets import locate
+from browserd.daemon.snapshots.targets import locate
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response

@@ -7,13 +7,13 @@ from typing import Annotated, Any, Literal
 import msgspec
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from browserd.daemon.elements.usable import usable
 from browserd.daemon.errors import ExecutionError, InvalidParameter, NotSupported
 from browserd.daemon.sessions.downloads import DownloadRecord
 from browserd.daemon.sessions.files import output_file, upload_files
 from browserd.daemon.sessions.page_errors import action_errors, page_errors
 from browserd.daemon.sessions.tab import Tab
-from browserd.daemon.sessions.targets import locate
-from browserd.daemon.tools.actions import usable
+from browserd.daemon.snapshots.targets import locate
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response

@@ -14,16 +14,17 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from browserd.daemon.errors import ExecutionError, InvalidParameter, NotSupported
-from browserd.daemon.flows.export import playwright_script
+from browserd.daemon.flows.catalogue.python_export import check_urls, playwright_script
 from browserd.daemon.flows.model import MAX_ROWS, Flow, StepReport
+from browserd.daemon.flows.owners import Actor, level_of
 from browserd.daemon.flows.variables import args_struct, parse_args, tool_schema, values_of
 from browserd.daemon.runs.manager import StartRequest
 from browserd.daemon.runs.records import RunMode
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import NoParams, Params, Tool, tool
 from browserd.daemon.tools.response import Response
-from browserd.daemon.tools.runs import _wait, task_run
 from browserd.daemon.tools.tabtool import TabId
+from browserd.daemon.tools.task_runs import task_run, wait_for_run
 
 FlowRef = Annotated[str, msgspec.Meta(description="flowId (flow_...) or a published slug.")]
 TabTarget = Literal["current", "new"]
@@ -106,6 +107,11 @@ class PublishParams(FlowParams, kw_only=True):
     description: str | None = None
 
 
+def _by(ctx: ToolContext) -> Actor:
+    """The caller, for what the flow service lets it see and change (daemon/flows/owners.py)."""
+    return Actor(ctx.session.trust, ctx.session.client_name)
+
+
 def _flow_data(flow: Flow) -> dict[str, Any]:
     return dict(msgspec.to_builtins(flow))
 
@@ -140,7 +146,7 @@ async def flow_record_start(ctx: ToolContext, params: RecordStartParams, respons
 
 @tool("flow_record_stop", "flows", "Stop recording; answers {flowId, flow}.", RecordStopParams)
 async def flow_record_stop(ctx: ToolContext, params: RecordStopParams, response: Response) -> None:
-    flow, warnings = await ctx.services.flows.stop_recording(ctx.session.id, params.save)
+    flow, warnings = await ctx.services.flows.stop_recording(ctx.session.id, params.save, _by(ctx))
     response.data({"flowId": flow.id, "flow": _flow_data(flow), **({"warnings": warnings} if warnings else {})})
     response.text(_summary(flow) + ("" if params.save else "\n(not saved)"))
     for warning in warnings:
@@ -149,7 +155,7 @@ async def flow_record_stop(ctx: ToolContext, params: RecordStopParams, response:
 
 @tool("flow_list", "flows", "The stored flows, newest first.", NoParams, read_only=True)
 async def flow_list(ctx: ToolContext, params: NoParams, response: Response) -> None:
-    rows = await ctx.services.flows.store.index()
+    rows = await ctx.services.flows.listed(_by(ctx))
     flows = [
         {"flowId": r.flow_id, "name": r.name, "version": r.version, "slug": r.slug, "published": r.published}
         for r in rows
@@ -160,21 +166,21 @@ async def flow_list(ctx: ToolContext, params: NoParams, response: Response) -> N
 
 @tool("flow_get", "flows", "A flow: steps, targets, variables.", GetParams, read_only=True)
 async def flow_get(ctx: ToolContext, params: GetParams, response: Response) -> None:
-    flow = await ctx.services.flows.get(params.flow_id, params.version)
+    flow = await ctx.services.flows.get(params.flow_id, params.version, _by(ctx))
     response.data(_flow_data(flow))
     response.text(_summary(flow))
 
 
 @tool("flow_save", "flows", "Create or change a flow (each change is a new version).", SaveParams)
 async def flow_save(ctx: ToolContext, params: SaveParams, response: Response) -> None:
-    flow = await ctx.services.flows.import_flow(params.flow, overwrite=True)
+    flow = await ctx.services.flows.import_flow(params.flow, overwrite=True, by=_by(ctx))
     response.data({"flowId": flow.id, "version": flow.version})
     response.text(_summary(flow))
 
 
 @tool("flow_delete", "flows", "Delete a flow and its versions (unpublishing it).", FlowParams)
 async def flow_delete(ctx: ToolContext, params: FlowParams, response: Response) -> None:
-    flow = await ctx.services.flows.delete(params.flow_id)
+    flow = await ctx.services.flows.delete(params.flow_id, _by(ctx))
     response.data({"deleted": flow.id})
     response.text(f"Deleted {flow.id}")
 
@@ -182,22 +188,29 @@ async def flow_delete(ctx: ToolContext, params: FlowParams, response: Response) 
 async def run_flow(
     ctx: ToolContext, flow: Flow, values: dict[str, Any], options: RunOptions, response: Response, **extra: Any
 ) -> None:
-    """Start the flow as a task run; sync waits and answers with every step's report."""
+    """Start the flow as a task run; sync waits and answers with every step's report. The run has the lower of
+    the flow owner's and the caller's trust: lower than the caller's session, it runs in a session of its own
+    (whose windows go through the URL guard) rather than in the caller's tabs."""
     sensitive = flow.sensitive_keys
     mode: RunMode = extra.pop("mode", None) or "sync"
+    trust = ctx.session.trust.lowered(level_of(flow.meta.owner))
+    if options.start_url is not None:
+        await trust.check_url(options.start_url)  # before the run exists: nothing loads, nothing is recorded
+    own_session = trust.level != ctx.session.trust_level
     inputs = {
         "flowId": flow.id,
         "args": {k: v for k, v in values.items() if k not in sensitive},
         "secrets": {k: str(v) for k, v in values.items() if k in sensitive},
-        "tabTarget": options.tab_target,
+        "tabTarget": "new" if own_session else options.tab_target,
         "startUrl": options.start_url,
-        **{k: v for k, v in extra.items() if v is not None},
+        **{k: v for k, v in extra.items() if v is not None and not (own_session and k == "tabId")},
     }
     manager = ctx.services.runs
-    request = StartRequest("flow", None, inputs, ctx.session.id, options.timeout_ms, mode)
+    session_id = None if own_session else ctx.session.id
+    request = StartRequest("flow", None, inputs, session_id, options.timeout_ms, mode, trust_level=trust.level)
     run = await manager.start(request, ctx.session)
     if run.record.mode == "sync":
-        await _wait(ctx, run)
+        await wait_for_run(ctx, run)
     view = task_run(await manager.get(run.record.run_id, ctx.session))
     result = view.result or {}
     answer = FlowRunAnswer(
@@ -234,7 +247,7 @@ async def run_flow(
     output=FlowRunAnswer,
 )
 async def flow_run(ctx: ToolContext, params: RunParams, response: Response) -> None:
-    flow = await ctx.services.flows.get(params.flow_id)
+    flow = await ctx.services.flows.get(params.flow_id, by=_by(ctx))
     if params.rows is None:
         values = parse_args(flow, params.args, Params)
     else:
@@ -268,17 +281,19 @@ async def flow_run(ctx: ToolContext, params: RunParams, response: Response) -> N
     FlowParams,
 )
 async def flow_update_targets(ctx: ToolContext, params: FlowParams, response: Response) -> None:
-    flow, changed = await ctx.services.flows.update_targets(params.flow_id)
+    flow, changed = await ctx.services.flows.update_targets(params.flow_id, _by(ctx))
     response.data({"flowId": flow.id, "version": flow.version, "stepsUpdated": changed})
     response.text(f"{changed} step(s) reordered; {flow.id} is now v{flow.version}")
 
 
 @tool("flow_export", "flows", "A flow as JSON (no sensitive values) or a Playwright Python script.", ExportParams)
 async def flow_export(ctx: ToolContext, params: ExportParams, response: Response) -> None:
-    flow = await ctx.services.flows.get(params.flow_id)
+    flow = await ctx.services.flows.get(params.flow_id, by=_by(ctx))
     flow.meta.suggested_order = {}
     if params.format == "playwright":
-        script = playwright_script(flow)
+        trust = ctx.session.trust.lowered(level_of(flow.meta.owner))
+        await check_urls(flow, trust)
+        script = playwright_script(flow, trust.level)
         response.data({"flowId": flow.id, "format": "playwright", "script": script})
         response.text(f"```python\n{script}```")
         return
@@ -288,21 +303,21 @@ async def flow_export(ctx: ToolContext, params: ExportParams, response: Response
 
 @tool("flow_import", "flows", "Import a flow exported as JSON (a copy unless overwrite).", ImportParams)
 async def flow_import(ctx: ToolContext, params: ImportParams, response: Response) -> None:
-    flow = await ctx.services.flows.import_flow(params.flow, params.overwrite, params.format)
+    flow = await ctx.services.flows.import_flow(params.flow, params.overwrite, _by(ctx), params.format)
     response.data({"flowId": flow.id, "version": flow.version})
     response.text(_summary(flow))
 
 
 @tool("flow_publish", "flows", "Offer a flow to every client as the tool flow_<slug>.", PublishParams)
 async def flow_publish(ctx: ToolContext, params: PublishParams, response: Response) -> None:
-    flow = await ctx.services.flows.publish(params.flow_id, params.slug, params.description)
+    flow = await ctx.services.flows.publish(params.flow_id, params.slug, params.description, _by(ctx))
     response.data({"flowId": flow.id, "tool": f"flow_{flow.meta.tool.slug}", "version": flow.version})
     response.text(f"Published {flow.id} as flow_{flow.meta.tool.slug}")
 
 
 @tool("flow_unpublish", "flows", "Remove a flow's flow_<slug> tool.", FlowParams)
 async def flow_unpublish(ctx: ToolContext, params: FlowParams, response: Response) -> None:
-    flow = await ctx.services.flows.unpublish(params.flow_id)
+    flow = await ctx.services.flows.unpublish(params.flow_id, _by(ctx))
     response.data({"flowId": flow.id, "published": False})
     response.text(f"Unpublished {flow.id}")
 
@@ -333,7 +348,7 @@ async def dataset_export(ctx: ToolContext, params: DatasetExportParams, response
     if (params.run_id is None) == (params.flow_id is None):
         raise InvalidParameter("give runId or flowId (one of them)", field="runId")
     if params.flow_id is not None:
-        flow = await ctx.services.flows.get(params.flow_id)
+        flow = await ctx.services.flows.get(params.flow_id, by=_by(ctx))
         rows = await ctx.services.flows.store.rows(flow.id, params.clear)
     else:
         runs = ctx.services.runs
@@ -383,13 +398,14 @@ async def flow_schedule(ctx: ToolContext, params: ScheduleParams, response: Resp
         if params.flow_id is None:
             raise InvalidParameter("add needs flowId", field="flowId")
         trigger = (params.cron, params.on_page)
-        schedule = await flows.add_schedule(params.flow_id, trigger, params.args, params.start_url, params.systemd)
+        by = _by(ctx)
+        schedule = await flows.add_schedule(params.flow_id, trigger, params.args, params.start_url, params.systemd, by)
         response.data(msgspec.to_builtins(schedule))
         when = f"at '{schedule.cron}'" if schedule.cron else f"on pages {schedule.on_page}"
         response.text(f"Schedule {schedule.schedule_id}: {schedule.flow_id} {when}")
         return
     if params.action == "list":
-        schedules = await flows.store.schedules()
+        schedules = await flows.schedules(_by(ctx))
         response.data({"schedules": msgspec.to_builtins(schedules)})
         lines = [
             f"- {s.schedule_id} {s.flow_id} {repr(s.cron) if s.cron else 'onPage ' + str(s.on_page)}"
@@ -401,14 +417,14 @@ async def flow_schedule(ctx: ToolContext, params: ScheduleParams, response: Resp
     if params.schedule_id is None:
         raise InvalidParameter(f"{params.action} needs scheduleId", field="scheduleId")
     if params.action == "remove":
-        schedule = await flows.remove_schedule(params.schedule_id)
+        schedule = await flows.remove_schedule(params.schedule_id, _by(ctx))
         response.data(msgspec.to_builtins(schedule))
         response.text(f"Removed {schedule.schedule_id}")
         return
-    schedule = await flows.schedule(params.schedule_id)
+    schedule = await flows.schedule(params.schedule_id, _by(ctx))
     if flows.scheduler is None:
         raise NotSupported("this daemon keeps no schedules", hint="Run the flow with flow_run.")
-    run_id = await flows.scheduler.fire(schedule)
+    run_id = await flows.scheduler.fire(schedule, ctx.session.trust_level)
     if run_id is None:
         raise ExecutionError(
             f"schedule {schedule.schedule_id} did not start (the daemon's log says why)",

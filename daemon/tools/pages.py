@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import re
 from typing import Annotated, Any
-from urllib.parse import urlsplit
 
 import msgspec
 
 from browserd.daemon.errors import InvalidParameter, NavigationTimeout
-from browserd.daemon.sessions import snapshot as aria
-from browserd.daemon.sessions.navigation import HistoryMove, WaitUntil, goto, move_in_history, timed_out
+from browserd.daemon.sessions.navigation import HistoryMove, WaitUntil, check_url, goto, move_in_history, timed_out
 from browserd.daemon.sessions.page_errors import navigation_errors, page_errors
-from browserd.daemon.sessions.reader import SnapshotOptions, read, save
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import REFUSED_EVENT
+from browserd.daemon.snapshots import aria
+from browserd.daemon.snapshots.reader import SnapshotOptions, read, save
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response
@@ -22,7 +21,6 @@ from browserd.daemon.tools.tabtool import ActionParams, SnapshotMode, TabParams,
 
 BLANK = "about:blank"
 DOWNLOAD_NOTICE_S = 2.0  # how long after that error the download's own event may take to arrive
-_SCHEMES = {"http", "https", "about", "file", "data"}
 _FILE_NAME = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 
 
@@ -70,18 +68,6 @@ class FindParams(TabParams):
     limit: Annotated[int, msgspec.Meta(ge=1, le=500)] = 50
 
 
-async def check_url(url: str, ctx: ToolContext) -> None:
-    """Refuse a URL before anything loads: an unsupported scheme, or one the session's URL policy forbids."""
-    scheme = urlsplit(url).scheme.lower()
-    if scheme not in _SCHEMES:
-        raise InvalidParameter(
-            f"unsupported URL `{url}`: expected http(s), file:, data: or about:blank",
-            hint="Pass an absolute URL such as https://example.com/.",
-            field="url",
-        )
-    await ctx.session.trust.check_url(url)
-
-
 async def _navigated(tab: Tab, what: str, response: Response, reply: Any, code: str) -> None:
     # The navigation this tool made is its answer, not news; what the URL policy refused on the way is.
     refused = [event for event in tab.take_events() if event.startswith(REFUSED_EVENT)]
@@ -99,7 +85,7 @@ async def _navigated(tab: Tab, what: str, response: Response, reply: Any, code: 
 
 
 async def _open_target(ctx: ToolContext, params: OpenParams) -> Tab:
-    await check_url(params.url, ctx)
+    await check_url(params.url, ctx.session.trust)
     if params.profile_id is not None:
         window = await ctx.session.window_for_profile(params.profile_id, params.publish)
         active = window.tabs.get(window.active_tab_id or "")
@@ -119,7 +105,7 @@ async def _open_target(ctx: ToolContext, params: OpenParams) -> Tab:
 )
 async def browser_open(ctx: ToolContext, tab: Tab, params: OpenParams, response: Response) -> None:
     await ctx.progress(0, 1, f"opening {params.url}")
-    loaded = await goto(tab, params.url, params.wait_until, params.timeout)
+    loaded = await goto(tab, params.url, ctx.session.trust, params.wait_until, params.timeout)
     if loaded.downloaded:
         # Playwright answers goto before it tells of the download: the report below needs its record.
         await tab.window.downloads.started(tab.id, DOWNLOAD_NOTICE_S)
@@ -144,7 +130,7 @@ async def browser_navigate(ctx: ToolContext, tab: Tab, params: NavigateParams, r
         raise await timed_out(tab, params.action, exc) from exc
     if params.action == "back" and page.url == BLANK != before:
         # The blank page every tab starts on is not a page the agent opened: undo and say so.
-        await page.go_forward(wait_until=params.wait_until, timeout=params.timeout)
+        await move_in_history(page, "forward", params.wait_until, params.timeout)
         reply = None
     # Same-document moves (a single-page app's routes) answer no response but do move.
     moved = reply is not None or page.url != before or params.action == "reload"

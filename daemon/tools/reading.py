@@ -9,12 +9,12 @@ import anyio
 import msgspec
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from browserd.daemon.elements.fields import field_value
 from browserd.daemon.errors import ExecutionError, InvalidParameter
 from browserd.daemon.runtime.images import image_size
-from browserd.daemon.sessions.fields import field_value
 from browserd.daemon.sessions.page_errors import action_errors, page_errors
 from browserd.daemon.sessions.tab import Tab
-from browserd.daemon.sessions.targets import locate
+from browserd.daemon.snapshots.targets import locate
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response

@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from browserd.daemon.errors import BrowserdError
-from browserd.daemon.sessions.reader import PAGE_LINE
+from browserd.daemon.snapshots.reader import PAGE_LINE
 from browserd.protocol.messages import Content, ImageContent, Payload, TextContent
 
 CONSOLE_LINE = "- Console:"

@@ -6,35 +6,32 @@ answer's structuredContent is that Struct, so the two cannot disagree (S1-03, S1
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
-import anyio
 import msgspec
 
-from browserd.daemon.errors import request_timeout
-from browserd.daemon.runs.manager import ActiveRun, RunView, StartRequest
-from browserd.daemon.runs.records import RunMode, RunRecord, RunStatus
+from browserd.daemon.runs.records import RunStatus
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import NoParams, Params, Tool, input_schema, output_schema, tool
 from browserd.daemon.tools.response import Response
+from browserd.daemon.tools.task_runs import (
+    RunAnswer,
+    RunTemplateParams,
+    TaskRun,
+    answer,
+    describe,
+    run_template,
+    task_run,
+)
 
 RunId = Annotated[str, msgspec.Meta(description="The runId run_task_template answered with.")]
 MAX_LIST = 100
-# Runs with more steps than this list them in get_task_run only when includeSteps asks.
-INLINE_STEPS = 50
-# How long after a sync run's own timeout the call still waits: for the run to stop and write its result.
-RUN_FINISH_MARGIN_S = 30.0
-
-
-class _Out(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
-    """Base of the answers. The schema requires only what reference/001's examples have (S1-88); the
-    fields we add are `X | None = None`, so they are optional in the schema yet sent whenever set."""
 
 
 # -- results ---------------------------------------------------------------------------------------
 
 
-class TemplateInfo(_Out, kw_only=True):
+class TemplateInfo(RunAnswer, kw_only=True):
     template_id: str
     version: str
     name: str
@@ -49,67 +46,11 @@ class TemplateInfo(_Out, kw_only=True):
     outputs_schema: dict[str, Any]
 
 
-class TemplateList(_Out, kw_only=True):
+class TemplateList(RunAnswer, kw_only=True):
     templates: list[TemplateInfo]
 
 
-class RunProgress(_Out, kw_only=True):
-    total_steps: int
-    done_steps: int
-
-
-class RunMetrics(_Out, kw_only=True):
-    elapsed_ms: int
-
-
-class ArtifactInfo(_Out, kw_only=True):
-    artifact_id: str
-    type: str
-    mime_type: str | None = None
-    size: int
-    name: str | None = None
-
-
-class RunError(_Out, kw_only=True):
-    error: str
-    error_code: str
-    recover_hint: str
-    details: dict[str, Any]
-
-
-class StepInfo(_Out, kw_only=True):
-    index: int
-    name: str
-    status: str
-    error_code: str | None = None
-    error: str | None = None
-
-
-class TaskRun(_Out, kw_only=True):
-    """A run, as run_task_template and get_task_run answer. We always send every field of the run, but
-    reference/001 §4.1's async answer has only runId, status and createdAt, and its sync answer no
-    createdAt: only runId and status are required."""
-
-    run_id: str
-    status: RunStatus
-    created_at: int | None = None
-    template_id: str | None = None
-    template_version: str | None = None
-    mode: Literal["sync", "async"] | None = None
-    updated_at: int | None = None
-    session_id: str | None = None
-    session_kept: bool | None = None
-    progress: RunProgress | None = None
-    metrics: RunMetrics | None = None
-    cancel_requested: bool = False
-    # Only once the run is terminal (S1-26, S1-27).
-    result: dict[str, Any] | None = None
-    error: RunError | None = None
-    artifacts: list[ArtifactInfo] | None = None
-    steps: list[StepInfo] | None = None
-
-
-class RunListEntry(_Out, kw_only=True):
+class RunListEntry(RunAnswer, kw_only=True):
     run_id: str
     template_id: str
     status: RunStatus
@@ -117,16 +58,16 @@ class RunListEntry(_Out, kw_only=True):
     updated_at: int
 
 
-class RunList(_Out, kw_only=True):
+class RunList(RunAnswer, kw_only=True):
     runs: list[RunListEntry]
 
 
-class CancelResult(_Out, kw_only=True):
+class CancelResult(RunAnswer, kw_only=True):
     cancel_requested: bool
     current_status: RunStatus
 
 
-class ArtifactChunk(_Out, kw_only=True):
+class ArtifactChunk(RunAnswer, kw_only=True):
     artifact_id: str
     run_id: str | None = None
     mime_type: str
@@ -139,25 +80,6 @@ class ArtifactChunk(_Out, kw_only=True):
 
 
 # -- parameters ------------------------------------------------------------------------------------
-
-
-class RunOptions(Params, kw_only=True):
-    timeout_ms: (
-        Annotated[int, msgspec.Meta(ge=1, description="Run deadline; capped by the template and the runtime.")] | None
-    ) = None
-    mode: Annotated[RunMode, msgspec.Meta(description="sync waits for the result; async answers with runId.")] = "auto"
-
-
-class RunTemplateParams(Params, kw_only=True):
-    template_id: Annotated[str, msgspec.Meta(description="From list_task_templates.")]
-    template_version: Annotated[str, msgspec.Meta(description="Default: the latest.")] | None = None
-    session_id: Annotated[str, msgspec.Meta(description="Run in this session and keep it; default: a new one.")] | (
-        None
-    ) = None
-    inputs: Annotated[dict[str, Any], msgspec.Meta(description="As the template's inputsSchema says.")] = msgspec.field(
-        default_factory=dict
-    )
-    options: RunOptions | None = None
 
 
 class GetRunParams(Params, kw_only=True):
@@ -184,68 +106,6 @@ class ArtifactParams(Params, kw_only=True):
 
 
 # -- views -----------------------------------------------------------------------------------------
-
-
-def task_run(view: RunView, include_steps: bool = False) -> TaskRun:
-    record: RunRecord = view.record
-    run = TaskRun(
-        run_id=record.run_id,
-        status=record.status,
-        created_at=record.created_at,
-        template_id=record.template_id,
-        template_version=record.template_version,
-        mode=record.mode,
-        updated_at=record.updated_at,
-        session_id=record.session_id,
-        session_kept=record.session_kept,
-        progress=RunProgress(total_steps=record.total_steps, done_steps=record.done_steps),
-        metrics=RunMetrics(elapsed_ms=record.elapsed_ms()),
-        cancel_requested=record.cancel_requested,
-    )
-    if record.terminal:
-        run.result = record.result
-        if view.artifacts:
-            run.artifacts = [
-                ArtifactInfo(artifact_id=a.artifact_id, type=a.type, mime_type=a.mime_type, size=a.size, name=a.name)
-                for a in view.artifacts
-            ]
-    if record.error is not None:
-        run.error = RunError(
-            error=record.error.error,
-            error_code=record.error.error_code,
-            recover_hint=record.error.recover_hint,
-            details=record.error.details,
-        )
-    if include_steps or len(view.steps) <= INLINE_STEPS:
-        run.steps = [
-            StepInfo(
-                index=step.index,
-                name=step.name,
-                status=step.status,
-                error_code=step.error.error_code if step.error else None,
-                error=step.error.error if step.error else None,
-            )
-            for step in view.steps
-        ]
-    return run
-
-
-def _answer(response: Response, result: msgspec.Struct, text: str) -> None:
-    response.data(msgspec.to_builtins(result))
-    response.text(text)
-
-
-def _describe(run: TaskRun) -> str:
-    line = f"Run {run.run_id} ({run.template_id}): {run.status}"
-    if run.progress is not None:
-        line += f", {run.progress.done_steps}/{run.progress.total_steps} steps"
-    if run.error is not None:
-        line += f"\nError [{run.error.error_code}]: {run.error.error}"
-    if run.status in ("queued", "running"):
-        line += f"\nNext: get_task_run with runId {run.run_id} (every 2 s) until the status is terminal."
-    elif run.result is not None:
-        line += "\n" + msgspec.json.encode(run.result).decode()
-    return line
 
 
 # -- tools -----------------------------------------------------------------------------------------
@@ -278,7 +138,7 @@ async def list_task_templates(ctx: ToolContext, params: NoParams, response: Resp
         for t in ctx.services.runs.templates.all()
     ]
     result = TemplateList(templates=templates)
-    _answer(response, result, msgspec.json.encode(msgspec.to_builtins(result)).decode())
+    answer(response, result, msgspec.json.encode(msgspec.to_builtins(result)).decode())
 
 
 @tool(
@@ -290,61 +150,7 @@ async def list_task_templates(ctx: ToolContext, params: NoParams, response: Resp
     output=TaskRun,
 )
 async def run_task_template(ctx: ToolContext, params: RunTemplateParams, response: Response) -> None:
-    options = params.options or RunOptions()
-    manager = ctx.services.runs
-    request = StartRequest(
-        template_id=params.template_id,
-        template_version=params.template_version,
-        inputs=params.inputs,
-        session_id=params.session_id,
-        timeout_ms=options.timeout_ms,
-        mode=options.mode,
-    )
-    run = await manager.start(request, ctx.session)
-    record = run.record
-    if record.mode == "sync":
-        await _wait(ctx, run)
-        result = task_run(await manager.get(record.run_id, ctx.session))
-    else:
-        # The run as created (S1-21: queued), before its task had a chance to start.
-        result = task_run(RunView(msgspec.structs.replace(record), [], list(run.ctx.steps)))
-    _answer(response, result, _describe(result))
-
-
-async def _wait(ctx: ToolContext, run: ActiveRun) -> None:
-    """Block until the run ends, relaying its progress; a cancelled call cancels the run (issue 6).
-
-    Queued, the call waits under the request deadline ([daemon] request_timeout_s); once running, the run's
-    own timeout governs, so the deadline moves past it: a run ends on RUN_TIMEOUT, never cut by the request.
-    """
-    record = run.record
-    run.ctx.listeners.add(ctx.progress)
-    try:
-        # The first notification names the run, so a client can follow it even if this call is lost (D-38).
-        await ctx.progress(float(record.done_steps), float(record.total_steps) or None, record.run_id)
-        await run.started.wait()
-        ctx.allow(record.timeout_ms / 1000 + RUN_FINISH_MARGIN_S)
-        await run.done.wait()
-    except anyio.get_cancelled_exc_class():
-        status = record.status
-        with anyio.CancelScope(shield=True):
-            await ctx.services.runs.cancel(record.run_id)
-        if ctx.past_deadline():
-            # The answer tells the run's end: a queued run ends canceled at once, a running one after its step.
-            with anyio.move_on_after(RUN_FINISH_MARGIN_S, shield=True):
-                await run.done.wait()
-            raise request_timeout(
-                "run_task_template",
-                ctx.services.config.daemon.request_timeout_s,
-                f"run {record.run_id} was canceled while {status}: this call reached the daemon's request "
-                "deadline ([daemon] request_timeout_s) first",
-                hint="Run it with options.mode 'async' and poll get_task_run, or raise [daemon] request_timeout_s "
-                "(BROWSERD_DAEMON_REQUEST_TIMEOUT_S).",
-                runId=record.run_id,
-            ) from None
-        raise
-    finally:
-        run.ctx.listeners.discard(ctx.progress)
+    await run_template(ctx, params, response)
 
 
 @tool(
@@ -358,7 +164,7 @@ async def _wait(ctx: ToolContext, run: ActiveRun) -> None:
 )
 async def get_task_run(ctx: ToolContext, params: GetRunParams, response: Response) -> None:
     result = task_run(await ctx.services.runs.get(params.run_id, ctx.session), params.include_steps)
-    _answer(response, result, _describe(result))
+    answer(response, result, describe(result))
 
 
 @tool(
@@ -384,7 +190,7 @@ async def list_task_runs(ctx: ToolContext, params: ListRunsParams, response: Res
         for r in records
     ]
     lines = [f"- {r.run_id} {r.template_id} {r.status}" for r in runs] or ["(no runs)"]
-    _answer(response, RunList(runs=runs), "\n".join(lines))
+    answer(response, RunList(runs=runs), "\n".join(lines))
 
 
 @tool(
@@ -401,7 +207,7 @@ async def cancel_task_run(ctx: ToolContext, params: CancelParams, response: Resp
         if requested
         else f"The run has already ended ({status}); nothing to cancel."
     )
-    _answer(response, CancelResult(cancel_requested=requested, current_status=status), text)
+    answer(response, CancelResult(cancel_requested=requested, current_status=status), text)
 
 
 @tool(
@@ -428,7 +234,7 @@ async def get_artifact(ctx: ToolContext, params: ArtifactParams, response: Respo
     )
     more = "" if chunk.complete else f"; next: get_artifact with offset {chunk.offset + len(chunk.data)}"
     text = f"Artifact {artifact.artifact_id} ({artifact.mime_type}, {artifact.size} bytes): bytes {chunk.offset}"
-    _answer(response, result, f"{text}..{chunk.offset + len(chunk.data)} in structuredContent.data (base64){more}")
+    answer(response, result, f"{text}..{chunk.offset + len(chunk.data)} in structuredContent.data (base64){more}")
 
 
 TOOLS: list[Tool[Any]] = [

@@ -20,7 +20,7 @@ from browserd.daemon.scrape.task import Format, Render
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
-from browserd.daemon.tools.runs import RunOptions, RunTemplateParams, TaskRun, run_task_template
+from browserd.daemon.tools.task_runs import RunOptions, RunTemplateParams, TaskRun, run_template
 
 MAX_WAIT_FOR_MS = 60_000
 
@@ -185,11 +185,12 @@ async def map_site(ctx: ToolContext, params: MapParams, response: Response) -> N
         config.smart_wait_max_ms,
         config.smart_wait_quiet_ms,
     )
-    await ctx.session.trust.check_url(params.url)
+    await ctx.session.trust.check_url(params.url)  # before a browser context is taken for it
     async with ctx.services.guards.guarding(ctx.session.trust.level) as guard:
         # Sitemaps are read through the context's HTTP client, which uses the context's proxy: the guard too.
         options = guard.context_options if guard else {}
-        result = await ctx.services.executor.run_in_context(MapTask(request), **options)
+        task = MapTask(request, ctx.session.trust, guard)
+        result = await ctx.services.executor.run_in_context(task, **options)
     urls = [{"url": f.url, "text": f.text, "source": f.source} for f in result.urls]
     response.data({"url": params.url, "urls": urls, "total": result.total_found, "sitemaps": result.sitemaps})
     lines = [f"- {f.url}{'  ' + json.dumps(f.text) if f.text else ''}" for f in result.urls]
@@ -218,7 +219,7 @@ async def crawl(ctx: ToolContext, params: CrawlParams, response: Response) -> No
     run = RunTemplateParams(
         template_id="crawl", inputs=inputs, options=RunOptions(mode=params.mode, timeout_ms=params.timeout_ms)
     )
-    await run_task_template.handler(ctx, run, response)
+    await run_template(ctx, run, response)
 
 
 TOOLS: list[Tool[Any]] = [scrape, map_site, crawl]

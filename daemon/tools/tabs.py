@@ -9,12 +9,11 @@ import msgspec
 
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.sessions.backends.extension import ExtensionTabs
-from browserd.daemon.sessions.navigation import goto
+from browserd.daemon.sessions.navigation import check_url, goto
 from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import Window, WindowOptions
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.pages import check_url
 from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
 
@@ -72,11 +71,11 @@ async def browser_tabs(ctx: ToolContext, params: TabsParams, response: Response)
     session = ctx.session
     if params.action == "new":
         if params.url:
-            await check_url(params.url, ctx)  # before the tab exists: a refused URL leaves nothing behind
+            await check_url(params.url, session.trust)  # before the tab exists: a refused URL leaves nothing behind
         tab = await (await session.window()).new_tab()
         if params.url:
             async with tab.lock:
-                await goto(tab, params.url)
+                await goto(tab, params.url, session.trust)
                 tab.take_events()
         response.text(f"Opened {tab.id}{' at ' + tab.page.url if params.url else ''}; it is now the active tab")
         ctx.services.flows.record_tab(session.id, "openTab", tab.page.url if params.url else None)
@@ -149,9 +148,9 @@ async def _new_window(ctx: ToolContext, params: WindowsParams) -> Window:
     # Each extension window is a tab group of its own, named after the client.
     bridge_session = f"{session.id}-{secrets.token_hex(3)}"
     services = ctx.services
-    backend = await ExtensionTabs.open(
-        services.runtime, services.bridge, bridge_session, session.client_name, session.trust_level
-    )
+    allow = services.config.bridge.allow_remote
+    session.trust.check_backend(ExtensionTabs.kind, ExtensionTabs.capabilities, remote_extension=allow)
+    backend = await ExtensionTabs.open(services.runtime, services.bridge, bridge_session, session.client_name)
     return await session.attach(backend)
 
 

@@ -11,12 +11,12 @@ from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 
+from browserd.daemon.elements import shadows
 from browserd.daemon.errors import ElementNotFound
-from browserd.daemon.sessions import shadows
-from browserd.daemon.sessions.reader import SnapshotOptions, read
-from browserd.daemon.sessions.settle import Settled, settle_tab
-from browserd.daemon.sessions.snapshot import PAGE_FACTS_JS, PageFacts
 from browserd.daemon.sessions.tab import NAVIGATED, Tab, call_deadline_s
+from browserd.daemon.snapshots.aria import PAGE_FACTS_JS, PageFacts
+from browserd.daemon.snapshots.reader import SnapshotOptions, read
+from browserd.daemon.snapshots.settle import Settled, settle_tab
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool
 from browserd.daemon.tools.response import Response
@@ -64,7 +64,7 @@ def tab_tool(
                 tab.take_events()  # what happened before this call was reported by an earlier one
                 tab.settles = isinstance(args, ActionParams) and args.snapshot != "none"
                 tab.action_frame = None  # set anew when this call's target is in a child frame
-                # While the session records a flow, the action becomes a step (daemon/flows/recorder.py).
+                # While the session records a flow, the action becomes a step (daemon/flows/recording/tool_recorder.py).
                 async with ctx.services.flows.recording(ctx.session.id, name, tab, args, response):
                     try:
                         await handler(ctx, tab, args, response)

@@ -223,7 +223,7 @@ async def test_a_remote_session_may_not_drive_the_users_chrome(
             await client.call_tool("browser_windows", {"action": "new", "kind": "extension"}),
             "TRUST_LEVEL_NOT_ALLOWED",
         )
-        assert "allow_remote" in error["recoverHint"]
+        assert "allow_remote" in error["recoverHint"] and error["details"]["rule"] == "remote-extension"
 
 
 async def test_without_the_extension_an_extension_window_says_how_to_connect(home: BrowserdHome) -> None:

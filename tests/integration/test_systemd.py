@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from browserd.shim import service
+from browserd.shim import systemd_units
 from tests.conftest import BROWSERD, VENV_BIN, isolated_env
 
 PYTHON = str(VENV_BIN / "python")
@@ -68,28 +68,28 @@ def verify(scratch: Path, *units: Path) -> None:
     assert result.returncode == 0 and not result.stderr.strip(), result.stderr
 
 
-@pytest.mark.parametrize("name", service.UNITS)
+@pytest.mark.parametrize("name", systemd_units.UNITS)
 def test_repo_units_are_the_packaged_templates(name: str) -> None:
-    assert service.template(name) == (REPO_UNITS / name).read_text(), (
+    assert systemd_units.template(name) == (REPO_UNITS / name).read_text(), (
         f"systemd/{name} and shim/units/{name} differ; copy the one you edited over the other"
     )
 
 
 def test_units_socket_activate_on_the_path_clients_use() -> None:
-    socket_unit = service.template("browserd.socket")
-    service_unit = service.template("browserd.service")
+    socket_unit = systemd_units.template("browserd.socket")
+    service_unit = systemd_units.template("browserd.service")
     assert "ListenStream=%t/browserd/daemon.sock" in socket_unit
     assert "SocketMode=0600" in socket_unit and "DirectoryMode=0700" in socket_unit
     assert "Restart=on-failure" in service_unit and "Restart=always" not in service_unit
     assert "Requires=browserd.socket" in service_unit and "After=browserd.socket" in service_unit
-    assert exec_start(service_unit) == f"{service.TEMPLATE_EXECUTABLE} daemon --foreground --quiet"
+    assert exec_start(service_unit) == f"{systemd_units.TEMPLATE_EXECUTABLE} daemon --foreground --quiet"
 
 
 def test_install_writes_both_units_with_an_absolute_exec_start(scratch: Path) -> None:
     result = browserd(cli_env(scratch), "service", "install", "--no-enable")
     assert result.returncode == 0, result.stderr
     installed = unit_dir(scratch)
-    assert (installed / "browserd.socket").read_text() == service.template("browserd.socket")
+    assert (installed / "browserd.socket").read_text() == systemd_units.template("browserd.socket")
     assert exec_start((installed / "browserd.service").read_text()) == f"{BROWSERD} daemon --foreground --quiet"
     # Without a user manager the commands are printed for the user to run.
     assert "systemctl --user daemon-reload" in result.stdout
@@ -147,8 +147,8 @@ def test_exec_start_survives_spaces_and_percent_in_the_path(scratch: Path) -> No
     odd.symlink_to(BROWSERD)
     unit = scratch / "config" / "systemd" / "user" / "browserd.service"
     unit.parent.mkdir(parents=True)
-    unit.write_text(service.render("browserd.service", [str(odd)]))
-    (unit.parent / "browserd.socket").write_text(service.template("browserd.socket"))
+    unit.write_text(systemd_units.render("browserd.service", [str(odd)]))
+    (unit.parent / "browserd.socket").write_text(systemd_units.template("browserd.socket"))
     # verify fails on an ExecStart whose executable does not exist, so passing proves the path parsed.
     verify(scratch, unit.parent / "browserd.socket", unit)
 

@@ -30,8 +30,10 @@ def test_mypy_strict_is_clean() -> None:
 
 
 # Layers (DESIGN.md §3): server -> tools -> services -> runtime. Below the tools layer nothing imports it,
-# not even for a type: runs reach the browser tools through services.tools (a ToolCaller), by name.
-BELOW_TOOLS = ("runs", "scrape", "sessions", "profiles", "policy", "runtime", "services.py")
+# not even for a type: runs reach the browser tools through services.tools (a ToolCaller), by name. Every
+# package of daemon/ other than these two is below tools, so a new package is covered without a word here.
+ABOVE_SERVICES = ("server", "tools")
+DAEMON = REPO / "daemon"
 
 
 def _imported_modules(path: Path) -> Iterator[str]:
@@ -43,17 +45,72 @@ def _imported_modules(path: Path) -> Iterator[str]:
             yield from (f"{node.module}.{alias.name}" for alias in node.names)
 
 
-def test_nothing_below_the_tools_layer_imports_tools() -> None:
-    daemon = REPO / "daemon"
-    files = [
-        p for name in BELOW_TOOLS for p in ([daemon / name] if name.endswith(".py") else (daemon / name).rglob("*.py"))
-    ]
-    assert len(files) > 40, "the layer's files were not found"
-    upward = {
-        # browserd.daemon.tools.<module>, whether imported whole or by name
-        f"{path.relative_to(REPO)} imports {'.'.join(module.split('.')[:4])}"
-        for path in files
+def _imports_of(paths: list[Path], package: str) -> set[str]:
+    """`<file> imports <module>` for every import of browserd.daemon.<package> (whole or by name) in paths."""
+    prefix = f"browserd.daemon.{package}"
+    depth = len(prefix.split(".")) + 1
+    return {
+        f"{path.relative_to(REPO)} imports {'.'.join(module.split('.')[:depth])}"
+        for path in paths
         for module in _imported_modules(path)
-        if module == "browserd.daemon.tools" or module.startswith("browserd.daemon.tools.")
+        if module == prefix or module.startswith(prefix + ".")
     }
+
+
+def _below_tools() -> list[Path]:
+    return [
+        path
+        for path in DAEMON.rglob("*.py")
+        if path.relative_to(DAEMON).parts[0] not in ABOVE_SERVICES and path.parent != DAEMON / "tools"
+    ]
+
+
+def test_nothing_below_the_tools_layer_imports_tools_or_the_server() -> None:
+    files = _below_tools()
+    packages = {path.relative_to(DAEMON).parts[0] for path in files if len(path.relative_to(DAEMON).parts) > 1}
+    assert packages >= {"bridge", "elements", "flows", "policy", "profiles", "runs", "runtime", "scrape"}
+    assert packages >= {"sessions", "snapshots"}, "the layer's packages were not found"
+    upward = _imports_of(files, "tools") | _imports_of(files, "server")
     assert not upward, "\n".join(sorted(upward))
+
+
+def test_the_tools_layer_never_imports_the_server() -> None:
+    upward = _imports_of(sorted((DAEMON / "tools").glob("*.py")), "server")
+    assert not upward, "\n".join(sorted(upward))
+
+
+def test_runs_never_import_flows() -> None:
+    """Flows replay as a run (a template registered in services.py), so flows sit above runs: the other way
+    round would be a cycle."""
+    upward = _imports_of(sorted((DAEMON / "runs").rglob("*.py")), "flows")
+    assert not upward, "\n".join(sorted(upward))
+
+
+def _is_tool_module(path: Path) -> bool:
+    """A module that defines tools (its TOOLS list), as against the layer's shared helpers."""
+    assigned = [
+        target
+        for node in ast.parse(path.read_text()).body
+        for target in (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        )
+    ]
+    return any(isinstance(target, ast.Name) and target.id == "TOOLS" for target in assigned)
+
+
+def test_a_tool_module_imports_no_other_tool_module() -> None:
+    """Tool modules share the layer's helpers (context, response, registry, tabtool...), never each other:
+    what two tools share lives in a helper or in a service. catalog.py alone gathers them all."""
+    tools = DAEMON / "tools"
+    tool_modules = {path.stem for path in tools.glob("*.py") if _is_tool_module(path)}
+    assert len(tool_modules) > 10, "the tool modules were not found"
+    crossing = {
+        f"tools/{path.name} imports tools.{module.split('.')[3]}"
+        for path in sorted(tools.glob("*.py"))
+        if path.name != "catalog.py"
+        for module in _imported_modules(path)
+        if module.startswith("browserd.daemon.tools.")
+        and module.split(".")[3] in tool_modules
+        and module.split(".")[3] != path.stem
+    }
+    assert not crossing, "\n".join(sorted(crossing))

@@ -1,12 +1,12 @@
-"""What browser_fill stores in typed inputs (daemon/sessions/fields.py), without a browser: the formats
+"""What browser_fill stores in typed inputs (daemon/elements/fields.py), without a browser: the formats
 people write become the one format each input type holds; anything else is INVALID_PARAMETER naming it."""
 
 from __future__ import annotations
 
 import pytest
 
+from browserd.daemon.elements.fields import FORMATS, FieldInfo, input_value
 from browserd.daemon.errors import InvalidParameter
-from browserd.daemon.sessions.fields import FORMATS, FieldInfo, input_value
 
 pytestmark = pytest.mark.anyio
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from browserd.daemon.errors import InvalidParameter
-from browserd.daemon.flows.schedules import check_cron, next_time
-from browserd.shim import flow_timers
+from browserd.daemon.flows.catalogue.schedules import check_cron, next_time
+from browserd.shim import flow_systemd_timers
 
 needs_analyze = pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
 
@@ -44,13 +44,13 @@ def test_the_next_time_is_the_next_match_in_local_time() -> None:
     ],
 )
 def test_cron_becomes_the_timer_calendar(cron: str, calendar: str) -> None:
-    assert flow_timers.on_calendar(cron) == calendar
+    assert flow_systemd_timers.on_calendar(cron) == calendar
 
 
 @needs_analyze
 @pytest.mark.parametrize("cron", ["*/15 * * * *", "0 9 * * 1-5", "30 2 1,15 * *", "0 0 * 1-3 sun", "0 */2 * * *"])
 def test_systemd_reads_every_calendar_the_same_way_cron_does(cron: str) -> None:
-    calendar = flow_timers.on_calendar(cron)
+    calendar = flow_systemd_timers.on_calendar(cron)
     result = subprocess.run(
         ["systemd-analyze", "calendar", "--iterations=3", calendar], capture_output=True, text=True, timeout=30
     )
@@ -65,15 +65,15 @@ def test_systemd_reads_every_calendar_the_same_way_cron_does(cron: str) -> None:
 
 @pytest.mark.parametrize(("cron", "said"), [("0 9 1 * 1", "two schedules"), ("0 1-5/2 * * *", "range with a step")])
 def test_what_a_timer_cannot_say_is_refused(cron: str, said: str) -> None:
-    with pytest.raises(flow_timers.CronNotCalendar, match=said):
-        flow_timers.on_calendar(cron)
+    with pytest.raises(flow_systemd_timers.CronNotCalendar, match=said):
+        flow_systemd_timers.on_calendar(cron)
 
 
 @needs_analyze
 def test_the_timer_and_its_service_pass_systemd_analyze(tmp_path: Path) -> None:
-    timer, service = flow_timers.unit_names("sch_1234abcd")
-    (tmp_path / timer).write_text(flow_timers.timer_unit("sch_1234abcd", "flow_x", "0 9 * * 1-5"))
-    (tmp_path / service).write_text(flow_timers.service_unit("sch_1234abcd", "flow_x"))
+    timer, service = flow_systemd_timers.unit_names("sch_1234abcd")
+    (tmp_path / timer).write_text(flow_systemd_timers.timer_unit("sch_1234abcd", "flow_x", "0 9 * * 1-5"))
+    (tmp_path / service).write_text(flow_systemd_timers.service_unit("sch_1234abcd", "flow_x"))
     text = (tmp_path / timer).read_text()
     assert "OnCalendar=Mon..Fri *-*-* 9:0:00" in text and "Persistent=true" in text
     assert "WantedBy=timers.target" in text and f"Unit={service}" in text

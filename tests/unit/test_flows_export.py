@@ -1,5 +1,5 @@
-"""A graph flow exported as a Playwright script (daemon/flows/export.py): its control flow means what the
-replay's walk means. The script's `run` is executed here on a graph of nodes that need no page."""
+"""A graph flow exported as a Playwright script (daemon/flows/catalogue/python_export.py): its control flow
+means what the replay's walk means. The script's `run` is executed here on a graph of nodes that need no page."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from browserd.daemon.errors import NotSupported
-from browserd.daemon.flows.export import playwright_script
+from browserd.daemon.flows.catalogue.python_export import playwright_script
 from browserd.daemon.flows.model import Flow
 
 

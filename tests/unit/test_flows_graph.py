@@ -12,7 +12,7 @@ from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.flows import conditions
 from browserd.daemon.flows.graph import check_graph, graph_of
 from browserd.daemon.flows.model import SCHEMA, Flow, VariableDef, decode
-from browserd.daemon.flows.templating import value
+from browserd.daemon.flows.placeholders import value
 from browserd.daemon.flows.variables import tool_schema
 
 SCOPE_VARS = {"country": "FR", "count": 3, "names": ["Ann", "Bob"], "on": True}

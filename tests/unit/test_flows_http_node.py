@@ -1,4 +1,4 @@
-"""The flows' `http` node under a session's URL guard (daemon/flows/http_node.py): it connects to the address
+"""The flows' `http` node under a session's URL guard (daemon/flows/replay/http_node.py): it connects to the address
 the guard checked, never to one a second lookup of the name gives, and a refused target sees no request."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 
 from browserd.daemon.config import SecurityConfig
 from browserd.daemon.errors import UrlNotAllowed
-from browserd.daemon.flows import http_node
 from browserd.daemon.flows.model import Step
+from browserd.daemon.flows.replay import http_node
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.scrape.fetch import HttpPool

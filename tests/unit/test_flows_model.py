@@ -10,7 +10,7 @@ import pytest
 
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.flows.model import Flow, VariableDef, decode, encode
-from browserd.daemon.flows.templating import render, variables_in
+from browserd.daemon.flows.placeholders import render, variables_in
 from browserd.daemon.flows.variables import args_struct, check_variables, parse_args
 from browserd.daemon.tools.registry import Params, input_schema
 

@@ -1,4 +1,5 @@
-"""A person's input events (daemon/flows/person_js.py) as recorded steps, without a browser (S4-35..S4-43, D-48).
+"""A person's input events (daemon/flows/recording/person_input_js.py) as recorded steps, without a browser
+(S4-35..S4-43, D-48).
 
 The events are shaped as the page script sends them; the page itself is covered by tests/e2e/test_flow_person.py.
 """
@@ -9,8 +10,8 @@ from typing import Any
 
 from playwright.async_api import FloatRect
 
-from browserd.daemon.flows.recorder import Recorder
-from browserd.daemon.sessions.dragging import _persons_way
+from browserd.daemon.elements.dragging import _persons_way
+from browserd.daemon.flows.recording.tool_recorder import Recorder
 
 PAGE = "http://127.0.0.1:8000/form.html"
 

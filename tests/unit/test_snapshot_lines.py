@@ -1,4 +1,4 @@
-"""The one parser of snapshot lines (daemon/sessions/snapshot.py), without a browser.
+"""The one parser of snapshot lines (daemon/snapshots/aria.py), without a browser.
 
 Playwright writes each line as YAML: a key (`role "name" [attrs]`, single-quoted when it holds `: `,
 ` #`, a leading quote...) and an optional value (double-quoted when needed). Every line must give
@@ -15,10 +15,10 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from browserd.daemon.sessions import snapshot as aria
-from browserd.daemon.sessions.delta import delta
-from browserd.daemon.sessions.link_urls import shown_url
-from browserd.daemon.sessions.reader import _refs
+from browserd.daemon.snapshots import aria
+from browserd.daemon.snapshots.delta import delta
+from browserd.daemon.snapshots.link_urls import shown_url
+from browserd.daemon.snapshots.reader import _refs
 
 WIDGETS = """\
 - main [ref=e2]:
@@ -101,7 +101,7 @@ def test_quoting_means_to_a_yaml_reader_what_the_parser_reads(key: str, value: s
     assert (node.key, node.value) == (key, value)
 
 
-# -- the lean form a model reads (snapshot.lean) and deltas without context (reader._delta) ----------
+# -- the lean form a model reads (aria.lean) and deltas without context (delta.delta) ----------
 
 ARTICLE = """\
 - generic [active] [ref=e1]:

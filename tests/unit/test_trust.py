@@ -75,3 +75,51 @@ def test_remote_profiles_is_a_security_key(tmp_path: Path) -> None:
     config = load(absent, {"BROWSERD_SECURITY_REMOTE_PROFILES": "shared,team"})
     assert config.security.remote_profiles == ["shared", "team"]
     assert load(absent, {}).security.remote_profiles == []
+
+
+def test_remote_sessions_reach_only_remote_made_things_unless_security_grants_local_flows() -> None:
+    remote = policy("remote")
+    remote.check_owner("remote", "flow f")
+    with pytest.raises(TrustLevelNotAllowed) as refused:
+        remote.check_owner("local", "flow f", flowId="f")
+    assert rule_of(refused.value) == "remote-owner" and refused.value.details["flowId"] == "f"
+    assert "remote_flows" in refused.value.recover_hint
+    policy("remote", remote_flows=["local-flows"]).check_owner("local", "flow f")
+    policy("local").check_owner("remote", "flow f")
+
+
+@pytest.mark.parametrize("right", ["publish", "schedule"])
+def test_remote_sessions_neither_publish_nor_schedule_unless_security_names_it(right: Any) -> None:
+    with pytest.raises(TrustLevelNotAllowed) as refused:
+        policy("remote").check_flow_right(right, "do it")
+    assert rule_of(refused.value) == f"remote-{right}"
+    policy("remote", remote_flows=[right]).check_flow_right(right, "do it")
+    policy("local").check_flow_right(right, "do it")
+
+
+def test_work_runs_at_the_lower_of_the_owners_and_the_callers_level() -> None:
+    local = policy("local")
+    assert local.lowered("remote").level == "remote" and local.lowered("local") is local
+    assert policy("remote").lowered("local").level == "remote"
+
+
+def test_a_remote_window_needs_the_guard_and_the_extension_needs_allow_remote() -> None:
+    remote = policy("remote")
+    remote.check_backend("playwright", {"guard_proxy"}, remote_extension=False)
+    with pytest.raises(TrustLevelNotAllowed) as refused:
+        remote.check_backend("cdp", set(), remote_extension=False)
+    assert rule_of(refused.value) == "remote-guard"
+    with pytest.raises(TrustLevelNotAllowed) as refused:
+        remote.check_backend("extension", set(), remote_extension=False)
+    assert rule_of(refused.value) == "remote-extension" and "allow_remote" in refused.value.recover_hint
+    remote.check_backend("extension", set(), remote_extension=True)
+    policy("local").check_backend("cdp", set(), remote_extension=False)
+
+
+def test_remote_flows_is_a_security_key(tmp_path: Path) -> None:
+    absent = tmp_path / "absent.toml"
+    config = load(absent, {"BROWSERD_SECURITY_REMOTE_FLOWS": "schedule,publish"})
+    assert config.security.remote_flows == ["schedule", "publish"]
+    assert load(absent, {}).security.remote_flows == []
+    with pytest.raises(Exception, match="remote_flows"):
+        load(absent, {"BROWSERD_SECURITY_REMOTE_FLOWS": "everything"})

@@ -6,7 +6,7 @@ How to add a template:
    camelCase on the wire, unknown fields refused; its JSON Schema becomes `inputsSchema`), a Struct
    describing `result` (its schema becomes `outputsSchema`), and a subclass of `Template[YourInputs]`
    setting the class attributes below and implementing `run`.
-2. Add an instance to `BUILTIN` in `daemon/runs/templates/registry.py`.
+2. Add an instance to `builtin_templates()` in `daemon/runs/templates/registry.py`.
 3. Test it end to end through `run_task_template` (tests/e2e/test_runs.py shows how).
 
 `run(ctx, inputs)` gets a RunContext (daemon/runs/context.py documents it: steps, items, artifacts,

@@ -32,9 +32,9 @@ from browserd.daemon.scrape.extract import extract, extract_links
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.smartwait import smart_wait
 from browserd.daemon.sessions.navigation import goto
-from browserd.daemon.sessions.snapshot import capture
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import Window
+from browserd.daemon.snapshots.aria import capture
 
 MAX_URLS = 20  # D-41
 MAX_CONCURRENCY = 5  # a template's maxConcurrency (D-20)
@@ -234,11 +234,9 @@ class MultiTabCompare(Template[CompareInputs]):
     async def _load(self, ctx: RunContext, inputs: CompareInputs, tab: Tab, page: ComparedPage) -> None:
         config = ctx.services.config.scrape
         timeout_ms = inputs.page_timeout_ms or config.timeout_ms
-        # The caller's URL policy before anything loads, and the guard's refusal named if a redirect hits it.
-        await ctx.trust.check_url(page.url)
         try:
             async with tab.lock:
-                reply = (await goto(tab, page.url, "domcontentloaded", timeout_ms)).reply
+                reply = (await goto(tab, page.url, ctx.trust, "domcontentloaded", timeout_ms)).reply
                 await smart_wait(tab.page, config.smart_wait_max_ms, config.smart_wait_quiet_ms)
                 page.final_url, page.title, html = tab.page.url, await tab.page.title(), await tab.page.content()
                 snapshot = (await capture(tab.page)).text if inputs.extract == "snapshot" else ""

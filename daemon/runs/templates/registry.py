@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from browserd.daemon.errors import TemplateNotFound, TemplateVersionUnsupported
-from browserd.daemon.flows.template import FlowRun
 from browserd.daemon.runs.templates.base import Template
 from browserd.daemon.runs.templates.batch_extract import BatchExtractPages
 from browserd.daemon.runs.templates.crawl import Crawl
@@ -83,5 +82,6 @@ class TemplateRegistry:
 
 
 def builtin_templates() -> list[Template[Any]]:
-    """Add a new template here (daemon/runs/templates/base.py says how to write one)."""
-    return [BatchExtractPages(), LoginKeepSession(), Crawl(), MultiTabCompare(), FlowRun()]
+    """Add a new template here (daemon/runs/templates/base.py says how to write one). Templates of the
+    packages above runs (a flow's replay) are added where the daemon is put together (services.py)."""
+    return [BatchExtractPages(), LoginKeepSession(), Crawl(), MultiTabCompare()]

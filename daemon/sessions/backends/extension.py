@@ -27,9 +27,9 @@ class ExtensionTabs(CdpAttach):
 
     @classmethod
     async def open(
-        cls, runtime: BrowserRuntime, bridge: BridgeServer, session_id: str, client_name: str, trust_level: str
+        cls, runtime: BrowserRuntime, bridge: BridgeServer, session_id: str, client_name: str
     ) -> ExtensionTabs:
-        relay = await bridge.open_relay(session_id, client_name, trust_level)
+        relay = await bridge.open_relay(session_id, client_name)
         try:
             browser = await runtime.connect_over_cdp(relay.endpoint, CONNECT_TIMEOUT_MS)
         except BaseException:

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from playwright.async_api import Locator
 
+from browserd.daemon.elements.fields import FieldInfo, parse_when
 from browserd.daemon.errors import ExecutionError
-from browserd.daemon.sessions.fields import FieldInfo, parse_when
 
 # More presses than this are not a slider a person would move by keys (a step of 1 over a wide range).
 MAX_PRESSES = 400

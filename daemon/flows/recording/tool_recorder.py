@@ -18,6 +18,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Locator
 
 from browserd.daemon.errors import ElementNotFound
+from browserd.daemon.flows.fingerprint_js import CAPTURE_JS, FRAME_CSS_JS
 from browserd.daemon.flows.model import (
     Candidate,
     Fingerprint,
@@ -29,10 +30,9 @@ from browserd.daemon.flows.model import (
     VariableDef,
     new_flow_id,
 )
-from browserd.daemon.flows.page_js import CAPTURE_JS, FRAME_CSS_JS
 from browserd.daemon.runs.records import now_ms
 from browserd.daemon.sessions.tab import Tab
-from browserd.daemon.sessions.targets import locate
+from browserd.daemon.snapshots.targets import locate
 
 # Earlier strategies first (S4-46, D-29); the weight is the order a replay reports and a person may edit.
 _RANK = {"testid": 0, "css": 1, "role": 2, "label": 3, "placeholder": 4, "text": 5, "anchor": 6, "xpath": 7}
@@ -89,7 +89,7 @@ async def capture(tab: Tab, target: str) -> Captured:
 
 
 def described(raw: dict[str, Any], frame: list[str]) -> Captured:
-    """A target as CAPTURE_JS described it (for a tool's action, or a person's event in person_js)."""
+    """A target as CAPTURE_JS described it (for a tool's action, or a person's event in person_input_js)."""
     candidates = [Candidate(type=c["type"], value=c["value"]) for c in raw["candidates"]]
     candidates.sort(key=lambda c: _RANK[c.type])
     for position, candidate in enumerate(candidates):
@@ -196,7 +196,7 @@ class Recorder:
         return Pending(step, variable, typed if captured.sensitive else None)
 
     def person(self, event: dict[str, Any], url_before: str) -> None:
-        """A person's input event in the tab (person_js), as the step the same tool action would have been."""
+        """A person's input event in the tab (person_input_js), as the step the same tool action would have been."""
         kind, frame = str(event.get("k")), [str(part) for part in event.get("f") or []]
         target = described(event["t"], frame).locator if event.get("t") else None
         delta = [int(n) for n in event.get("d") or [0, 0]][:2]

@@ -22,11 +22,11 @@ import anyio
 import msgspec
 
 from browserd.daemon.errors import LimitExceeded
-from browserd.daemon.flows.model import Flow, decode, encode
-from browserd.daemon.flows.schedules import Schedule
+from browserd.daemon.flows.catalogue.schedules import Schedule
+from browserd.daemon.flows.model import Flow, Owner, decode, encode
 
 T = TypeVar("T")
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS flows (
@@ -35,7 +35,9 @@ CREATE TABLE IF NOT EXISTS flows (
     version INTEGER NOT NULL,
     slug TEXT,
     published INTEGER NOT NULL DEFAULT 0,
-    updated_at INTEGER NOT NULL
+    updated_at INTEGER NOT NULL,
+    -- The owner's trust level (issue 20); NULL: made before owners were recorded, by the user (local).
+    owner TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS flows_by_slug ON flows (slug) WHERE slug IS NOT NULL;
 -- Rows datasetWrite nodes wrote, per flow (reference/004 datasets): kept across runs, in order.
@@ -46,7 +48,7 @@ CREATE TABLE IF NOT EXISTS dataset (
     row TEXT NOT NULL,
     PRIMARY KEY (flow_id, n)
 );
--- Cron triggers (schedules.py): each a Schedule as JSON; never a sensitive value.
+-- Cron triggers (catalogue/schedules.py): each a Schedule as JSON; never a sensitive value.
 CREATE TABLE IF NOT EXISTS schedules (
     schedule_id TEXT PRIMARY KEY,
     flow_id TEXT NOT NULL,
@@ -63,6 +65,7 @@ class IndexRow:
     slug: str | None
     published: bool
     updated_at: int
+    owner: Owner | None
 
 
 class FlowStore:
@@ -79,6 +82,9 @@ class FlowStore:
             db = sqlite3.connect(self.db_path, check_same_thread=False, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_SCHEMA)
+            columns = {row[1] for row in db.execute("PRAGMA table_info(flows)")}
+            if "owner" not in columns:  # a flows.db of schema 1: its flows keep a NULL owner, which reads as local
+                db.execute("ALTER TABLE flows ADD COLUMN owner TEXT")
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             self.db_path.chmod(0o600)
             self._db = db
@@ -120,10 +126,11 @@ class FlowStore:
                     self._write(self.root / "versions" / flow.id / f"{previous.version}.json", path.read_bytes())
             self._write(path, encode(flow))
             tool = flow.meta.tool
+            owner = flow.meta.owner.trust_level if flow.meta.owner is not None else None
             db.execute(
-                "INSERT OR REPLACE INTO flows (flow_id, name, version, slug, published, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (flow.id, flow.name, flow.version, tool.slug, int(tool.published), flow.meta.updated_at),
+                "INSERT OR REPLACE INTO flows (flow_id, name, version, slug, published, updated_at, owner)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (flow.id, flow.name, flow.version, tool.slug, int(tool.published), flow.meta.updated_at, owner),
             )
 
         await self._do(work)
@@ -153,9 +160,13 @@ class FlowStore:
         def work(db: sqlite3.Connection) -> list[IndexRow]:
             where = " WHERE published = 1" if published_only else ""
             rows = db.execute(
-                f"SELECT flow_id, name, version, slug, published, updated_at FROM flows{where} ORDER BY updated_at DESC"
+                "SELECT flow_id, name, version, slug, published, updated_at, owner"
+                f" FROM flows{where} ORDER BY updated_at DESC"
             ).fetchall()
-            return [IndexRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows]
+            return [
+                IndexRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5], Owner(trust_level=r[6]) if r[6] else None)
+                for r in rows
+            ]
 
         return await self._do(work)
 

@@ -15,11 +15,13 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
-from browserd.daemon.errors import NotSupported
-from browserd.daemon.flows import conditions, templating
+from browserd.daemon.errors import NotSupported, UrlNotAllowed
+from browserd.daemon.flows import conditions, placeholders
 from browserd.daemon.flows.graph import Graph, graph_of
 from browserd.daemon.flows.model import Candidate, Flow, Step, TargetLocator
-from browserd.daemon.flows.templating import variables_in
+from browserd.daemon.flows.placeholders import variables_in
+from browserd.daemon.policy.trust import TrustPolicy
+from browserd.protocol.messages import TrustLevel
 
 # What a walk answers when each way of a fork ended, or reached a stop, on its own: nothing follows the fork.
 _FORKED = "\0forked"
@@ -27,7 +29,7 @@ _UNSUPPORTED = {"subflow": "it runs another stored flow; export that flow on its
 
 # The script's own small runtime. The flows' lookup and comparison functions are copied in from their
 # modules' source, so a condition or template means in the script exactly what it means in a replay.
-_SHARED = (templating.lookup, conditions._truthy, conditions._number, conditions._compare, conditions._text)
+_SHARED = (placeholders.lookup, conditions._truthy, conditions._number, conditions._compare, conditions._text)
 _HELPERS = '''
 def get(path):
     """The value at `vars.<key>...` or `outputs.<nodeId>...`, or None."""
@@ -98,7 +100,7 @@ def http(method, url, headers, body):
     return answer
 '''
 _RUNTIME = (
-    f"\nMISSING = object()\nPLACEHOLDER = re.compile({templating.PLACEHOLDER.pattern!r})\n"
+    f"\nMISSING = object()\nPLACEHOLDER = re.compile({placeholders.PLACEHOLDER.pattern!r})\n"
     "outputs: dict = {}\nrows: list = []\n\n\n" + "".join(inspect.getsource(f) + "\n\n" for f in _SHARED) + _HELPERS
 )
 
@@ -320,6 +322,12 @@ class _Writer:
         return graph.after(node.id)
 
 
+_POLICY_SAYS = {
+    "local": "the user's own session, which may reach this machine",
+    "remote": "every URL below was checked against it: public http(s) addresses only, no files",
+}
+
+
 def _variables(flow: Flow) -> str:
     """VARS from the environment: FLOW_<KEY>, else the variable's default (never a sensitive one's)."""
     entries = []
@@ -329,7 +337,27 @@ def _variables(flow: Flow) -> str:
     return "VARS = {\n" + "\n".join(entries) + "\n}\n" if entries else "VARS: dict = {}\n"
 
 
-def playwright_script(flow: Flow) -> str:
+async def check_urls(flow: Flow, trust: TrustPolicy) -> None:
+    """Refuse to export a flow that would leave the URL policy it runs under (the lower of its owner's and the
+    caller's): the script has no URL guard of its own, so every URL it loads is checked now, and for a remote
+    policy a URL built from variables (which could be anything at run time) is refused too."""
+    urls = [("startUrl", flow.meta.start_url)] + [(step.id, step.url) for step in flow.steps + flow.nodes]
+    for where, url in urls:
+        if url is None or url.startswith("history:"):
+            continue
+        if trust.remote and "{" in url:
+            raise UrlNotAllowed(
+                f"`{where}` builds its URL from variables ({url}): a script exported under the {trust.level} URL "
+                "policy may load only URLs checked at export",
+                hint="Export it from a local session, or write the URL out in the flow.",
+                url=url,
+                rule="templated-url",
+                stepId=where,
+            )
+        await trust.check_url(url)
+
+
+def playwright_script(flow: Flow, policy: TrustLevel = "local") -> str:
     graph = graph_of(flow)
     writer = _Writer(graph)
     writer.walk(graph.entry, frozenset(), 1, False)
@@ -349,6 +377,8 @@ def playwright_script(flow: Flow) -> str:
     body = "\n".join(writer.lines)
     return (
         f'"""{flow.name} (browserd flow {flow.id} v{flow.version}). Variables: FLOW_<KEY> environment variables.\n\n'
+        f"URL policy: {policy} (browserd's, at export: {_POLICY_SAYS[policy]}). The script has no URL guard of its "
+        "own.\n\n"
         'Prints {"outputs": ..., "rows": ...} as JSON when it ends."""\n\n'
         "from __future__ import annotations\n\nimport json\nimport os\nimport re\nimport time\n"
         "import urllib.error\nimport urllib.request\nfrom typing import Any\n\n"

@@ -18,7 +18,7 @@ import anyio
 from playwright.async_api import Locator, Page
 
 from browserd.daemon.errors import ExecutionError
-from browserd.daemon.sessions.link_urls import shown_url
+from browserd.daemon.snapshots.link_urls import shown_url
 
 INTERACTIVE_ROLES = frozenset({
     "clickable", "button", "link", "textbox", "checkbox", "radio", "combobox", "listbox", "menuitem",
@@ -363,7 +363,7 @@ def lean(nodes: list[Node], origin: str = "", actionable: frozenset[str] | set[s
     - an unnamed control hidden from assistive tech that the widget right after it mirrors (Select2 hides
       the <select> it stands for that way): two lines for one field, the widget's is the one to act on;
     - the page's own origin at the start of a link's /url, its tracking parameters, and what is past
-      MAX_URL_CHARS of it (sessions/link_urls.py).
+      MAX_URL_CHARS of it (snapshots/link_urls.py).
     Refs stay those of Playwright's snapshot, so every ref shown resolves as before; a prose line keeps
     its ref on the node (not in its text) for browser_find. The nodes are
     rewritten in place (they come fresh from `parse`): on a page of 25,000 lines, copies cost as much

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from browserd.shim.service import Echo, daemon_command, exec_quote, run_or_show, systemctl, unit_dir, user_manager
+from browserd.shim.systemd_units import Echo, daemon_command, exec_quote, run_or_show, systemctl, unit_dir, user_manager
 
 _DAYS = ("Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _NAMES = {day.lower(): str(index) for index, day in enumerate(_DAYS[:7])}

@@ -19,7 +19,7 @@ import msgspec
 
 from browserd.daemon.errors import ExecutionError, NavigationTimeout
 from browserd.daemon.flows.model import Step
-from browserd.daemon.flows.templating import render
+from browserd.daemon.flows.placeholders import render
 from browserd.daemon.policy.proxy import GuardProxy, Guards
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.scrape.fetch import HttpPool, client_for_session

@@ -2,7 +2,7 @@
 
 Like `browserd login`, this runs in the command line's own process (D-02: a daemon under systemd has
 no display). The window is the profile's browser, headed, so the person is logged in as there. What
-the person does is recorded exactly as in a session's tab (person.py, recorder.py); it ends on Enter,
+the person does is recorded exactly as in a session's tab (person_input.py, tool_recorder.py); it ends on Enter,
 on the window closing or on Ctrl-C, and the command hands the flow to the daemon.
 """
 
@@ -18,11 +18,14 @@ from playwright.async_api import BrowserContext
 from browserd.daemon.config import Config
 from browserd.daemon.errors import NotSupported
 from browserd.daemon.flows.model import Flow
-from browserd.daemon.flows.person import PersonInput
-from browserd.daemon.flows.recorder import Recorder
+from browserd.daemon.flows.recording.person_input import PersonInput
+from browserd.daemon.flows.recording.tool_recorder import Recorder
+from browserd.daemon.policy.trust import TrustPolicy
+from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.locks import login_lock
 from browserd.daemon.profiles.login import launch, wait_for_enter, wait_for_signal
 from browserd.daemon.profiles.registry import Profiles
+from browserd.daemon.sessions.navigation import navigate
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,8 @@ async def run_record(config: Config, request: RecordRequest, say: Callable[[str]
         playwright, context = await launch(config, str(user_data), headless=False)
         try:
             page = context.pages[0] if context.pages else await context.new_page()
-            await page.goto(request.url)
+            # The user's own window, on their command line: a local load, still under [security]'s origin lists.
+            await navigate(page, request.url, None, TrustPolicy("local", UrlPolicy(config.security)))
             recorder = Recorder(request.name, None, config.flows.keep_non_sensitive_values)
             listener = PersonInput(page, recorder, f"the window of profile {store.profile_id}", lambda: False)
             done = anyio.Event()

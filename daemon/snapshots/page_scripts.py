@@ -9,8 +9,8 @@ import anyio
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from browserd.daemon.sessions.settle import TRACKER_JS
-from browserd.daemon.sessions.snapshot import CLICK_TRACKER_JS
+from browserd.daemon.snapshots.aria import CLICK_TRACKER_JS
+from browserd.daemon.snapshots.settle import TRACKER_JS
 
 WINDOW_SCRIPT = f"{CLICK_TRACKER_JS}\n{TRACKER_JS}"
 _CATCH_UP_TIMEOUT_S = 2.0

@@ -8,7 +8,7 @@ trigger again, so a flow that reloads its page cannot start itself over and over
 runs, one task sleeps until the next cron schedule is due and starts its flow as an async run in a
 session of the run's own (closed when the run ends): between runs a schedule holds no session, tab or
 browser open. A schedule made with `systemd: true` is fired by a systemd user timer instead
-(shim/flow_timers.py), which also starts the daemon when it is not running; the daemon's loop leaves
+(shim/flow_systemd_timers.py), which also starts the daemon when it is not running; the daemon's loop leaves
 it alone.
 """
 
@@ -29,7 +29,9 @@ import msgspec
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.flows.model import Owner
 from browserd.daemon.sessions.urlglob import url_glob
+from browserd.protocol.messages import TrustLevel
 
 if TYPE_CHECKING:
     from browserd.daemon.sessions.session import Session
@@ -47,6 +49,8 @@ CRON_HINT = (
 class Schedule(msgspec.Struct, rename="camel", kw_only=True):
     schedule_id: str
     flow_id: str
+    # Who added it (None: before owners were recorded, the user: local); its runs never exceed that level.
+    owner: Owner | None = None
     cron: str | None = None
     on_page: str | None = None
     args: dict[str, Any] = msgspec.field(default_factory=dict)
@@ -77,7 +81,8 @@ def new_schedule_id() -> str:
     return f"sch_{secrets.token_hex(SCHEDULE_ID_CHARS // 2)}"
 
 
-StartRun = Callable[[Schedule], Awaitable[str]]
+# Starts a schedule's flow now, for a caller of the given level: the run's id.
+StartRun = Callable[[Schedule, TrustLevel], Awaitable[str]]
 # Starts a schedule's flow in a session's tab: the run's id and the event set when it ends.
 StartOnPage = Callable[[Schedule, "Session", "Tab"], Awaitable[tuple[str, anyio.Event]]]
 PAGE_QUEUE = 64
@@ -168,10 +173,11 @@ class Scheduler:
         with anyio.move_on_after(max(0.0, wait)):
             await self._changed.wait()
 
-    async def fire(self, schedule: Schedule) -> str | None:
-        """Start the schedule's flow now; the run's id (None when it could not start: logged)."""
+    async def fire(self, schedule: Schedule, caller: TrustLevel = "local") -> str | None:
+        """Start the schedule's flow now for a `caller` of that level (the daemon's own loop: local); the run's id
+        (None when it could not start: logged)."""
         try:
-            run_id = await self.start(schedule)
+            run_id = await self.start(schedule, caller)
         except Exception:  # a schedule whose flow is gone or refused must not stop the others
             log.exception("schedule %s of flow %s did not start", schedule.schedule_id, schedule.flow_id)
             return None

@@ -19,12 +19,15 @@ import anyio
 import msgspec
 
 from browserd.daemon.errors import BrowserdError, InvalidParameter, LimitExceeded
-from browserd.daemon.flows import conditions, http_node
+from browserd.daemon.flows import conditions
+from browserd.daemon.flows.fingerprint_js import SENSITIVE_CSS
 from browserd.daemon.flows.graph import Graph, check_graph, graph_of
 from browserd.daemon.flows.model import MAX_CELL_CHARS, MAX_ROWS, Flow, RunRecord, Step, StepReport
-from browserd.daemon.flows.page_js import SENSITIVE_CSS
-from browserd.daemon.flows.runner import Runner, same_page, scrub
-from browserd.daemon.flows.templating import render, value
+from browserd.daemon.flows.owners import level_of
+from browserd.daemon.flows.placeholders import render, value
+from browserd.daemon.flows.replay import http_node
+from browserd.daemon.flows.replay.step_runner import Runner, same_page, scrub
+from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.sessions.session import TabNotFound
 from browserd.daemon.sessions.tab import Tab
@@ -172,7 +175,7 @@ class Execution:
         if node.type == "http":
             services = self.ctx.services
             answer = await http_node.send(
-                node, self.ctx.trust, services.guards, services.scrape.http, values, outputs, runner.timeout_s(node)
+                node, runner.trust, services.guards, services.scrape.http, values, outputs, runner.timeout_s(node)
             )
             outputs[node.id] = self._clean(answer)
             return "next", f"HTTP {answer['status']}"
@@ -261,6 +264,9 @@ class Execution:
                 nodeId=node.id,
             )
         flow = await self.ctx.services.flows.get(node.flow_id or "")
+        # What the calling flow's owner may reach, whoever runs it: a remote flow cannot borrow a local one.
+        owner = TrustPolicy(level_of(lane.flow.meta.owner), self.ctx.trust.urls)
+        owner.check_owner(level_of(flow.meta.owner), f"flow {flow.id}", flowId=flow.id, nodeId=node.id)
         check_graph(flow)
         runner = lane.runner
         values = {key: render(template, runner.values, runner.outputs) for key, template in (node.args or {}).items()}
@@ -279,6 +285,7 @@ class Execution:
                         nodeId=node.id,
                     )
         inner = lane.fork(values=values, outputs={}, flow=flow, depth=lane.depth + 1, prefix=f"{node.id}/")
+        inner.runner.trust = runner.trust.lowered(level_of(flow.meta.owner))
         await self.run(inner)
         runner.outputs[node.id] = inner.runner.outputs
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from playwright.async_api import Locator
 
+from browserd.daemon.elements.overlays import patiently
 from browserd.daemon.errors import ElementNotInteractable, ExecutionError
-from browserd.daemon.sessions.overlays import patiently
 
 # What the target is as a checkable: itself, the control of a label, or the one checkable inside it
 # (a ref on the paragraph or row a theme draws around a hidden input).

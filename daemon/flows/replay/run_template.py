@@ -14,13 +14,14 @@ import msgspec
 
 from browserd.daemon.config import Config, RunsConfig
 from browserd.daemon.errors import BrowserdError, LimitExceeded, SiteMismatch
-from browserd.daemon.flows.execute import Execution, Lane
 from browserd.daemon.flows.graph import graph_of
 from browserd.daemon.flows.model import MAX_CELL_CHARS, MAX_ROWS, Flow, RunRecord, StepReport
-from browserd.daemon.flows.runner import Runner, same_page
+from browserd.daemon.flows.replay.graph_walk import Execution, Lane
+from browserd.daemon.flows.replay.step_runner import Runner, same_page
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.records import now_ms
 from browserd.daemon.runs.templates.base import Inputs, Template
+from browserd.daemon.sessions.navigation import goto
 from browserd.daemon.sessions.tab import Tab
 
 TabTarget = Literal["current", "new"]
@@ -86,7 +87,7 @@ class FlowRun(Template[FlowRunInputs]):
         flow = await ctx.services.flows.get(inputs.flow_id, inputs.flow_version)
         tab = await self._tab(ctx, inputs)
         if inputs.rows is None:
-            await self._start_page(tab, flow, inputs, again=False)
+            await self._start_page(ctx, tab, flow, inputs, again=False)
             record = RunRecord(run_id=ctx.run_id, flow_id=flow.id, flow_version=flow.version, started_at=now_ms())
             outputs: dict[str, Any] = {}
             try:
@@ -114,7 +115,7 @@ class FlowRun(Template[FlowRunInputs]):
             record = RunRecord(run_id=ctx.run_id, flow_id=flow.id, flow_version=flow.version, started_at=now_ms())
             outputs: dict[str, Any] = {}
             try:
-                await self._start_page(tab, flow, inputs, again=True)
+                await self._start_page(ctx, tab, flow, inputs, again=True)
                 await self._replay(ctx, tab, flow, inputs, {**inputs.args, **row}, record, outputs, f"r{index} ")
             except BrowserdError as exc:
                 item = {"row": index, "success": False, "errorCode": exc.code, "error": exc.message}
@@ -135,7 +136,8 @@ class FlowRun(Template[FlowRunInputs]):
     ) -> None:
         """The flow once, each node a run step; `record` gets every node's report, even on failure."""
         secret_values = [value for value in inputs.secrets.values() if value]
-        runner = Runner(tab, ctx.services.config, {**args, **inputs.secrets}, secret_values, inputs.step_timeout_ms)
+        values = {**args, **inputs.secrets}
+        runner = Runner(tab, ctx.services.config, values, secret_values, ctx.trust, inputs.step_timeout_ms)
         runner.outputs = outputs
         execution = Execution(ctx, record, secret_values)
         try:
@@ -160,7 +162,7 @@ class FlowRun(Template[FlowRunInputs]):
         return await ctx.session.tab(inputs.tab_id, create=True)
 
     @staticmethod
-    async def _start_page(tab: Tab, flow: Flow, inputs: FlowRunInputs, again: bool) -> None:
+    async def _start_page(ctx: RunContext, tab: Tab, flow: Flow, inputs: FlowRunInputs, again: bool) -> None:
         """A flow bound to a page starts there: opened when asked, in a fresh tab or for each row (`again`),
         else checked (S4-118)."""
         first = graph_of(flow).entry
@@ -178,4 +180,4 @@ class FlowRun(Template[FlowRunInputs]):
             )
         if inputs.start_url is not None or fresh:
             async with tab.lock:
-                await tab.page.goto(start)
+                await goto(tab, start, ctx.trust)

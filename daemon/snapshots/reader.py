@@ -13,11 +13,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from browserd.daemon.errors import ElementAmbiguous, ElementNotFound, ExecutionError, InvalidParameter
-from browserd.daemon.sessions import snapshot as aria
-from browserd.daemon.sessions.delta import delta
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.sessions.tab import RefInfo, Tab
-from browserd.daemon.sessions.targets import is_ref, locate
+from browserd.daemon.snapshots import aria
+from browserd.daemon.snapshots.delta import delta
+from browserd.daemon.snapshots.targets import is_ref, locate
 
 ERRORS_SHOWN = 3
 PAGE_LINE = "- Page:"  # the first line of a page header
@@ -35,7 +35,7 @@ class SnapshotOptions:
     timeout_ms: int = 30_000
     # Where to start in a snapshot longer than max_chars: the cut note names the next offset.
     offset: int = 0
-    # Texts that change on their own (clocks, counters: sessions.settle): a delta leaves their lines out.
+    # Texts that change on their own (clocks, counters: snapshots.settle): a delta leaves their lines out.
     ticking: tuple[str, ...] = ()
 
 

@@ -1,6 +1,6 @@
 """Replaying a flow's steps on one tab, acting only on an element that is verifiably the recorded one.
 
-Each step resolves every candidate of its target in one page evaluate (page_js.RESOLVE_JS; a second
+Each step resolves every candidate of its target in one page evaluate (fingerprint_js.RESOLVE_JS; a second
 fetches its report), scores every element found against the recorded fingerprint, and acts only when
 one visible element scores at least the threshold and leads the next by the margin (issue 14 item 3).
 Until then it polls with backoff up to the step's timeout, then STOPs with the candidates, what each
@@ -22,6 +22,7 @@ from playwright.async_api import ElementHandle, Frame
 from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.config import Config
+from browserd.daemon.elements.dragging import drag
 from browserd.daemon.errors import (
     BrowserdError,
     ElementAmbiguous,
@@ -31,13 +32,13 @@ from browserd.daemon.errors import (
     NavigationTimeout,
     TargetNotVerified,
 )
+from browserd.daemon.flows.fingerprint_js import RESOLVE_ELEMENT_JS, RESOLVED_JS
 from browserd.daemon.flows.model import Retry, Step, StepReport, TargetLocator
-from browserd.daemon.flows.page_js import RESOLVE_ELEMENT_JS, RESOLVED_JS
-from browserd.daemon.flows.templating import render
-from browserd.daemon.sessions.dragging import drag
-from browserd.daemon.sessions.navigation import HistoryMove, move_in_history
-from browserd.daemon.sessions.settle import settle_tab
+from browserd.daemon.flows.placeholders import render
+from browserd.daemon.policy.trust import TrustPolicy
+from browserd.daemon.sessions.navigation import HistoryMove, move_in_history, navigate
 from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.snapshots.settle import settle_tab
 
 # Steps that only read the page: every other step settles as a browser tool's action does, waiting for what it
 # started (timers its input set, fetches, a navigation, a tab it opened) and not for the page's own churn.
@@ -117,6 +118,8 @@ class Runner:
     config: Config
     values: dict[str, Any]
     secrets: list[str]
+    # What the run may load: the lower of the flow owner's and the caller's trust (RunContext.trust).
+    trust: TrustPolicy
     step_timeout_ms: int | None = None
     outputs: dict[str, Any] = field(default_factory=dict)
     _resolve_s: float = 0.0
@@ -291,7 +294,10 @@ class Runner:
             if url.startswith("history:"):
                 await move_in_history(page, cast(HistoryMove, url.removeprefix("history:")), timeout=timeout)
             else:
-                await page.goto(render(url, self.values, self.outputs), timeout=timeout)
+                # Through the run's trust policy (the lower of the flow owner's and the caller's) and the guard.
+                await navigate(
+                    page, render(url, self.values, self.outputs), tab.window.guard, self.trust, timeout=timeout
+                )
         except PlaywrightError as exc:
             if "Timeout" in str(exc):
                 raise NavigationTimeout(f"{url} did not load in time", category="navigation") from None

@@ -1,6 +1,6 @@
 """A person's own input in a recorded tab, as steps of the recording (S4-34..S4-41, D-47).
 
-One `PersonInput` per tab a recording watches. It injects person_js into an isolated world of every
+One `PersonInput` per tab a recording watches. It injects person_input_js into an isolated world of every
 frame (a new-document script, run at once in the documents already there) with a CDP binding that
 only that world sees. This works alike on the daemon's own Chromium, on CDP attach and on the user's
 Chrome through the extension, since each gives Playwright a CDP session per page.
@@ -25,8 +25,8 @@ import anyio
 from playwright.async_api import CDPSession, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
-from browserd.daemon.flows.person_js import BINDING, STOP_JS, WORLD, person_script
-from browserd.daemon.flows.recorder import Recorder
+from browserd.daemon.flows.recording.person_input_js import BINDING, STOP_JS, WORLD, person_script
+from browserd.daemon.flows.recording.tool_recorder import Recorder
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 
-from browserd.daemon.flows.page_js import CAPTURE_JS, FRAME_CSS_JS
+from browserd.daemon.flows.fingerprint_js import CAPTURE_JS, FRAME_CSS_JS
 
 BINDING = "__browserdPerson"
 WORLD = "browserd-recorder"
@@ -266,7 +266,7 @@ globalThis.__browserdPersonRecorder = {
 
 
 def person_script(keep_values: bool) -> str:
-    """The recorder script for one recording: CAPTURE_JS is the one description of a target (page_js)."""
+    """The recorder script for one recording: CAPTURE_JS is the one description of a target (fingerprint_js)."""
     options = json.dumps({"binding": BINDING, "keepValues": keep_values})
     return (
         _SCRIPT.replace("__OPTIONS__", options)

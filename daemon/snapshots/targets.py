@@ -14,9 +14,9 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator
 
 from browserd.daemon.errors import ElementNotFound, InvalidParameter, RefNotFound
-from browserd.daemon.sessions.settle import frame_of
-from browserd.daemon.sessions.snapshot import IDENTITY_JS, Clickable
 from browserd.daemon.sessions.tab import RefInfo, Tab
+from browserd.daemon.snapshots.aria import IDENTITY_JS, Clickable
+from browserd.daemon.snapshots.settle import frame_of
 
 _REF = re.compile(r"^@?((?:f\d+)?e\d+|c\d+)$")
 # Roles whose names are only their text, not an author's label: another element may well say the same.

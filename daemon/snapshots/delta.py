@@ -10,7 +10,7 @@ same ref, or the same role and name; an unnamed one (a wrapper, a card) when it 
 kind on both sides and either holds no lines or still holds a part found nowhere else on the page: two
 cards that only share an "Add to cart" button are two cards, so that button's ref never stands for the
 other card's. Focus moving ([active]) and texts that tick on their own (clocks, counters:
-sessions/settle.py) are no change.
+snapshots/settle.py) are no change.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import difflib
 from collections import Counter
 from dataclasses import dataclass, field
 
-from browserd.daemon.sessions import snapshot as aria
-from browserd.daemon.sessions.settle import ticks
+from browserd.daemon.snapshots import aria
+from browserd.daemon.snapshots.settle import ticks
 
 Line = tuple[str, int, str]  # sign, depth, the line's text
 
