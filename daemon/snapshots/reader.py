@@ -14,7 +14,8 @@ from urllib.parse import urlsplit
 
 from browserd.daemon.errors import ElementAmbiguous, ElementNotFound, ExecutionError, InvalidParameter
 from browserd.daemon.sessions.page_errors import action_errors
-from browserd.daemon.sessions.tab import RefInfo, Tab
+from browserd.daemon.sessions.ref_table import RefInfo
+from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.snapshots import aria
 from browserd.daemon.snapshots.delta import delta
 from browserd.daemon.snapshots.targets import is_ref, locate
@@ -80,13 +81,7 @@ async def read(tab: Tab, options: SnapshotOptions, facts: aria.PageFacts | None 
     except ExecutionError as exc:
         raise ExecutionError(exc.message, hint=TOO_BIG_HINT, **exc.details) from exc
     nodes = aria.parse(captured.text)
-    same_document = (tab.refs_document, tab.refs_navigations) == (tab.document, tab.navigations)
-    tab.earlier = {**tab.earlier, **tab.refs} if same_document else {}
-    if not same_document:
-        tab.aliases = {}
-    tab.refs = _refs(nodes, captured.clickables)
-    tab.refs_document, tab.refs_navigations = tab.document, tab.navigations
-    tab.issued.update(tab.refs)
+    tab.refs.replace(_refs(nodes, captured.clickables), tab.document, tab.navigations)
     if root_ref is not None:
         nodes = [node for node in aria.walk(nodes) if node.ref == root_ref][:1]
         if not nodes:
@@ -115,8 +110,8 @@ async def read(tab: Tab, options: SnapshotOptions, facts: aria.PageFacts | None 
     if is_delta:
         changed = delta(previous or "", whole, options.ticking)
         body = changed.text
-        # The refs an earlier answer showed of what was rendered anew stand for the new ones (chains too).
-        tab.aliases = {old: changed.aliases.get(new, new) for old, new in tab.aliases.items()} | changed.aliases
+        # The refs an earlier answer showed of what was rendered anew stand for the new ones.
+        tab.refs.rendered_anew(changed.aliases)
     start = 0 if is_delta else _line_start(body, options.offset)
     cut, next_offset = _page(body, start, options.max_chars)
     truncated = next_offset is not None

@@ -284,17 +284,18 @@ async def _quietly(call: Awaitable[Any]) -> None:
         await call
 
 
-async def settle_tab(tab: Tab, quiet_ms: int, max_ms: int, then_js: str | None = None) -> Settled:
+async def settle_tab(
+    tab: Tab, quiet_ms: int, max_ms: int, then_js: str | None = None, frame: Frame | None = None
+) -> Settled:
     """Settle after an action in `tab` (the browser tools' and flow replay's wait); a tab or a download it
     started is waited for too, since each arrives as an event of its own after the page has answered.
-    When the action's target was in a child frame (another process, often), that frame settles first: by
+    When the action's target was in a child `frame` (another process, often), that frame settles first: by
     then the messages it posted the page have arrived, and the page's settle waits for what they started."""
     downloads = tab.window.downloads
 
     def download_started() -> bool:
         return any(record.tab_id == tab.id and not record.reported for record in downloads.records)
 
-    frame, tab.action_frame = tab.action_frame, None
     deadline = time.monotonic() + max_ms / 1000
     inner = await _settle_frames(frame, tab.page, quiet_ms, deadline, download_started)
     page_ms = max(0, int((deadline - time.monotonic()) * 1000)) if inner else max_ms
