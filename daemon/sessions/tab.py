@@ -18,6 +18,7 @@ from browserd.daemon.errors import BrowserdError, ExecutionError, NavigationTime
 from browserd.daemon.sessions.network import NetworkLog
 from browserd.daemon.sessions.records import CONSOLE_BUFFER, ConsoleRecord, DialogRecord
 from browserd.daemon.sessions.ref_table import RefTable
+from browserd.daemon.snapshots.aria import Node
 from browserd.daemon.snapshots.page_scripts import catch_up
 
 if TYPE_CHECKING:
@@ -86,7 +87,9 @@ class Tab:
     # `document`): a ref that fails to resolve after one is stale, not missing, however the race with
     # the load went. Not framenavigated: it fires for history.pushState too, which keeps the document.
     navigations: int = 0
+    # The whole (lean) snapshot last taken of this document, as text and as lines, for the next delta.
     last_snapshot: str | None = None
+    last_snapshot_nodes: list[Node] = field(default_factory=list)
     last_snapshot_document: int = -1
     # Actions answered without a snapshot since the last one: their changes show in the next delta.
     unseen_actions: int = 0

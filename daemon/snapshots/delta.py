@@ -33,10 +33,10 @@ class Delta:
     aliases: dict[str, str] = field(default_factory=dict)
 
 
-def delta(before: str, after: str, ticking: tuple[str, ...] = ()) -> Delta:
-    old, new = aria.parse(before), aria.parse(after)
-    comparison = _Comparison(old, new, ticking)
-    comparison.children(old, new, 0)
+def delta(before: list[aria.Node], after: list[aria.Node], ticking: tuple[str, ...] = ()) -> Delta:
+    """What changed from one snapshot's lines to another's (each as `aria.render` shows them)."""
+    comparison = _Comparison(before, after, ticking)
+    comparison.children(before, after, 0)
     lines = comparison.lines
     rendered = [f"{'  ' * depth}- {text}" for _, depth, text in lines]
     cut = min((len(line) - len(line.lstrip(" ")) for line in rendered), default=0)
@@ -49,21 +49,27 @@ class _Comparison:
         self.ticking = ticking
         self.lines: list[Line] = []
         self.aliases: dict[str, str] = {}
-        self._signatures: dict[int, str] = {}
-        # How often each part reads the same on each side: a part found once on both is one element.
-        self._once = [Counter(map(self.signature, aria.walk(side))) for side in (before, after)]
+        # A subtree's signature is a small number: equal numbers mean subtrees that read the same. Numbering
+        # (line, children's numbers) keeps it one dict lookup a node, however deep the page.
+        self._numbers: dict[tuple[str, tuple[int, ...]], int] = {}
+        self._signatures: dict[int, int] = {}
+        self._sides = (before, after)
+        self._counts: list[Counter[int]] = []
 
-    def signature(self, node: aria.Node) -> str:
+    def signature(self, node: aria.Node) -> int:
         """The node's whole subtree as it reads, refs and focus left out: equal means rendered the same."""
         found = self._signatures.get(id(node))
         if found is None:
-            parts = [_bare(node), *(self.signature(child) for child in node.children)]
-            found = "\x1e".join(parts) + "\x1f"
+            shape = (_bare(node), tuple(map(self.signature, node.children)))
+            found = self._numbers.setdefault(shape, len(self._numbers))
             self._signatures[id(node)] = found
         return found
 
-    def unique(self, signature: str) -> bool:
-        return self._once[0][signature] == 1 and self._once[1][signature] == 1
+    def unique(self, signature: int) -> bool:
+        """Whether a part reads so once on each side: then it is one element (counted when first asked)."""
+        if not self._counts:
+            self._counts = [Counter(map(self.signature, aria.walk(side))) for side in self._sides]
+        return self._counts[0][signature] == 1 and self._counts[1][signature] == 1
 
     def children(self, old: list[aria.Node], new: list[aria.Node], depth: int) -> None:
         matcher = difflib.SequenceMatcher(
@@ -149,7 +155,8 @@ def _kind(node: aria.Node) -> tuple[str, str]:
 
 def _bare(node: aria.Node) -> str:
     """The line without its ref and focus: what it says."""
-    return _unfocused(aria.without_ref(node))
+    text = aria.without_ref(node) if node.ref is not None else node.text
+    return _unfocused(text) if " [active]" in text else text
 
 
 def _unfocused(line: str) -> str:

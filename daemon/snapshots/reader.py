@@ -104,11 +104,14 @@ async def read(tab: Tab, options: SnapshotOptions, facts: aria.PageFacts | None 
     complete = root_ref is None and options.max_depth is None
     same_document = tab.last_snapshot_document == tab.document and complete
     previous = tab.last_snapshot if same_document else None
+    previous_nodes = tab.last_snapshot_nodes
     if complete:
-        tab.last_snapshot, tab.last_snapshot_document = whole, tab.document
+        tab.last_snapshot, tab.last_snapshot_nodes, tab.last_snapshot_document = whole, page_nodes, tab.document
     is_delta = options.delta and previous is not None
-    if is_delta:
-        changed = delta(previous or "", whole, options.ticking)
+    if is_delta and previous == whole:
+        body = ""  # the same lines, refs and all: nothing to compare (a click that changed nothing on a big page)
+    elif is_delta:
+        changed = delta(previous_nodes, page_nodes, options.ticking)
         body = changed.text
         # The refs an earlier answer showed of what was rendered anew stand for the new ones.
         tab.refs.rendered_anew(changed.aliases)

@@ -7,7 +7,8 @@ Not part of `make test`. Installs the pinned @playwright/mcp with npm into --pee
 there yet and drives both servers with the official MCP SDK client over stdio, both on the same Chromium
 executable: the headless shell browserd's headless pages run in by default (`shell`), then the full
 browser (`full`), one after the other (`both`, the default); the peer runs headless, isolated, no sandbox.
-Prints, for each executable and server, the median and p95 of:
+Prints, for each executable and server, the median and p95 of (samples taken in turns, one server then
+the other, so that both meet the same load on a busy machine):
 
 1. navigate to an article page and read its snapshot (browserd: browser_open, whose answer holds it; the
    peer writes the snapshot of a navigation to a file, so its agent calls browser_navigate + browser_snapshot);
@@ -15,7 +16,7 @@ Prints, for each executable and server, the median and p95 of:
 3. click a button that re-renders part of the page;
 4. a new client's first call (open a page) while another client keeps the daemon warm; the peer has no
    daemon, so its figure includes launching its browser;
-5. 4 clients x 10 navigate+snapshot cycles at once, as pages/s;
+5. 4 clients x 10 navigate+snapshot cycles at once, as pages/s (the mean of 2 rounds each, in turns);
 6. the characters of the default tools/list, and the characters of every answer of a scripted agent
    that walks the fixture pages with the same steps on both servers (an agent that needs an element no
    answer has shown yet reads the page with browser_snapshot first, on either server).
@@ -36,6 +37,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -60,6 +62,7 @@ PEER_VERSION = "0.0.83"
 PEER_ARGS = ["--browser", "chromium", "--headless", "--isolated", "--no-sandbox"]
 CLIENTS = 4
 CYCLES = 10
+CYCLE_ROUNDS = 2  # 4-client rounds of each server, in turns: their mean is the figure
 CALL_TIMEOUT_S = 60
 # How each server says a ref's element is gone (re-rendered): browserd's REF_NOT_FOUND, the peer's own words.
 _STALE = re.compile(r"REF_NOT_FOUND|ELEMENT_NOT_FOUND|not found in the current page snapshot")
@@ -245,43 +248,68 @@ async def timed(step: Callable[[], Awaitable[Any]]) -> float:
 
 
 async def measure(
-    flavor: Flavor, site: str, runs: int, show: bool = False, cycles_only: bool = False
-) -> dict[str, Any]:
-    figures: dict[str, Any] = {}
-    if cycles_only:
-        figures["pages_per_s"] = await parallel_cycles(flavor, site)
-        return figures
-    async with connect(flavor) as agent:
-        listed = await agent.client.list_tools()
-        figures["tools"] = len(listed.tools)
-        figures["tools_list_chars"] = len(
-            json.dumps([tool.model_dump(by_alias=True, exclude_none=True) for tool in listed.tools])
-        )
-        if show:  # characters only: no timings
-            figures["scripted"] = await scripted_agent(flavor, site, show)
-            figures["answer_chars"] = figures["scripted"]["chars"]
-            figures["snapshot_chars"] = await page_snapshots(flavor, site)
-            return figures
-        await agent.open(f"{site}/article.html")  # warm: the browser, the page, the server's cache
-        figures["navigate"] = summary([await timed(lambda: agent.open(f"{site}/article.html")) for _ in range(runs)])
+    flavors: list[Flavor], site: str, runs: int, show: bool = False, cycles_only: bool = False
+) -> dict[str, dict[str, Any]]:
+    """Every figure of each server. Timings take their samples in turns, one server then the other (the
+    first one alternating), so that both meet the same load on a busy machine."""
+    figures: dict[str, dict[str, Any]] = {flavor.name: {} for flavor in flavors}
 
-        await agent.open(f"{site}/form.html")
-        fills = [await timed(lambda i=i: agent.fill("textbox", "Full name", f"Ada {i}")) for i in range(runs)]
-        figures["fill"] = summary(fills)
+    def turns(sample: int) -> list[Flavor]:
+        return flavors if sample % 2 == 0 else flavors[::-1]
 
-        await agent.open(f"{site}/article.html")
-        figures["click"] = summary([await timed(lambda: agent.click("button", "Show comments")) for _ in range(runs)])
+    if not cycles_only:
+        async with contextlib.AsyncExitStack() as stack:
+            agents = {flavor.name: await stack.enter_async_context(connect(flavor)) for flavor in flavors}
+            for flavor in flavors:
+                listed = await agents[flavor.name].client.list_tools()
+                figures[flavor.name]["tools"] = len(listed.tools)
+                figures[flavor.name]["tools_list_chars"] = len(
+                    json.dumps([tool.model_dump(by_alias=True, exclude_none=True) for tool in listed.tools])
+                )
+            if show:  # characters only: no timings
+                for flavor in flavors:
+                    figures[flavor.name]["scripted"] = await scripted_agent(flavor, site, show)
+                    figures[flavor.name]["answer_chars"] = figures[flavor.name]["scripted"]["chars"]
+                    figures[flavor.name]["snapshot_chars"] = await page_snapshots(flavor, site)
+                return figures
 
-        # A new client's first call while this one keeps the daemon (and its browser) warm.
-        async def first_call() -> float:
-            async with connect(flavor) as newcomer:
-                return await timed(lambda: newcomer.open(f"{site}/index.html"))
+            async def sampled(key: str, page: str, step: Callable[[Agent, int], Awaitable[Any]]) -> None:
+                samples: dict[str, list[float]] = {flavor.name: [] for flavor in flavors}
+                for agent in agents.values():
+                    await agent.open(f"{site}/{page}")  # warm: the browser, the page, the server's cache
+                for sample in range(runs):
+                    for flavor in turns(sample):
+                        agent = agents[flavor.name]
+                        samples[flavor.name].append(await timed(lambda a=agent, i=sample: step(a, i)))
+                for name, values in samples.items():
+                    figures[name][key] = summary(values)
 
-        figures["first_call"] = summary([await first_call() for _ in range(max(3, runs // 2))])
+            await sampled("navigate", "article.html", lambda agent, _i: agent.open(f"{site}/article.html"))
+            await sampled("fill", "form.html", lambda agent, i: agent.fill("textbox", "Full name", f"Ada {i}"))
+            await sampled("click", "article.html", lambda agent, _i: agent.click("button", "Show comments"))
 
-        figures["pages_per_s"] = await parallel_cycles(flavor, site)
-    figures["scripted"] = await scripted_agent(flavor, site, show)
-    figures["answer_chars"] = figures["scripted"]["chars"]
+            # A new client's first call while the first one keeps the daemon (and its browser) warm; the
+            # peer has no daemon, so its figure includes launching its browser.
+            async def first_call(flavor: Flavor) -> float:
+                async with connect(flavor) as newcomer:
+                    return await timed(lambda: newcomer.open(f"{site}/index.html"))
+
+            calls: dict[str, list[float]] = {flavor.name: [] for flavor in flavors}
+            for sample in range(max(3, runs // 2)):
+                for flavor in turns(sample):
+                    calls[flavor.name].append(await first_call(flavor))
+            for name, values in calls.items():
+                figures[name]["first_call"] = summary(values)
+    rates: dict[str, list[float]] = {flavor.name: [] for flavor in flavors}
+    for sample in range(CYCLE_ROUNDS):
+        for flavor in turns(sample):
+            rates[flavor.name].append(await parallel_cycles(flavor, site))
+    for name, values in rates.items():
+        figures[name]["pages_per_s"] = round(statistics.mean(values), 2)
+    if not cycles_only:
+        for flavor in flavors:
+            figures[flavor.name]["scripted"] = await scripted_agent(flavor, site, show)
+            figures[flavor.name]["answer_chars"] = figures[flavor.name]["scripted"]["chars"]
     return figures
 
 
@@ -432,8 +460,8 @@ async def measure_on(executable: str, args: argparse.Namespace, site: str) -> di
             flavors.append(peer_flavor(peer_command(args.peer_dir, executable), home.root / "peer"))
         for flavor in flavors:
             flavor.errlog = errlog
-            print(f"measuring {flavor.name} on {executable} ({args.runs} runs)...", file=sys.stderr)
-            results[flavor.name] = await measure(flavor, site, args.runs, args.answers, args.cycles_only)
+        print(f"measuring {', '.join(f.name for f in flavors)} on {executable} ({args.runs} runs)...", file=sys.stderr)
+        results = await measure(flavors, site, args.runs, args.answers, args.cycles_only)
     finally:
         home.stop_daemon()
         errlog.close()

@@ -221,7 +221,7 @@ def test_a_delta_shows_a_changed_line_once_and_a_gone_line_with_a_minus() -> Non
   - tabpanel "Details" [ref=e7]:
     - paragraph: Details panel
   - status: 12:00:02"""
-    changed = delta(before, after, ("12:00:01", "12:00:02")).text
+    changed = delta(aria.parse(before), aria.parse(after), ("12:00:01", "12:00:02")).text
     assert changed.splitlines() == [
         '- - tabpanel "Overview" [ref=e6]:',
         '+   - tab "Overview" [ref=e4]',
@@ -229,7 +229,8 @@ def test_a_delta_shows_a_changed_line_once_and_a_gone_line_with_a_minus() -> Non
         '+ - tabpanel "Details" [ref=e7]:',
         "+   - paragraph: Details panel",
     ], changed
-    assert delta(before, before.replace("[ref=e5]", "[active] [ref=e5]")).text == "", "focus alone is no change"
+    focused = aria.parse(before.replace("[ref=e5]", "[active] [ref=e5]"))
+    assert delta(aria.parse(before), focused).text == "", "focus alone is no change"
 
 
 def test_a_part_rendered_anew_the_same_is_no_change_and_its_old_refs_stand_for_the_new() -> None:
@@ -260,7 +261,7 @@ def test_a_part_rendered_anew_the_same_is_no_change_and_its_old_refs_stand_for_t
         - /url: /p/3
       - button "Add to cart" [ref=e20]
   - paragraph: 2 products, 1 new"""
-    changed = delta(before, after)
+    changed = delta(aria.parse(before), aria.parse(after))
     assert changed.text.splitlines() == [
         "-   - generic [ref=e8] [cursor=pointer]:",
         "+   - generic [ref=e18] [cursor=pointer]:",
@@ -272,7 +273,7 @@ def test_a_part_rendered_anew_the_same_is_no_change_and_its_old_refs_stand_for_t
     # Only what was the same element in the same place: the mug card's refs stand for nothing.
     assert changed.aliases == {"e3": "e13", "e4": "e14", "e5": "e15", "e6": "e16", "e7": "e17"}
     # Another element with the same role and name in the same place reads the same: it stands for the old one.
-    same = delta(before, before.replace('"Add to cart" [ref=e10]', '"Add to cart" [ref=e21]'))
+    same = delta(aria.parse(before), aria.parse(before.replace('"Add to cart" [ref=e10]', '"Add to cart" [ref=e21]')))
     assert (same.text, same.aliases) == ("", {"e10": "e21"})
 
 
