@@ -39,3 +39,4 @@ def test_the_check_finds_a_load_past_navigation(tmp_path: Path) -> None:
         'async def f(page):\n    await page.goto("file:///etc/passwd")\n    await page.goto("about:blank")\n'
     )
     assert _loads(sample, tmp_path) == ["sample.py:2 calls goto"]
+
