@@ -20,6 +20,8 @@ class RefInfo:
     nth: int | None = None
     # The input kind the snapshot showed ([type=date], [type=multiline]...); None for a plain text input.
     kind: str | None = None
+    # False when the snapshot showed it [disabled] or [readonly].
+    editable: bool = True
     # In a child frame: Playwright numbers a document's refs with its frame's prefix (`f3e2`), and the main
     # frame's refs carry one too after a navigation (`f2e5`), so only a prefix other than the page's says so.
     in_frame: bool = False

@@ -211,7 +211,15 @@ def _refs(nodes: list[aria.Node], clickables: dict[str, aria.Clickable]) -> dict
         seen[key] += 1
         ref = node.ref or ""
         in_frame = not ref.startswith("c") and _frame_prefix(ref) != page_frame
-        refs[ref] = RefInfo(node.role, node.name, clickables.get(ref), nth, node.attrs.get("type"), in_frame)
+        refs[ref] = RefInfo(
+            node.role,
+            node.name,
+            clickables.get(ref),
+            nth,
+            kind=node.attrs.get("type"),
+            editable="disabled" not in node.attrs and "readonly" not in node.attrs,
+            in_frame=in_frame,
+        )
     return refs
 
 

@@ -32,7 +32,8 @@ class Target:
     code: str  # the same element as Playwright Python code, for scripts and flows
     # A ref's element is known to exist: checks that would otherwise wait can answer at once.
     exists: bool = False
-    # True when the snapshot showed a plain one-line text input: fill needs no closer look at it.
+    # True when the snapshot showed a plain one-line text input, neither disabled nor read-only: fill needs
+    # no closer look at it.
     plain_text: bool = False
     # How an answer names it after acting: `button "Save"` (the ref was the caller's own words); else `described`.
     short: str = ""
@@ -108,7 +109,9 @@ async def locate(tab: Tab, target: str) -> Target:
         return _found_again(again, ref, info)
     if info.clickable is not None:
         await _same_clickable(locator, info.clickable, described, ref)
-    plain_text = info.role in ("textbox", "searchbox") and info.kind is None and info.clickable is None
+    plain_text = (
+        info.role in ("textbox", "searchbox") and info.kind is None and info.clickable is None and info.editable
+    )
     return Target(
         locator,
         described,

@@ -167,10 +167,9 @@ async def browser_fill(ctx: ToolContext, call: TabCall, params: FillParams, resp
     target = await call.locate(params.target)
     # What kind of field it is decides the format it stores and the error that helps when it is no field;
     # the same read says whether it is disabled or read-only, so the fill fails at once then.
-    with action_errors("fill", target.described):
-        # The snapshot already said it is a plain textbox: one cheap check instead of a script in the page.
-        plain = target.plain_text and await target.locator.is_editable()
-    if plain:
+    # The snapshot already said it is a plain textbox one can edit: no closer look (one that has been disabled
+    # since fails when Playwright's fill gives up waiting for it to be editable).
+    if target.plain_text:
         field = FieldInfo("text")
     else:
         with action_errors("fill", target.described):
