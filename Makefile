@@ -18,8 +18,13 @@ run: setup
 	@echo "Starting the browserd daemon in the foreground (Ctrl-C stops it)..."
 	@BROWSERD_DAEMON_IDLE_EXIT_S=$${BROWSERD_DAEMON_IDLE_EXIT_S:-0} exec $(BIN)/browserd daemon --foreground
 
+# Test modules run in parallel, each whole on one worker (a shared_daemon module keeps its one daemon); every
+# test has its own browserd home, socket and site server. The tests mostly wait on Chromium and the daemon,
+# so there are more workers than cores.
+TEST_WORKERS ?= 4
+
 test: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The fast suite: no daemon, no browser (tests/unit/conftest.py refuses a Chromium launch), under a minute.
 test-unit: setup

@@ -1,3 +1,3 @@
-from browserd.shim.cli import main
+from browserd.shim.entry import main
 
 main()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 import time
@@ -10,9 +11,6 @@ from typing import TYPE_CHECKING
 import click
 
 from browserd.protocol import __version__, paths
-from browserd.shim.bridge_cli import bridge
-from browserd.shim.flows_cli import flows
-from browserd.shim.runs_cli import runs
 
 if TYPE_CHECKING:
     from browserd.daemon.config import Config
@@ -27,7 +25,29 @@ def _load_config() -> Config:
         raise click.ClickException(str(exc)) from exc
 
 
-@click.group()
+# Command groups imported only when named: `browserd status` loads no flows or runs code.
+LAZY_GROUPS = {
+    "bridge": "browserd.shim.bridge_cli:bridge",
+    "flows": "browserd.shim.flows_cli:flows",
+    "runs": "browserd.shim.runs_cli:runs",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose LAZY_GROUPS subcommands are imported when named, not when the CLI starts."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *LAZY_GROUPS])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in LAZY_GROUPS:
+            return super().get_command(ctx, cmd_name)
+        module, name = LAZY_GROUPS[cmd_name].split(":")
+        command: click.Command = getattr(importlib.import_module(module), name)
+        return command
+
+
+@click.group(cls=LazyGroup)
 @click.version_option(__version__, prog_name="browserd")
 def main() -> None:
     """browserd gives AI agents a real browser: one shared daemon, one thin MCP shim per client."""
@@ -329,8 +349,3 @@ def record(profile: str, url: str, name: str) -> None:
         sys.exit(2)
     data = run(lambda call: call("flow_import", {"flow": msgspec.to_builtins(flow), "overwrite": True}), GROUPS)
     click.echo(f"{data['flowId']}  v{data['version']}  ({len(flow.steps)} steps)")
-
-
-main.add_command(runs)
-main.add_command(bridge)
-main.add_command(flows)

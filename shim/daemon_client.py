@@ -50,6 +50,11 @@ def configured_call_timeout_s() -> float | None:
         request_timeout_s = load().daemon.request_timeout_s
     except ConfigError:
         request_timeout_s = DEFAULT_REQUEST_TIMEOUT_S  # the daemon refuses to start on it; its default then
+    return call_timeout_s(request_timeout_s)
+
+
+def call_timeout_s(request_timeout_s: float) -> float | None:
+    """A call's wait for the daemon's request deadline `request_timeout_s` (0: requests never time out)."""
     return request_timeout_s + CALL_GRACE_S if request_timeout_s else None
 
 

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import os
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -30,7 +31,14 @@ from browserd.protocol.messages import (
     ToolSpec,
     TrustLevel,
 )
-from browserd.shim.daemon_client import DaemonClient, DaemonGone, NoAnswer, NotDelivered, RegisterRefused
+from browserd.shim.daemon_client import (
+    DaemonClient,
+    DaemonGone,
+    NoAnswer,
+    NotDelivered,
+    RegisterRefused,
+    call_timeout_s,
+)
 from browserd.shim.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -103,20 +111,38 @@ def call_result(payload: Payload) -> dict[str, Any]:
     return result
 
 
+@dataclass(frozen=True)
+class ShimSettings:
+    spawn_timeout_s: float
+    call_timeout_s: float | None
+
+
+def read_settings() -> ShimSettings:
+    """The shim's two settings from the configuration. It runs in a thread while the client initializes:
+    the daemon's config module is not on the path to the initialize answer (issue 21)."""
+    from browserd.daemon.config import ConfigError, DaemonConfig, load
+
+    try:
+        daemon = load().daemon
+    except ConfigError as exc:
+        log.warning("%s; using defaults", exc)
+        daemon = DaemonConfig()
+    return ShimSettings(daemon.spawn_timeout_s, call_timeout_s(daemon.request_timeout_s))
+
+
 class McpShim:
     def __init__(
         self,
         channel: StdioChannel,
         tool_groups: list[str] | None,
         trust: TrustLevel,
-        spawn_timeout_s: float,
         codegen: bool | None = None,
     ) -> None:
         self._out = channel
         self._groups = tool_groups
         self._codegen = codegen
         self._trust: TrustLevel = trust
-        self._spawn_timeout_s = spawn_timeout_s
+        self._settings: ShimSettings | None = None
         self._server_info = {"name": "browserd", "version": __version__}
         self._tools: list[ToolSpec] = []
         self._connecting: asyncio.Task[DaemonClient] | None = None
@@ -139,14 +165,17 @@ class McpShim:
         return await asyncio.shield(self._client_task())
 
     async def _connect(self) -> DaemonClient:
+        if self._settings is None:
+            self._settings = await asyncio.to_thread(read_settings)
         client = DaemonClient(
             ClientInfo(name="browserd-mcp", version=__version__, pid=os.getpid()),
             trust_level=self._trust,
             tools=self._groups,
             codegen=self._codegen,
             on_tools_changed=self._tools_changed,
+            call_timeout_s=self._settings.call_timeout_s,
         )
-        registered = await client.connect(spawn=True, timeout_s=self._spawn_timeout_s)
+        registered = await client.connect(spawn=True, timeout_s=self._settings.spawn_timeout_s)
         previous, self._tools = self._tools, registered.tools
         if previous and [t.name for t in previous] != [t.name for t in registered.tools]:
             self._notify_tools_changed()
@@ -379,15 +408,8 @@ class McpShim:
 
 
 def run_stdio_server(tool_groups: list[str] | None, trust: TrustLevel, codegen: bool | None = None) -> int:
-    from browserd.daemon.config import ConfigError, DaemonConfig, load
-
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="browserd mcp: %(message)s")
-    try:
-        spawn_timeout = load().daemon.spawn_timeout_s
-    except ConfigError as exc:
-        log.warning("%s; using defaults", exc)
-        spawn_timeout = DaemonConfig().spawn_timeout_s
-    shim = McpShim(StdioChannel(), tool_groups, trust, spawn_timeout, codegen)
+    shim = McpShim(StdioChannel(), tool_groups, trust, codegen)
     try:
         import uvloop
 

@@ -136,6 +136,11 @@ class FlowService:
 
     # -- stored flows ----------------------------------------------------------------------------
 
+    async def dataset(self, ref: str, by: Actor, clear: bool = False) -> list[dict[str, Any]]:
+        """The rows the flow's datasetWrite nodes wrote, in order, each with its runId; `clear` empties it."""
+        flow = await self.get(ref, by=by)
+        return await self.store.rows(flow.id, clear)
+
     async def get(self, ref: str, version: int | None = None, by: Actor | None = None) -> Flow:
         """A flow by id or by its published slug: its latest version, or `version`; `by` must reach it (None: the
         daemon's own use, such as a run the caller was already allowed to start)."""

@@ -1,116 +1,118 @@
-"""Just enough HTTP/1.1 for the guard proxy: message heads, and bodies relayed by their framing (RFC 9112 §6).
+"""HTTP/1.1 for the guard proxy, on h11 (a maintained parser; RFC 9112) rather than by hand.
 
-The proxy reads each request on a browser's connection to check its target, so it must know where one
-message ends and the next begins; it never interprets a body beyond its framing.
+Both connections of a relayed request go through h11 state machines: the browser's request and the origin's
+answer are parsed into events and written out again by h11, so each side receives framing h11 produced from
+what it understood, never bytes passed on unparsed. An ambiguous message therefore cannot mean one thing to
+the guard and another to the origin (request smuggling). Requests are also held to stricter rules than h11's
+own, since no browser sends these and a proxy has no reason to guess: obsolete line folding, a line ending
+in a bare LF, more than one Content-Length, and Content-Length with Transfer-Encoding are refused. (h11
+itself refuses a bare CR, conflicting Content-Lengths, a Transfer-Encoding other than chunked, a bad
+Content-Length, whitespace before a colon and a missing Host.)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
 
-from anyio.abc import ByteSendStream
-from anyio.streams.buffered import BufferedByteReceiveStream
+import anyio
+import h11
+from anyio.abc import ByteReceiveStream, ByteSendStream
 
 MAX_HEAD_BYTES = 64 * 1024
-MAX_LINE_BYTES = 8 * 1024
 CHUNK = 64 * 1024
-UNTIL_CLOSE = -1
+# Hop-by-hop fields: they concern one connection, not the message (RFC 9110 §7.6.1).
+HOP_BY_HOP = frozenset({b"connection", b"keep-alive", b"proxy-connection", b"proxy-authorization", b"te", b"upgrade"})
+# A line folded onto the previous one (RFC 9112 §5.2), or a line ending in LF without its CR.
+_LOOSE_LINES = re.compile(rb"\r\n[ \t]|(?<!\r)\n")
+_CONTENT_LENGTH = re.compile(rb"\r\ncontent-length[ \t]*:", re.IGNORECASE)
+_TRANSFER_ENCODING = re.compile(rb"\r\ntransfer-encoding[ \t]*:", re.IGNORECASE)
 
 
 class BadMessage(Exception):
     pass
 
 
-@dataclass
-class Head:
-    """A request line or status line and the header fields after it, in order."""
-
-    first: str
-    fields: list[tuple[str, str]]
-
-    def get(self, name: str) -> str | None:
-        name = name.lower()
-        return next((value for key, value in self.fields if key.lower() == name), None)
-
-    def has_token(self, name: str, token: str) -> bool:
-        return any(
-            token in (part.strip().lower() for part in value.split(","))
-            for key, value in self.fields
-            if key.lower() == name.lower()
-        )
-
-    def without(self, *names: str) -> Head:
-        dropped = {name.lower() for name in names}
-        return Head(self.first, [(k, v) for k, v in self.fields if k.lower() not in dropped])
-
-    def encode(self) -> bytes:
-        lines = [self.first, *(f"{key}: {value}" for key, value in self.fields), "", ""]
-        return "\r\n".join(lines).encode("latin-1")
+def _end_of_head(head: bytes | bytearray) -> int:
+    """Where the head ends (its empty line included), or -1 while it has not."""
+    end = head.find(b"\r\n\r\n")
+    return end + 4 if end >= 0 else -1
 
 
-async def read_head(stream: BufferedByteReceiveStream) -> Head:
-    raw = await stream.receive_until(b"\r\n\r\n", MAX_HEAD_BYTES)
-    first, *lines = raw.decode("latin-1").split("\r\n")
-    fields = []
-    for line in lines:
-        key, colon, value = line.partition(":")
-        if not colon or not key or key != key.strip():
-            raise BadMessage(f"bad header line {line!r}")
-        fields.append((key, value.strip()))
-    return Head(first, fields)
+class Peer:
+    """One side of a relayed connection: bytes read into h11 events, events written back as bytes."""
 
+    def __init__(self, receive: ByteReceiveStream, send: ByteSendStream, role: type[h11.CLIENT] | type[h11.SERVER]):
+        self.receive = receive
+        self.send_stream = send
+        self.conn = h11.Connection(role, max_incomplete_event_size=MAX_HEAD_BYTES)
+        # Requests (the browser's side) are held to the strict rules above.
+        self.strict = role is h11.SERVER
+        # The other side closed its end: what it left unfinished is a closed connection, not a bad message.
+        self.ended = False
+        self._head = bytearray()
 
-def body_length(head: Head, *, request: bool, method: str = "GET", status: int = 0) -> int | None:
-    """Bytes of the body: a number, None for chunked, or UNTIL_CLOSE (a response framed by closing)."""
-    if not request and (method == "HEAD" or status < 200 or status in (204, 304)):
-        return 0
-    if head.get("transfer-encoding") is not None:
-        if not head.has_token("transfer-encoding", "chunked"):
-            if request:
-                raise BadMessage("a request body that is not chunked needs a Content-Length")
-            return UNTIL_CLOSE
-        return None
-    length = head.get("content-length")
-    if length is None:
-        return 0 if request else UNTIL_CLOSE
-    if not length.isdigit():
-        raise BadMessage(f"bad Content-Length {length!r}")
-    return int(length)
-
-
-async def relay_body(source: BufferedByteReceiveStream, sink: ByteSendStream, length: int | None) -> None:
-    """Copy one body of `length` (as body_length answers) from source to sink, framing included."""
-    if length is None:
-        await _relay_chunked(source, sink)
-    elif length == UNTIL_CLOSE:
+    async def next_event(self) -> object:
+        """The next event; ConnectionClosed at the end of the stream, PAUSED once the protocol switched."""
         while True:
-            await sink.send(await source.receive(CHUNK))  # ends with EndOfStream, by design
-    else:
-        await _relay_exactly(source, sink, length)
+            try:
+                event = self.conn.next_event()
+            except h11.RemoteProtocolError as exc:
+                raise BadMessage(str(exc)) from exc
+            if event is not h11.NEED_DATA:
+                return event
+            try:
+                data = await self.receive.receive(CHUNK)
+            except anyio.EndOfStream:
+                data, self.ended = b"", True
+            if self.strict and self.conn.their_state is h11.IDLE:
+                self._check_head(data)
+            self.conn.receive_data(data)
+
+    def _check_head(self, data: bytes) -> None:
+        """Obsolete folding and bare LFs in a request head, seen before h11 (which would accept and unfold them)."""
+        self._head += data
+        end = _end_of_head(self._head)
+        head = self._head if end < 0 else self._head[:end]
+        if _LOOSE_LINES.search(head):
+            raise BadMessage("a request head with a folded line or a bare LF")
+        # Counted here: h11 merges equal Content-Lengths, and lets Transfer-Encoding override one.
+        lengths = len(_CONTENT_LENGTH.findall(head))
+        if lengths > 1 or (lengths and _TRANSFER_ENCODING.search(head)):
+            raise BadMessage("a request with more than one Content-Length, or with Transfer-Encoding too")
+        if end >= 0 or not data:
+            self._head = bytearray()
+
+    async def send(self, event: h11.Event) -> None:
+        data = self.conn.send(event)
+        if data:
+            await self.send_stream.send(data)
+
+    @property
+    def leftover(self) -> bytes:
+        """Bytes received after the message that switched protocols (a tunnel's or a WebSocket's first ones)."""
+        return bytes(self.conn.trailing_data[0])
+
+    def reusable(self) -> bool:
+        """Whether the connection may carry the next message: then it is made ready for it."""
+        if self.conn.our_state is h11.DONE and self.conn.their_state is h11.DONE:
+            self.conn.start_next_cycle()
+            return True
+        return False
 
 
-async def _relay_exactly(source: BufferedByteReceiveStream, sink: ByteSendStream, length: int) -> None:
-    left = length
-    while left > 0:
-        data = await source.receive(min(left, CHUNK))
-        left -= len(data)
-        await sink.send(data)
+def forwarded(headers: list[tuple[bytes, bytes]], *, keep: tuple[bytes, ...] = ()) -> list[tuple[bytes, bytes]]:
+    """The end-to-end fields of a message (those the next hop should see), with `keep` among the hop-by-hop ones;
+    a Content-Length beside a Transfer-Encoding (which wins, RFC 9112 §6.3) is dropped."""
+    chunked = any(name.lower() == b"transfer-encoding" for name, _ in headers)
+    return [
+        (name, value)
+        for name, value in headers
+        if (name.lower() not in HOP_BY_HOP or name.lower() in keep)
+        and not (chunked and name.lower() == b"content-length")
+    ]
 
 
-async def _relay_chunked(source: BufferedByteReceiveStream, sink: ByteSendStream) -> None:
-    while True:
-        line = await source.receive_until(b"\r\n", MAX_LINE_BYTES)
-        size_text = line.split(b";", 1)[0].strip()
-        try:
-            size = int(size_text, 16)
-        except ValueError as exc:
-            raise BadMessage(f"bad chunk size {size_text!r}") from exc
-        await sink.send(line + b"\r\n")
-        if size == 0:
-            break
-        await _relay_exactly(source, sink, size + 2)  # the chunk and its CRLF
-    while True:  # trailer fields, up to the empty line
-        trailer = await source.receive_until(b"\r\n", MAX_LINE_BYTES)
-        await sink.send(trailer + b"\r\n")
-        if not trailer:
-            return
+def has_token(headers: list[tuple[bytes, bytes]], name: bytes, token: bytes) -> bool:
+    return any(
+        token in (part.strip().lower() for part in value.split(b",")) for key, value in headers if key.lower() == name
+    )

@@ -26,16 +26,16 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, Self
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import urlsplit
 
 import anyio
 import anyio.abc
+import h11
 from anyio.abc import ByteReceiveStream, ByteSendStream, SocketStream
-from anyio.streams.buffered import BufferedByteReceiveStream
 
 from browserd.daemon.errors import NotSupported
 from browserd.daemon.policy.addresses import IPAddress
-from browserd.daemon.policy.http1 import CHUNK, UNTIL_CLOSE, BadMessage, Head, body_length, read_head, relay_body
+from browserd.daemon.policy.http1 import CHUNK, BadMessage, Peer, forwarded, has_token
 from browserd.daemon.policy.origins import DEFAULT_PORTS
 from browserd.daemon.policy.urls import Refusal, UrlPolicy
 from browserd.protocol.messages import TrustLevel
@@ -51,8 +51,6 @@ ORIGIN_IDLE_TIMEOUT_S = 300.0
 REFUSALS_KEPT = 50
 # Marks the guard's own refusal page, so a navigation that ends on it can be reported as a refusal.
 REFUSED_HEADER = "x-browserd-refused"
-# Hop-by-hop fields: they concern one connection, not the message (RFC 9110 §7.6.1).
-_HOP_BY_HOP = ("connection", "keep-alive", "proxy-connection", "proxy-authorization", "te")
 _CLOSED = (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError)
 
 _BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
@@ -171,7 +169,7 @@ class GuardProxy:
         async with client:
             try:
                 await self._relay(client)
-            except (BadRequest, BadMessage, anyio.DelimiterNotFound, ValueError) as exc:
+            except (BadRequest, BadMessage, h11.LocalProtocolError, ValueError) as exc:
                 log.debug("URL guard: bad or idle request: %s", exc)
                 with suppress(*_CLOSED):
                     await client.send(_BAD_REQUEST)
@@ -182,25 +180,24 @@ class GuardProxy:
 
     async def _relay(self, client: SocketStream) -> None:
         """Requests of one browser connection, each checked; kept alive while both sides allow it."""
-        link = _Link(client, BufferedByteReceiveStream(client))
+        link = _Link(client, Peer(client, client, h11.SERVER))
         try:
             while True:
                 with anyio.move_on_after(IDLE_TIMEOUT_S) as idle:
-                    head = await read_head(link.incoming)
-                if idle.cancelled_caught or not await self._request(head, link):
-                    return  # idle, or one side ends the connection: the browser opens another when needed
+                    event = await link.browser.next_event()
+                if idle.cancelled_caught or not isinstance(event, h11.Request):
+                    return  # idle, or the browser closed the connection: it opens another when needed
+                if not await self._request(event, link) or not link.browser.reusable():
+                    return
         finally:
             if link.upstream is not None:
                 await link.upstream.stream.aclose()
 
-    async def _request(self, head: Head, link: _Link) -> bool:
+    async def _request(self, request: h11.Request, link: _Link) -> bool:
         """Relay one request and its answer; whether the connection may carry another one."""
-        try:
-            method, target, version = head.first.split(" ", 2)
-        except ValueError as exc:
-            raise BadRequest(f"bad request line {head.first!r}") from exc
+        method, target = request.method.decode("ascii").upper(), request.target.decode("latin-1")
         self.requests += 1
-        if method.upper() == "CONNECT":
+        if method == "CONNECT":
             host, port = _host_port(target)
             scheme, url = None, target
         else:
@@ -219,18 +216,21 @@ class GuardProxy:
         reused = link.upstream is not None and link.upstream.key == key
         if not reused and not await link.open(key, addresses):
             return False
+        assert link.upstream is not None
         if scheme is None:
-            assert link.upstream is not None
-            await link.client.send(b"HTTP/1.1 200 Connection Established\r\n\r\n")
-            await _pipe_both(link.incoming, link.client, link.upstream)
+            if not isinstance(await link.browser.next_event(), h11.EndOfMessage):
+                raise BadRequest("a CONNECT request with a body")
+            await link.browser.send(h11.Response(status_code=200, headers=[], reason=b"Connection Established"))
+            if link.browser.leftover:  # a TLS hello sent right behind the CONNECT
+                await link.upstream.stream.send(link.browser.leftover)
+            await _pipe_both(link, b"")
             return False
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         try:
-            return await _exchange(head, method, urlsplit(target), version, link, may_retry=reused)
+            return await _exchange(request, path, link, may_retry=reused)
         except _Stale:
             # The origin had closed the idle connection we reused: the same request on a new one.
-            return await link.open(key, addresses) and await _exchange(
-                head, method, urlsplit(target), version, link, may_retry=False
-            )
+            return await link.open(key, addresses) and await _exchange(request, path, link, may_retry=False)
 
 
 class _OriginReceive(ByteReceiveStream):
@@ -252,7 +252,7 @@ class _OriginReceive(ByteReceiveStream):
 class _Upstream:
     key: tuple[str, int]  # the host and port it was opened for
     stream: SocketStream
-    reader: BufferedByteReceiveStream
+    origin: Peer
 
 
 @dataclass
@@ -260,21 +260,19 @@ class _Link:
     """One connection of the browser, and the connection to an origin it relays to at the moment."""
 
     client: SocketStream
-    incoming: BufferedByteReceiveStream
+    browser: Peer
     upstream: _Upstream | None = None
 
     async def open(self, key: tuple[str, int], addresses: list[IPAddress]) -> bool:
         """Connect to the first of `addresses` that answers (closing the previous origin connection)."""
-        if self.upstream is not None:
-            await self.upstream.stream.aclose()
-            self.upstream = None
+        await self.drop_upstream()
         for address in addresses:
             try:
                 with anyio.fail_after(CONNECT_TIMEOUT_S):
                     stream = await anyio.connect_tcp(str(address), key[1])
             except (OSError, TimeoutError):
                 continue
-            self.upstream = _Upstream(key, stream, BufferedByteReceiveStream(_OriginReceive(stream)))
+            self.upstream = _Upstream(key, stream, Peer(_OriginReceive(stream), stream, h11.CLIENT))
             return True
         # Where the browser would show its own "cannot reach" page, say what the guard tried.
         host = _escape(key[0])
@@ -284,70 +282,102 @@ class _Link:
         await self.client.send(f"{head}Connection: close\r\n\r\n{body}".encode())
         return False
 
+    async def drop_upstream(self) -> None:
+        if self.upstream is not None:
+            await self.upstream.stream.aclose()
+            self.upstream = None
+
 
 class _Stale(Exception):
     """A reused origin connection turned out closed before it answered anything."""
 
 
-async def _exchange(
-    head: Head, method: str, target: SplitResult, version: str, link: _Link, *, may_retry: bool
-) -> bool:
-    """One plain-http request and its answer; whether both connections may carry another one."""
+async def _exchange(request: h11.Request, path: str, link: _Link, *, may_retry: bool) -> bool:
+    """One plain-http request and its answer; whether the browser's connection may carry another one."""
     upstream = link.upstream
     assert upstream is not None
-    upgrade = head.get("upgrade") is not None and head.has_token("connection", "upgrade")
-    client_closes = version == "HTTP/1.0" or any(head.has_token(f, "close") for f in ("connection", "proxy-connection"))
-    path = (target.path or "/") + (f"?{target.query}" if target.query else "")
-    out = Head(f"{method} {path} {version}", head.without(*_HOP_BY_HOP).fields)
+    origin, browser = upstream.origin, link.browser
+    raw = list(request.headers.raw_items())
+    upgrade = has_token(raw, b"connection", b"upgrade") and any(k.lower() == b"upgrade" for k, _ in raw)
+    fields = forwarded(raw, keep=(b"upgrade",) if upgrade else ())
     if upgrade:
-        out.fields.append(("Connection", "Upgrade"))
-    request_length = body_length(head, request=True)
-    retry = may_retry and not upgrade and request_length == 0
+        fields.append((b"Connection", b"Upgrade"))
+    bodyless = not any(k.lower() in (b"content-length", b"transfer-encoding") for k, _ in raw)
+    retry = may_retry and not upgrade and bodyless
     try:
-        await upstream.stream.send(out.encode())
+        await origin.send(h11.Request(method=request.method, target=path.encode("latin-1"), headers=fields))
     except _CLOSED as exc:
         if retry:
             raise _Stale from exc
         raise
-    if upgrade:
-        await _pipe_both(link.incoming, link.client, upstream)
-        return False
-    await relay_body(link.incoming, upstream.stream, request_length)
+    # The request's body (a retry on a fresh connection has relayed it already: only bodyless ones are retried).
+    while browser.conn.their_state is h11.SEND_BODY:
+        event = await browser.next_event()
+        if isinstance(event, h11.EndOfMessage):
+            break
+        if not isinstance(event, h11.Data):
+            raise BadRequest("the browser closed the connection inside a request body")
+        await origin.send(event)
+    await origin.send(h11.EndOfMessage())
     while True:
         try:
-            reply = await read_head(upstream.reader)
+            event = await origin.next_event()
         except TimeoutError:
-            await link.client.send(_gateway_timeout(target.netloc))
+            await link.client.send(_gateway_timeout(upstream.key[0]))
             return False
-        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError) as exc:
+        except _CLOSED as exc:
             if retry:
                 raise _Stale from exc
             raise
+        except BadMessage as exc:
+            if retry and origin.ended:  # closed before it answered: h11 calls that an incomplete message
+                raise _Stale from exc
+            raise
+        if isinstance(event, h11.ConnectionClosed):
+            if retry:
+                raise _Stale
+            raise anyio.EndOfStream
         retry = False
-        status_text = reply.first.split(" ", 2)[1] if reply.first.count(" ") else ""
-        if not status_text.isdigit():
-            raise BadMessage(f"bad status line from {target.netloc}: {reply.first!r}")
-        status = int(status_text)
-        if status == 101:  # a WebSocket: from here on, raw bytes both ways
-            await link.client.send(reply.encode())
-            await _pipe_both(link.incoming, link.client, upstream)
-            return False
-        if status >= 200:
+        if isinstance(event, h11.InformationalResponse):
+            if event.status_code == 101:  # a WebSocket: from here on, raw bytes both ways
+                keep = (b"connection", b"upgrade")
+                reply = h11.InformationalResponse(
+                    status_code=101, headers=forwarded(list(event.headers.raw_items()), keep=keep), reason=event.reason
+                )
+                await browser.send(reply)
+                if browser.leftover:
+                    await upstream.stream.send(browser.leftover)
+                await _pipe_both(link, origin.leftover)
+                return False
+            await browser.send(event)  # 100 Continue, 103 Early Hints
+            continue
+        if isinstance(event, h11.Response):
             break
-        await link.client.send(reply.encode())  # 100 Continue, 103 Early Hints
-    length = body_length(reply, request=False, method=method.upper(), status=status)
-    keep = not client_closes and length != UNTIL_CLOSE and not reply.first.startswith("HTTP/1.0")
-    keep = keep and not reply.has_token("connection", "close")
-    answer = reply.without(*_HOP_BY_HOP)
-    if not keep:
-        answer.fields.append(("Connection", "close"))
-    await link.client.send(answer.encode())
-    await relay_body(upstream.reader, link.client, length)
-    return keep
+        raise BadMessage(f"unexpected {type(event).__name__} from {upstream.key[0]}")
+    answer = h11.Response(
+        status_code=event.status_code, headers=forwarded(list(event.headers.raw_items())), reason=event.reason
+    )
+    await browser.send(answer)
+    while not isinstance(part := await origin.next_event(), h11.EndOfMessage):
+        if not isinstance(part, h11.Data):
+            break  # the origin closed a response framed by its end: the browser's connection ends with it
+        await browser.send(part)
+    else:
+        await browser.send(h11.EndOfMessage())
+        if not origin.reusable():
+            await link.drop_upstream()
+        return True
+    await link.drop_upstream()
+    return False
 
 
-async def _pipe_both(incoming: BufferedByteReceiveStream, client: SocketStream, upstream: _Upstream) -> None:
-    """Raw bytes both ways (a tunnel, a WebSocket) until either side stops."""
+async def _pipe_both(link: _Link, from_origin: bytes) -> None:
+    """Raw bytes both ways (a tunnel, a WebSocket) until either side stops; `from_origin`: bytes the origin sent
+    with its switch, the browser's leftovers having gone to the origin already."""
+    upstream = link.upstream
+    assert upstream is not None
+    if from_origin:
+        await link.client.send(from_origin)
 
     async def copy(source: ByteReceiveStream, sink: ByteSendStream) -> None:
         try:
@@ -358,8 +388,8 @@ async def _pipe_both(incoming: BufferedByteReceiveStream, client: SocketStream, 
         tasks.cancel_scope.cancel()
 
     async with anyio.create_task_group() as tasks:
-        tasks.start_soon(copy, incoming, upstream.stream)
-        tasks.start_soon(copy, upstream.reader, client)
+        tasks.start_soon(copy, link.client, upstream.stream)
+        tasks.start_soon(copy, upstream.origin.receive, link.client)
 
 
 class Guards:

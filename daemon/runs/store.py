@@ -1,24 +1,22 @@
 """Durable run records: runs, steps, result items and artifacts in sqlite (WAL) under the data folder.
 
-Every method is async and runs its sqlite work in a worker thread, one statement batch at a time
-behind a lock, so the event loop never waits on the disk. Records are msgspec Structs stored as
-JSON next to the few columns that queries filter on. `user_version` carries the schema version.
+Every method is async and is one transaction of the daemon's sqlite store (daemon/runtime/sqlite_store.py:
+a worker thread, one writer, schema version and migrations). Records are msgspec Structs stored as JSON
+next to the few columns that queries filter on.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import threading
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import anyio
 import msgspec
 
 from browserd.daemon.runs.records import ArtifactRecord, RunRecord, StepRecord
+from browserd.daemon.runtime.sqlite_store import SqliteStore, StoreError
 
-T = TypeVar("T")
+__all__ = ["SCHEMA_VERSION", "RunStore", "StoreError"]
 
 # 2: runs.owner_session_id, the session that started the run (schema 1 rows keep NULL).
 SCHEMA_VERSION = 2
@@ -57,67 +55,19 @@ CREATE INDEX IF NOT EXISTS artifacts_by_run ON artifacts (run_id);
 """
 
 
-class StoreError(Exception):
-    pass
+class RunStore(SqliteStore):
+    SCHEMA = _SCHEMA
+    SCHEMA_VERSION = SCHEMA_VERSION
 
-
-class RunStore:
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.db_path = root / "runs.db"
         self.artifact_dir = root / "artifacts"
-        self._lock = threading.Lock()
-        self._db: sqlite3.Connection | None = None
+        super().__init__(root / "runs.db", (self.artifact_dir,))
 
-    # -- plumbing ------------------------------------------------------------------------------
-
-    def open_sync(self) -> None:
-        for folder in (self.root, self.artifact_dir):
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        db = sqlite3.connect(self.db_path, check_same_thread=False, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            db.close()
-            raise StoreError(f"{self.db_path} has schema {version}, newer than this browserd ({SCHEMA_VERSION})")
-        db.executescript(_SCHEMA)
-        self._migrate(db)
-        db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        self.db_path.chmod(0o600)
-        self._db = db
-
-    @staticmethod
-    def _migrate(db: sqlite3.Connection) -> None:
-        """Bring an older database up to SCHEMA_VERSION in place; existing rows are kept."""
+    def migrate(self, db: sqlite3.Connection, found: int) -> None:
         columns = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
         if "owner_session_id" not in columns:  # schema 1
             db.execute("ALTER TABLE runs ADD COLUMN owner_session_id TEXT")
-
-    async def open(self) -> None:
-        await anyio.to_thread.run_sync(self.open_sync)
-
-    def close(self) -> None:
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
-
-    def _sync(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        with self._lock:
-            if self._db is None:
-                raise StoreError("the run store is closed")
-            self._db.execute("BEGIN")
-            try:
-                result = work(self._db)
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-            return result
-
-    async def _do(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        return await anyio.to_thread.run_sync(self._sync, work)
 
     # -- runs ----------------------------------------------------------------------------------
 

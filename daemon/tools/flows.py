@@ -7,13 +7,12 @@ by a msgspec Struct built from them; the schema clients see is a terser one (var
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Annotated, Any, Literal
 
 import msgspec
 
 from browserd.daemon.errors import ExecutionError, InvalidParameter, NotSupported
+from browserd.daemon.flows.catalogue.datasets import DatasetFormat, as_text, flatten
 from browserd.daemon.flows.catalogue.python_export import check_urls, playwright_script
 from browserd.daemon.flows.model import MAX_ROWS, Flow, StepReport
 from browserd.daemon.flows.owners import Actor, level_of
@@ -326,15 +325,7 @@ class DatasetExportParams(Params, kw_only=True):
     run_id: Annotated[str, msgspec.Meta(description="A flow_run over rows: its per-row results.")] | None = None
     flow_id: Annotated[str, msgspec.Meta(description="A flow: the rows its datasetWrite nodes wrote.")] | None = None
     clear: Annotated[bool, msgspec.Meta(description="With flowId: empty the dataset once exported.")] = False
-    format: Literal["csv", "json"] = "csv"
-
-
-def _flatten(item: dict[str, Any]) -> dict[str, Any]:
-    row = {k: v for k, v in item.items() if k != "outputs"}
-    for step_id, fields in (item.get("outputs") or {}).items():
-        for name, value in fields.items():
-            row[f"{step_id}.{name}"] = value
-    return row
+    format: DatasetFormat = "csv"
 
 
 @tool(
@@ -348,21 +339,12 @@ async def dataset_export(ctx: ToolContext, params: DatasetExportParams, response
     if (params.run_id is None) == (params.flow_id is None):
         raise InvalidParameter("give runId or flowId (one of them)", field="runId")
     if params.flow_id is not None:
-        flow = await ctx.services.flows.get(params.flow_id, by=_by(ctx))
-        rows = await ctx.services.flows.store.rows(flow.id, params.clear)
+        rows = await ctx.services.flows.dataset(params.flow_id, _by(ctx), params.clear)
     else:
         runs = ctx.services.runs
         await runs.get(params.run_id or "", ctx.session)  # RUN_NOT_FOUND for a run this caller may not see
-        rows = [_flatten(item) for item in await runs.store.items(params.run_id or "")]
-    if params.format == "json":
-        text = msgspec.json.encode(rows).decode()
-    else:
-        columns = list(dict.fromkeys(key for row in rows for key in row))
-        out = io.StringIO()
-        writer = csv.DictWriter(out, columns)
-        writer.writeheader()
-        writer.writerows(rows)
-        text = out.getvalue()
+        rows = [flatten(item) for item in await runs.store.items(params.run_id or "")]
+    text = as_text(rows, params.format)
     source = {"flowId": params.flow_id} if params.flow_id is not None else {"runId": params.run_id}
     response.data({**source, "format": params.format, "rows": len(rows), "text": text})
     response.text(text or "(no rows)")

@@ -63,8 +63,9 @@ TOOL_GROUPS: list[tuple[str, list[str]]] = [
     ("scrape", ["--tools", "scrape"]),
     ("all", ["--tools", "all"]),
 ]
+# What `browserd mcp` imports before it answers initialize (shim/entry.py: no click, no daemon module).
 SHIM_IMPORTS = (
-    "import browserd.shim.cli, browserd.shim.mcp_server\ntry:\n    import uvloop\nexcept ImportError:\n    pass"
+    "import browserd.shim.entry, browserd.shim.mcp_server\ntry:\n    import uvloop\nexcept ImportError:\n    pass"
 )
 MAX_RUNS = 200  # whatever --runs says
 
@@ -301,7 +302,7 @@ def main() -> int:
         figures["imports"] = {
             "python -c pass": import_cost("pass"),
             "import msgspec, anyio": import_cost("import msgspec, anyio"),
-            "the shim's imports (cli, mcp_server, uvloop)": import_cost(SHIM_IMPORTS),
+            "the shim's imports (entry, mcp_server, uvloop)": import_cost(SHIM_IMPORTS),
             "import mcp (the official SDK)": import_cost("import mcp"),
         }
 
@@ -330,8 +331,10 @@ def main() -> int:
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
         "kernel": platform.release(),
+        "loadAverage": [round(load, 2) for load in os.getloadavg()],
     }
     print_report(figures)
+    print(f"\nload average (1, 5, 15 min) at the end: {figures['machine']['loadAverage']}")
     if problems:
         print("\nproblems:\n" + "\n".join(f"  {p}" for p in problems))
     if errors:

@@ -450,8 +450,9 @@ async def test_tc14_a_window_from_an_older_version_never_overwrites_a_newer_logi
         quiet = next(row for row in made.structured_content["windows"] if row["active"])
         assert quiet["profile"]["publish"] is False and quiet["profile"]["baseVersion"] == newer
         ok(await client.call_tool("browser_open", {"url": f"{site}/set-cookie?third=1"}))
-        await anyio.sleep(1.5)  # past the 500 ms debounce: a publish would have happened by now
         assert (await profile_status(client, quiet["windowId"]))["lastPublish"] is None
+        # A publishing window publishes as it closes, before the close answers (no debounce): the version
+        # on disk after the close is the daemon's own word that this window wrote nothing.
         ok(await client.call_tool("browser_windows", {"action": "close", "windowId": quiet["windowId"]}))
         assert version_of(home, "alice") == newer
         assert cookies_of(home, "alice") == {"session": "alice-new"}
@@ -499,7 +500,8 @@ async def test_tc11_a_burst_of_scrapes_publishes_far_fewer_versions(home: Browse
                 group.start_soon(one, index)
         assert all(not result.is_error for result in results), [text_of(r) for r in results if r.is_error]
         assert await wait_until(lambda: version_of(home, "burst") >= 1, 30), "the burst published nothing"
-        await anyio.sleep(2)  # past the 500 ms debounce: any later round has published by now
+    # The daemon publishes every round still requested before it exits (D-16): once it is gone, the count is final.
+    await anyio.to_thread.run_sync(home.stop_daemon)
     versions = version_of(home, "burst")
     assert 1 <= versions <= 3, f"10 scrapes made {versions} versions"
     assert set(cookies_of(home, "burst")) <= {f"n{index}" for index in range(10)}
@@ -583,11 +585,13 @@ async def test_race_scrapes_publishing_during_a_login_never_roll_it_back(home: B
                     stop_scraping.set()
                     code = await anyio.to_thread.run_sync(running.press_enter)
                     assert code == 0, running.stderr
-            await anyio.sleep(1.5)  # the last debounced scrape publishes land (or are dropped)
+            final = await members_page(client, site, "carol")
+            # The daemon publishes every round still requested before it exits (D-16): the watcher sees the
+            # last debounced publishes land (or be dropped) before it stops.
+            await anyio.to_thread.run_sync(home.stop_daemon)
         finally:
             stop_watching.set()
             watcher.join(5)
-        final = await members_page(client, site, "carol")
 
     versions = [version for version, _writer, _carol in seen]
     assert versions == sorted(versions), f"the version went back: {versions}"

@@ -377,7 +377,11 @@ async def test_an_expired_artifact_says_expired_and_an_unknown_one_not_found(hom
         artifact_id = run["result"]["resultArtifactId"]
         whole, _ = await runs.artifact(artifact_id)
         assert json.loads(whole)["items"][0]["title"] == "browserd test site"
-        await anyio.sleep(1.6)
+        # The daemon's own word that its sweep expired the artifact, not a sleep past the TTL.
+        swept = await anyio.to_thread.run_sync(
+            lambda: wait_for(lambda: "expired artifact(s)" in home.log.read_text(), 30)
+        )
+        assert swept, "the cleanup never expired the artifact"
         error = await runs.error("get_artifact", {"artifactId": artifact_id}, "ARTIFACT_EXPIRED")
         assert error["details"]["runId"] == run["runId"]
         assert not (runs_db(home).parent / "artifacts" / artifact_id).exists(), "the cleanup removed the file"

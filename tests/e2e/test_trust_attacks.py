@@ -164,6 +164,11 @@ async def test_a_remote_flow_keeps_remote_rights_when_a_local_caller_or_trigger_
         result = await client.call_tool("flow_run", {"flowId": flow_id})
         refused(result, "URL_NOT_ALLOWED", "file-scheme")
         assert text not in said(result)
+        # Started through the run tools, not flow_run: refused rather than run with the caller's rights.
+        direct = {"templateId": "flow", "inputs": {"flowId": flow_id, "tabTarget": "new"}, "options": {"mode": "sync"}}
+        result = await client.call_tool("run_task_template", direct)
+        assert "TRUST_LEVEL_NOT_ALLOWED" in said(result) and "remote rights only" in said(result), said(result)
+        assert text not in said(result)
         # Started by a schedule (the daemon's cron loop and `flow_schedule run` start runs the same way).
         added = {"action": "add", "flowId": flow_id, "cron": "0 3 * * *"}
         schedule = ok(await client.call_tool("flow_schedule", added)).structured_content
@@ -246,6 +251,11 @@ async def test_a_remote_session_neither_sees_nor_touches_a_local_flow(home: Brow
         over = {"id": flow_id, "name": "replaced", "nodes": [], "edges": []}
         trust_refused(await client.call_tool("flow_import", {"flow": over, "overwrite": True}), "remote-owner")
         trust_refused(await client.call_tool("flow_save", {"flow": over}), "remote-owner")
+        # Nor through the run tools, which replay a flow by id too.
+        direct = {"templateId": "flow", "inputs": {"flowId": flow_id}, "options": {"mode": "sync"}}
+        result = await client.call_tool("run_task_template", direct)
+        assert "TRUST_LEVEL_NOT_ALLOWED" in said(result) and "a local session made it" in said(result), said(result)
+        assert token not in said(result)
         subflow = [{"id": "call", "type": "subflow", "flowId": flow_id}]
         outer = await save(client, "borrow", nodes=subflow, edges=[])
         result = await client.call_tool("flow_run", {"flowId": outer})

@@ -1,1 +1,1 @@
-"""Keeping flows: the store, schedules and their runs, export as a Playwright script."""
+"""Keeping flows: the store, data sets, schedules and their runs, export as a Playwright script."""

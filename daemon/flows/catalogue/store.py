@@ -3,8 +3,9 @@
 `<root>/<flowId>.json` is the latest version and `<root>/versions/<flowId>/<n>.json` every earlier
 one; `<root>/flows.db` (WAL) indexes id, name, slug, version and publication so listing and the
 published tools need no file scan, and holds each flow's dataset (the rows its datasetWrite nodes
-wrote). Files are written to a temporary name and renamed, 0600 in 0700 folders. Like
-daemon/runs/store.py, every call does its disk work in a worker thread behind a lock.
+wrote). Files are written to a temporary name and renamed, 0600 in 0700 folders. Like runs.db, flows.db is
+one of the daemon's sqlite stores (daemon/runtime/sqlite_store.py): every call is one transaction in a
+worker thread, one writer at a time, and a flows.db of a newer schema is refused, not rewritten.
 """
 
 from __future__ import annotations
@@ -12,20 +13,17 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import anyio
 import msgspec
 
 from browserd.daemon.errors import LimitExceeded
 from browserd.daemon.flows.catalogue.schedules import Schedule
 from browserd.daemon.flows.model import Flow, Owner, decode, encode
+from browserd.daemon.runtime.sqlite_store import SqliteStore
 
-T = TypeVar("T")
 SCHEMA_VERSION = 2
 
 _SCHEMA = """
@@ -68,40 +66,26 @@ class IndexRow:
     owner: Owner | None
 
 
-class FlowStore:
+class FlowStore(SqliteStore):
+    SCHEMA = _SCHEMA
+    SCHEMA_VERSION = SCHEMA_VERSION
+    # Dataset rows are what the user's runs collected: each commit reaches the disk before it returns.
+    SYNCHRONOUS = "FULL"
+
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.db_path = root / "flows.db"
-        self._lock = threading.Lock()
-        self._db: sqlite3.Connection | None = None
+        super().__init__(root / "flows.db", (root / "versions",))
 
-    def _open(self) -> sqlite3.Connection:
+    def migrate(self, db: sqlite3.Connection, found: int) -> None:
+        columns = {row[1] for row in db.execute("PRAGMA table_info(flows)")}
+        if "owner" not in columns:  # a flows.db of schema 1: its flows keep a NULL owner, which reads as local
+            db.execute("ALTER TABLE flows ADD COLUMN owner TEXT")
+
+    def _connection(self) -> sqlite3.Connection:
+        """Opened by the first call, as the flows service needs it (it reads the published flows at start)."""
         if self._db is None:
-            for folder in (self.root, self.root / "versions"):
-                folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            db = sqlite3.connect(self.db_path, check_same_thread=False, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
-            columns = {row[1] for row in db.execute("PRAGMA table_info(flows)")}
-            if "owner" not in columns:  # a flows.db of schema 1: its flows keep a NULL owner, which reads as local
-                db.execute("ALTER TABLE flows ADD COLUMN owner TEXT")
-            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-            self.db_path.chmod(0o600)
-            self._db = db
-        return self._db
-
-    def close(self) -> None:
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
-
-    def _sync(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        with self._lock:
-            return work(self._open())
-
-    async def _do(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        return await anyio.to_thread.run_sync(self._sync, work)
+            self.open_sync()
+        return super()._connection()
 
     def _path(self, flow_id: str) -> Path:
         return self.root / f"{flow_id}.json"

@@ -13,11 +13,13 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from browserd.daemon.config import Config, RunsConfig
-from browserd.daemon.errors import BrowserdError, LimitExceeded, SiteMismatch
+from browserd.daemon.errors import BrowserdError, LimitExceeded, SiteMismatch, TrustLevelNotAllowed
 from browserd.daemon.flows.graph import graph_of
 from browserd.daemon.flows.model import MAX_CELL_CHARS, MAX_ROWS, Flow, RunRecord, StepReport
+from browserd.daemon.flows.owners import level_of
 from browserd.daemon.flows.replay.graph_walk import Execution, Lane
 from browserd.daemon.flows.replay.step_runner import Runner, same_page
+from browserd.daemon.policy.trust import stricter
 from browserd.daemon.runs.context import RunContext
 from browserd.daemon.runs.records import now_ms
 from browserd.daemon.runs.templates.base import Inputs, Template
@@ -85,6 +87,7 @@ class FlowRun(Template[FlowRunInputs]):
 
     async def run(self, ctx: RunContext, inputs: FlowRunInputs) -> None:
         flow = await ctx.services.flows.get(inputs.flow_id, inputs.flow_version)
+        _check_owner(ctx, flow)
         tab = await self._tab(ctx, inputs)
         if inputs.rows is None:
             await self._start_page(ctx, tab, flow, inputs, again=False)
@@ -181,3 +184,19 @@ class FlowRun(Template[FlowRunInputs]):
         if inputs.start_url is not None or fresh:
             async with tab.lock:
                 await goto(tab, start, ctx.trust)
+
+
+def _check_owner(ctx: RunContext, flow: Flow) -> None:
+    """Whether this run may replay `flow`: flow_run and the published tools hold a run to the lower of the flow
+    owner's and the caller's trust; a run started another way (run_task_template) must already be no higher,
+    and reaches only flows its caller could (a published flow is offered to every client)."""
+    owner = level_of(flow.meta.owner)
+    if not flow.meta.tool.published:
+        ctx.trust.check_owner(owner, f"flow {flow.id}", flowId=flow.id)
+    if stricter(ctx.trust.level, owner) != ctx.trust.level:
+        raise TrustLevelNotAllowed(
+            f"flow {flow.id} was made by a {owner} session: it runs with {owner} rights only",
+            hint="Start it with flow_run, which gives it a session of its own at that level.",
+            rule="owner-trust",
+            flowId=flow.id,
+        )
