@@ -6,6 +6,8 @@ recorded one was. Each is one `evaluate`: one page round trip per recorded targe
 
 from __future__ import annotations
 
+from browserd.daemon.flows.match_js import MATCH_JS
+
 _PRELUDE = r"""
 const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
 const short = (s, n = 80) => { s = norm(s); return s.length > n ? s.slice(0, n) : s; };
@@ -88,12 +90,77 @@ const valueKind = (el) => {
   if (tag === 'select' || tag === 'textarea') return tag;
   return el.isContentEditable ? 'editable' : '';
 };
-const describe = (el) => {
+// The heading a person reads the element under: the last one before it in the document.
+const HEADINGS = new Map();
+const headingOf = (el) => {
+  const root = el.getRootNode();
+  if (!HEADINGS.has(root)) HEADINGS.set(root, [...root.querySelectorAll('h1, h2, h3, h4, h5, h6, [role=heading]')]);
+  let last = null;
+  for (const h of HEADINGS.get(root)) {
+    if (h.contains(el)) continue;
+    if (!(h.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)) break;
+    last = h;
+  }
+  return last ? short(last.textContent, 60) : '';
+};
+// What a person reads of a node beside the element: a text, or a field's or image's own words (a coupon box's
+// placeholder is what tells its Apply from a gift card's).
+const NO_TEXT = new Set(['script', 'style', 'noscript', 'template']);
+const wordsOf = (n) => {
+  if (n.nodeType === Node.TEXT_NODE) {
+    const parent = n.parentElement;
+    return parent && !NO_TEXT.has(parent.localName) && parent.getClientRects().length ? norm(n.textContent) : '';
+  }
+  if (n.localName === 'img') return norm(n.getAttribute('alt'));
+  if (['input', 'textarea', 'select'].includes(n.localName) && n.getClientRects().length) {
+    return norm(n.getAttribute('aria-label') || n.getAttribute('placeholder') || n.getAttribute('title'));
+  }
+  return '';
+};
+const walkerIn = (root) => document.createTreeWalker(root, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT);
+// The smallest element that holds words besides the element's own: a row, a box, a toolbar, a wrapping label.
+// None when that is a whole region of the page (more than ROW_CHARS of text).
+const ROW_CHARS = 120;
+const rowOf = (el) => {
+  for (let n = parentOf(el); n && n !== document.body && n !== document.documentElement; n = parentOf(n)) {
+    const parts = [], walker = walkerIn(n);
+    let size = 0;
+    for (let t = walker.nextNode(); t && size <= ROW_CHARS; t = walker.nextNode()) {
+      if (t === el || el.contains(t)) continue;
+      const text = wordsOf(t);
+      if (text) { parts.push(text); size += text.length + 1; }
+    }
+    if (size > ROW_CHARS) return null;
+    if (parts.length) return { n, words: parts.join(' ') };
+  }
+  return null;
+};
+// The nearest words before (or after) the element inside its container, else its row: a row's key, a field's
+// label, the toolbar button beside it. What tells a target from a look-alike that has no container of its own;
+// kept inside the row so that a box inserted before the target's box changes nothing.
+const textNear = (el, forward, row) => {
+  const walker = walkerIn(containerOf(el) || (row && row.n) || el.getRootNode());
+  walker.currentNode = el;
+  for (let n = forward ? walker.nextNode() : walker.previousNode(); n; n = forward ? walker.nextNode() : walker.previousNode()) {
+    if (n === el || el.contains(n) || n.contains(el)) continue;
+    const text = wordsOf(n);
+    if (text) return short(text, 40);
+  }
+  return '';
+};
+// Who the element is, from itself and its container; then where it is, which costs a few tree walks.
+const identity = (el) => {
   const tid = testidOf(el);
   return { tag: el.localName, role: roleOf(el), name: nameOf(el), id: el.id || '',
     nameAttr: el.getAttribute('name') || '', testid: tid ? tid[1] : '', ariaLabel: el.getAttribute('aria-label') || '',
     container: containerName(el), label: labelOf(el), valueKind: valueKind(el) };
 };
+const whereabouts = (el) => {
+  const row = rowOf(el);
+  return { heading: headingOf(el), row: row ? row.words : '', before: textNear(el, false, row),
+    after: textNear(el, true, row) };
+};
+const describe = (el) => ({ ...identity(el), ...whereabouts(el) });
 const visible = (el) => {
   const r = el.getBoundingClientRect();
   if (r.width === 0 && r.height === 0) return false;
@@ -181,6 +248,7 @@ FRAME_CSS_JS = r"""(el) => {
 RESOLVE_JS = (
     "([cands, fp, shadow, threshold, margin]) => {"
     + _PRELUDE
+    + MATCH_JS
     + r"""
   let scope = document;
   for (const host of shadow) {
@@ -207,7 +275,7 @@ RESOLVE_JS = (
         }
         case 'role': {
           const cut = c.value.indexOf('|'); const role = c.value.slice(0, cut); const name = c.value.slice(cut + 1);
-          return deep().filter((n) => roleOf(n) === role && nameOf(n) === name);
+          return deep().filter((n) => roleOf(n) === role && nameIn(n) === name);
         }
         case 'aria': return deep().filter((n) => roleOf(n) && nameOf(n) === c.value);
         case 'label': return deep().filter((n) => ['input', 'select', 'textarea'].includes(n.localName) && labelOf(n) === c.value);
@@ -219,28 +287,49 @@ RESOLVE_JS = (
     } catch (e) { return []; }
     return [];
   };
-  const bigrams = (s) => { s = s.toLowerCase(); const out = new Map();
-    for (let i = 0; i < s.length - 1; i++) { const b = s.slice(i, i + 2); out.set(b, (out.get(b) || 0) + 1); } return out; };
-  const similar = (a, b) => {
-    if (a === b) return 1; if (!a || !b) return 0;
-    if (a.toLowerCase() === b.toLowerCase()) return 0.95;
-    const x = bigrams(a), y = bigrams(b); let both = 0;
-    for (const [k, v] of x) both += Math.min(v, y.get(k) || 0);
-    const total = Math.max(1, a.length - 1 + b.length - 1);
-    return (2 * both) / total;
+  // Each recorded field weighs in; a field the recording left empty does not (an older flow's missing ones too).
+  const WEIGHTS = { tag: 1, role: 2, name: 3, id: 2, nameAttr: 2, testid: 3, ariaLabel: 2, container: 3, label: 2,
+    valueKind: 1, heading: 1, row: 3, before: 1, after: 1 };
+  const IDS = new Set(['id', 'nameAttr', 'testid']);
+  const NAMES = new Set(['ariaLabel', 'label']);
+  const WHERE = new Set(['container', 'heading', 'row', 'before', 'after']);
+  // A recorded id the element no longer has is weak evidence against it (a quarter of its weight). One it has
+  // under another value is full evidence against it while another element keeps the recorded value; when none
+  // does, the site renamed its ids: half the weight, half agreeing when a word of it stayed (archive-btn ->
+  // archive-button).
+  const ABSENT = 0.25, RENAMED = 0.5;
+  const kept = new Map();
+  const stillOnPage = (k, v) => {
+    const key = k + '=' + v;
+    if (!kept.has(key)) kept.set(key, deep().some((n) => (k === 'testid' ? (testidOf(n) || [])[1] : k === 'id' ? n.id
+      : n.getAttribute('name')) === v));
+    return kept.get(key);
   };
-  const WEIGHTS = { tag: 1, role: 2, name: 3, id: 2, nameAttr: 2, testid: 3, ariaLabel: 2, container: 3, label: 2, valueKind: 1 };
-  const FUZZY = new Set(['name', 'container', 'label', 'ariaLabel']);
   const score = (d) => {
-    let total = 0, got = 0;
+    let total = 0, got = 0, conflicts = 0;
+    const tier = fp.name ? nameTier(fp.name, d.name) : 'same';
     for (const [k, w] of Object.entries(WEIGHTS)) {
-      if (!fp[k]) continue;
-      total += w;
-      if (d[k] === fp[k]) got += w;
-      else if (FUZZY.has(k)) { const s = similar(d[k], fp[k]); if (s >= 0.8) got += w * s; }
+      const was = fp[k], now = d[k];
+      if (!was || (k === 'id' && !stableToken(was))) continue;  // a generated id says nothing
+      if (now === undefined) { total += w; got += w; continue; }  // not looked at yet: the best it could be
+      // A neighbour or row that is the element's own label says again what the name says: not a second witness.
+      if ((k === 'before' || k === 'after' || k === 'row') && (was === fp.name || was === fp.label)) continue;
+      let share = 1, credit = 0;
+      if (now === was) credit = 1;
+      else if (k === 'name') credit = NAME_CREDIT[tier];
+      else if (IDS.has(k) || (k === 'ariaLabel' && !now)) {
+        if (!now) share = ABSENT;
+        else if (!stillOnPage(k, was)) { share = RENAMED; credit = idNear(was, now); }
+      } else if (NAMES.has(k)) credit = NAME_CREDIT[nameTier(was, now)];
+      else if (WHERE.has(k)) credit = near(was, now);
+      if (k !== 'name' && share !== ABSENT && credit < (NAMES.has(k) ? 0.5 : 0.8)) conflicts++;
+      total += w * share; got += w * share * credit;
     }
-    return total ? got / total : 0;
+    return { score: total ? got / total : 0, tier, conflicts };
   };
+  const names = new Map();
+  const nameIn = (n) => { if (!names.has(n)) names.set(n, nameOf(n)); return names.get(n); };
+  const SWEEP_MAX = 40;
   const pool = new Map();
   const report = cands.map((c, i) => {
     const found = find(c);
@@ -250,25 +339,77 @@ RESOLVE_JS = (
   // A target imported without a fingerprint (Chrome Recorder) is verified by its selectors agreeing:
   // the share of the candidates that found anything which found this element, one of them uniquely.
   const known = Object.values(fp).some(Boolean);
+  // Every element of the recorded role whose name is still close joins, found by a candidate or not: the
+  // target whose name and ids all changed, and every look-alike it must be told from.
+  // At most SWEEP_MAX of them, closest names first (a table of `Edit 1`..`Edit 5000` would otherwise all be
+  // described); when some were left out, a weak name cannot win, since a rival may be among them.
+  let crowded = false;
+  if (known && fp.name) {
+    const close = [];
+    for (const n of deep()) {
+      if (pool.has(n) || (fp.role ? roleOf(n) !== fp.role : n.localName !== fp.tag)) continue;
+      const tier = nameTier(fp.name, nameIn(n));
+      if (tier !== 'differs' && tier !== 'empty') close.push([n, NAME_CREDIT[tier]]);
+    }
+    close.sort((a, b) => b[1] - a[1]);
+    crowded = close.length > SWEEP_MAX;
+    for (const [n] of close.slice(0, SWEEP_MAX)) pool.set(n, []);
+  }
   const finders = report.filter((r) => r.count > 0).length;
   const agreement = (hits) => hits.some((i) => report[i].count === 1) ? hits.length / finders : 0;
+  const rate = (entry, d) => {
+    const s = known ? score(d) : { score: agreement(entry.hits), tier: 'same', conflicts: 0 };
+    return Object.assign(entry, { score: Math.round(s.score * 1000) / 1000, tag: d.tag, name: d.name,
+      container: d.container, match: s.tier, conflicts: s.conflicts });
+  };
+  const order = (a, b) => b.score - a.score || b.hits.length - a.hits.length;
+  // Every element is rated on who it is, as if where it is agreed too (the most it could score); only the
+  // leaders are then looked at where they are, until the two best are rated in full. One left out keeps its
+  // upper bound, which can only make it a stronger rival, never a winner unseen.
   const scored = [...pool.entries()].map(([n, hits]) => {
-    const d = describe(n);
-    const s = known ? score(d) : agreement(hits);
-    return { n, hits, score: Math.round(s * 1000) / 1000, visible: visible(n), disabled: disabled(n),
-      tag: d.tag, name: d.name, container: d.container };
-  }).sort((a, b) => b.score - a.score || b.hits.length - a.hits.length);
+    const e = { n, hits, visible: visible(n), disabled: disabled(n), full: false, d: identity(n) };
+    return rate(e, e.d);
+  }).sort(order);
+  const FULL_FIRST = 12;
+  const full = (e) => { e.full = true; rate(e, { ...e.d, ...whereabouts(e.n) }); };
+  for (const e of scored.slice(0, FULL_FIRST)) full(e);
+  for (;;) {
+    scored.sort(order);
+    const top = scored.filter((e) => e.visible && e.match !== 'differs').slice(0, 2).filter((e) => !e.full);
+    if (!top.length) break;
+    top.forEach(full);
+  }
+  for (const e of scored) delete e.d;
   const shown = scored.slice(0, 5).map(({ n, ...rest }) => rest);
-  const live = scored.filter((s) => s.visible);
+  // An element that now says something else is not the recorded one, however much else agrees (Archive is
+  // not Unarchive), and is nobody's rival either.
+  const live = scored.filter((s) => s.visible && s.match !== 'differs');
   const best = live[0], second = live[1];
+  const STRONG = new Set(['same', 'normalized', 'count']);
+  const weakName = !!best && !STRONG.has(best.match);
+  // A weak name (words added, a number changed, a synonym) wins only when all else agrees and nothing competes.
+  // A competitor is another element with a close name that shares the winner's container or row, or agrees
+  // with all but the name too, or elsewhere scores near the threshold itself (the same control in a parallel
+  // row or box, as when every row's Delete became Remove, is not: those rows are siblings of one kind); and for
+  // a synonym, any element that still shows the recorded name.
+  const groupOf = (n) => containerOf(n) || (rowOf(n) || {}).n || null;
+  const home = best ? groupOf(best.n) : null;
+  const parallel = (n) => {
+    const group = groupOf(n);
+    return !!home && !!group && group !== home && group.localName === home.localName
+      && group.parentElement === home.parentElement;
+  };
+  const rival = weakName && (crowded || live.some((s) => s !== best && (s.conflicts === 0
+    || (home && groupOf(s.n) === home) || (!parallel(s.n) && s.score >= threshold - 2 * margin)
+    || (best.match === 'synonym' && STRONG.has(s.match)))));
   let status = 'ok';
-  if (!best) status = 'none';
-  else if (best.score < threshold) status = 'weak';
-  else if (second && best.score - second.score < margin) status = 'ambiguous';
+  if (!best) status = scored.some((s) => s.visible) ? 'weak' : 'none';
+  else if (best.score < threshold || (weakName && best.conflicts > 0)) status = 'weak';
+  else if (rival || (second && best.score - second.score < margin)) status = 'ambiguous';
   else if (best.disabled) status = 'disabled';
   for (const r of report) r.hitsWinner = !!best && best.hits.includes(r.index);
   const out = { status, candidates: report, elements: shown, score: best ? best.score : 0,
-    hits: best ? best.hits : [] };
+    hits: best ? best.hits : [], match: best ? best.match : '' };
   return [status === 'ok' ? best.n : null, out];
 }"""
 )

@@ -65,6 +65,13 @@ class Fingerprint(_Struct):
     container: str = ""
     label: str = ""
     value_kind: str = ""
+    # Where it is, beside the container (issue 23): the heading above it, the words around it in the smallest
+    # element holding more than it (a plain div row's cells), the nearest text before and after it in its
+    # container. Empty in flows recorded before these were kept; an empty field is not compared.
+    heading: str = ""
+    row: str = ""
+    before: str = ""
+    after: str = ""
 
 
 class TargetLocator(_Struct):

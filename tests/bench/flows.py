@@ -18,12 +18,20 @@ Prints figures, never asserts them (DESIGN.md §6):
    more page round trip per call), medians of each and their ratio in the same run; and flow_record_start
    itself (it injects the listener into the tab).
 Then one line of JSON with every figure. Runs in an isolated browserd home on 127.0.0.1.
+
+    .venv/bin/python tests/bench/flows.py --mutations [--show] [--only TEXT]
+
+instead replays each target of tests/e2e/replay_cases.py, recorded on its page in tests/site/replay/, on
+every mutated page of its cases (issue 23 part 1), and prints per class (name, testid, lookalike) the share
+replayed correctly and the wrong-element actions, and the share of negative cases refused (targets:
+>= 97% correct, 0 wrong, 100% refused). Deterministic: counts, not times; --show lists every case's result.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import time
@@ -34,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.bench.common import ready_shim, serve_site, stop_site, summary
 from tests.conftest import make_home
+from tests.e2e.replay_cases import CASES, TARGETS, Case, Target, outcome
 
 STEPS = 30
 
@@ -83,11 +92,93 @@ def recording_cost(shim: Any, site: str, rounds: int) -> dict[str, Any]:
     }
 
 
+def record_target(shim: Any, site: str, target: Target) -> tuple[str, dict[str, str]]:
+    """One target's one-step flow, and the arguments a replay gives its variables."""
+    action = {
+        "click": ("browser_click", {"target": target.css}),
+        "fill": ("browser_fill", {"target": target.css, "value": "x"}),
+        "check": ("browser_check", {"target": target.css}),
+    }[target.action]
+    flow_id = record(shim, f"{site}/replay/{target.page}", [action])
+    variables = data(shim.call_tool("flow_get", {"flowId": flow_id})).get("variables", [])
+    return flow_id, {v["key"]: "x" for v in variables}
+
+
+def replay_case(shim: Any, site: str, flow: tuple[str, dict[str, str]], case: Case) -> str:
+    run = data(
+        shim.call_tool(
+            "flow_run", {"flowId": flow[0], "args": flow[1], "startUrl": case.url(site), "stepTimeoutMs": 2000}
+        )
+    )
+    log = shim.call_tool("browser_get", {"what": "text", "target": "#log"})
+    lines = " ".join(block.get("text", "") for block in log.get("content", [])).split()
+    got = outcome(case, run["status"] == "succeeded", lines)
+    if got != "correct" and case.expect is not None:
+        step = (run.get("steps") or [{}])[0]
+        return f"{got} ({step.get('message') or step.get('matchedBy')})"
+    return got
+
+
+def mutations(show: bool, only: str) -> None:
+    server, site = serve_site()
+    home = make_home()
+    results: dict[str, list[str]] = {}
+    try:
+        with ready_shim(home, ["--tools", "all"]) as shim:
+            cases = [case for case in CASES if only in case.label]
+            flows = {
+                target: record_target(shim, site, target)
+                for target in TARGETS
+                if any(c.target == target for c in cases)
+            }
+            for case in cases:
+                said = replay_case(shim, site, flows[case.target], case)
+                got = said.split(" ", 1)[0]
+                results.setdefault(case.kind, []).append(got)
+                if show:
+                    print(f"  {got:8} {case.label}{said[len(got) :]}")
+    finally:
+        home.stop_daemon()
+        shutil.rmtree(home.root, ignore_errors=True)
+        stop_site(server)
+    figures: dict[str, Any] = {"loadavg": [round(x, 2) for x in os.getloadavg()]}
+    for kind, got in results.items():
+        share = "refused" if kind == "negative" else "correct"
+        figures[kind] = {
+            "cases": len(got),
+            share: got.count(share),
+            f"{share}_pct": round(100 * got.count(share) / len(got), 1),
+            "wrong": got.count("wrong"),
+        }
+    positive = [g for kind, got in results.items() if kind != "negative" for g in got]
+    if positive:
+        figures["positive"] = {
+            "cases": len(positive),
+            "correct": positive.count("correct"),
+            "correct_pct": round(100 * positive.count("correct") / len(positive), 1),
+            "wrong": positive.count("wrong"),
+        }
+    for kind in ("name", "testid", "lookalike", "positive", "negative"):
+        f = figures.get(kind)
+        if f is None:
+            continue
+        shown = f"{f['refused_pct']}% refused" if kind == "negative" else f"{f['correct_pct']}% replayed correctly"
+        print(f"{kind:9}: {shown} ({f['cases']} cases), {f['wrong']} wrong element(s)")
+    print(f"load average {figures['loadavg']}")
+    print(json.dumps(figures))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--published", type=int, default=50)
+    parser.add_argument("--mutations", action="store_true", help="the mutated-pages replay figures instead")
+    parser.add_argument("--show", action="store_true", help="with --mutations: every case's result")
+    parser.add_argument("--only", default="", help="with --mutations: the cases whose label holds this text")
     options = parser.parse_args()
+    if options.mutations:
+        mutations(options.show, options.only)
+        return
     server, site = serve_site()
     home = make_home()
     figures: dict[str, Any] = {}

@@ -383,8 +383,10 @@ async def test_a_tab_a_session_page_opens_joins_its_group_and_a_users_new_tab_do
         [new_tab] = clicked.structured_content["newTabs"]
         browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
         [opener] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/newtab.html?opener"]
-        [opened] = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/help.html"]
-        assert opened["groupId"] == opener["groupId"] != -1, "the tab the page opened is not in the session's group"
+        # Another test's help.html tab may still be closing in this Chrome: the popup is the one in the opener's group.
+        opened_tabs = [t for t in await _chrome_tabs(panel) if t["url"] == f"{site}/help.html"]
+        in_group = [t for t in opened_tabs if t["groupId"] == opener["groupId"] != -1]
+        assert len(in_group) == 1, f"the tab the page opened is not in the session's group: {opened_tabs}"
         # The user makes the session's tab the active one and opens a tab of their own: Chrome names the active
         # tab as its opener, but it is no page of the session's doing, and stays the user's.
         await panel.evaluate("id => chrome.tabs.update(id, {active: true})", opener["id"])

@@ -169,11 +169,18 @@ class Runner:
             hits: list[int] = first.report["hits"]
             found = first.report["candidates"]
             unique = [i for i in hits if found[i]["count"] == 1]
-            by = unique[0] if unique else hits[0]
-            report.matched_by = f"{step.target.candidates[by].type}: {step.target.candidates[by].value}"
             report.score = first.report["score"]
-            report.fallback = by != 0
-            if report.fallback:
+            if hits:
+                by = unique[0] if unique else hits[0]
+                report.matched_by = f"{step.target.candidates[by].type}: {step.target.candidates[by].value}"
+                report.fallback = by != 0
+            else:
+                # No candidate found it any more: the fingerprint did, among the elements of its role.
+                report.matched_by = f"fingerprint: {step.target.fingerprint.role or step.target.fingerprint.tag}"
+                report.fallback = True
+            if first.report["match"] != "same":
+                report.matched_by += f" (name {first.report['match']})"
+            if report.fallback and unique:
                 suggestion = unique + [i for i in range(len(found)) if i not in unique]
         return StepOutcome(report, suggestion)
 
