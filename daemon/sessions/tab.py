@@ -17,7 +17,8 @@ from playwright.async_api import Response as PageResponse
 from browserd.daemon.errors import BrowserdError, ExecutionError, NavigationTimeout
 from browserd.daemon.sessions.network import NetworkLog
 from browserd.daemon.sessions.records import CONSOLE_BUFFER, ConsoleRecord, DialogRecord
-from browserd.daemon.snapshots.aria import Clickable
+from browserd.daemon.sessions.ref_table import RefTable
+from browserd.daemon.snapshots.aria import Node
 from browserd.daemon.snapshots.page_scripts import catch_up
 
 if TYPE_CHECKING:
@@ -73,45 +74,22 @@ async def attach_stopper(page: Page) -> CDPSession | None:
 
 
 @dataclass
-class RefInfo:
-    """What a ref pointed at when the snapshot that issued it was taken."""
-
-    role: str
-    name: str
-    # Set for refs of ours (c1...), which Playwright cannot resolve.
-    clickable: Clickable | None = None
-    # Position among the elements of the same role and name, when there are several (S2-21).
-    nth: int | None = None
-    # The input kind the snapshot showed ([type=date], [type=multiline]...); None for a plain text input.
-    kind: str | None = None
-    # In a child frame: Playwright numbers a document's refs with its frame's prefix (`f3e2`), and the main
-    # frame's refs carry one too after a navigation (`f2e5`), so only a prefix other than the page's says so.
-    in_frame: bool = False
-
-
-@dataclass
 class Tab:
     id: str
     page: Page
     window: Window
     # Calls on one tab run one at a time; calls on different tabs run in parallel.
     lock: anyio.Lock = field(default_factory=anyio.Lock)
-    # Refs of this tab's latest snapshot; cleared when the tab loads a new document, because
-    # Playwright numbers refs afresh in every document (e5 on the next page is another element).
-    refs: dict[str, RefInfo] = field(default_factory=dict)
-    # Every ref any snapshot of this tab has shown, to tell a stale ref from one that never existed.
-    issued: set[str] = field(default_factory=set)
-    # Refs of the earlier snapshots of the current document: one whose element a framework has since
-    # rendered anew is found again by its role and name (snapshots/targets.py).
-    earlier: dict[str, RefInfo] = field(default_factory=dict)
+    # The refs this tab's snapshots issued, and what each pointed at.
+    refs: RefTable = field(default_factory=RefTable)
     document: int = 0
-    refs_document: int = -1
     # Main-frame document loads, counted when their request starts (long before domcontentloaded moves
     # `document`): a ref that fails to resolve after one is stale, not missing, however the race with
     # the load went. Not framenavigated: it fires for history.pushState too, which keeps the document.
     navigations: int = 0
-    refs_navigations: int = -1
+    # The whole (lean) snapshot last taken of this document, as text and as lines, for the next delta.
     last_snapshot: str | None = None
+    last_snapshot_nodes: list[Node] = field(default_factory=list)
     last_snapshot_document: int = -1
     # Actions answered without a snapshot since the last one: their changes show in the next delta.
     unseen_actions: int = 0
@@ -125,11 +103,6 @@ class Tab:
     # which such a script holds, so it is attached before any call runs (arm).
     stopper: CDPSession | None = None
     armed: bool = False
-    # Whether the current call settles the page after it (an action whose answer shows the page): only
-    # then is the child frame its target lives in worth finding (snapshots/targets.py) and kept here for
-    # the settle, which covers that frame's work too (snapshots/settle.py); None in the main frame.
-    settles: bool = False
-    action_frame: Frame | None = None
 
     def __post_init__(self) -> None:
         self.network = NetworkLog(self.window.network_log_size)
@@ -148,7 +121,7 @@ class Tab:
 
     @property
     def refs_current(self) -> bool:
-        return self.refs_document == self.document
+        return self.refs.document == self.document
 
     def _new_document(self, _page: Page) -> None:
         self.document += 1

@@ -213,7 +213,7 @@ class Window:
             self.opened.remove(fresh)
         self.tabs.pop(fresh.id, None)
         fresh.id, stuck.id = stuck.id, f"{stuck.id} (replaced)"
-        fresh.issued = stuck.issued  # refs of the stuck page are stale, not unknown
+        fresh.refs.issued = stuck.refs.issued  # refs of the stuck page are stale, not unknown
         self.tabs[fresh.id] = fresh
         return fresh
 

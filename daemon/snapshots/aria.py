@@ -18,6 +18,7 @@ import anyio
 from playwright.async_api import Locator, Page
 
 from browserd.daemon.errors import ExecutionError
+from browserd.daemon.snapshots.link_urls import shown_url
 
 INTERACTIVE_ROLES = frozenset({
     "clickable", "button", "link", "textbox", "checkbox", "radio", "combobox", "listbox", "menuitem",
@@ -361,7 +362,8 @@ def lean(nodes: list[Node], origin: str = "", actionable: frozenset[str] | set[s
     - an unnamed wrapper around a single line: the line takes its place;
     - an unnamed control hidden from assistive tech that the widget right after it mirrors (Select2 hides
       the <select> it stands for that way): two lines for one field, the widget's is the one to act on;
-    - the page's own origin at the start of a link's /url.
+    - the page's own origin at the start of a link's /url, its tracking parameters, and what is past
+      MAX_URL_CHARS of it (snapshots/link_urls.py).
     Refs stay those of Playwright's snapshot, so every ref shown resolves as before; a prose line keeps
     its ref on the node (not in its text) for browser_find. The nodes are
     rewritten in place (they come fresh from `parse`): on a page of 25,000 lines, copies cost as much
@@ -381,6 +383,14 @@ def lean(nodes: list[Node], origin: str = "", actionable: frozenset[str] | set[s
         _make_lean(node, children, origin, node.ref in actionable)
         kept.append(node)
     return [node for at, node in enumerate(kept) if not _mirrored(node, kept[at + 1] if at + 1 < len(kept) else None)]
+
+
+def unwrapped(nodes: list[Node], actionable: frozenset[str] | set[str] = frozenset()) -> list[Node]:
+    """A whole page held by one unnamed wrapper (the div around the body's content): a wrapper of everything
+    groups nothing, so its lines stand alone, each two spaces less indented."""
+    if len(nodes) == 1 and _wrapper(nodes[0]) and nodes[0].ref not in actionable:
+        return nodes[0].children
+    return nodes
 
 
 def _mirrored(node: Node, after: Node | None) -> bool:
@@ -407,9 +417,11 @@ def _make_lean(node: Node, children: list[Node], origin: str, acts: bool) -> Non
     elif node.ref is not None and node.role in PROSE_ROLES and not acts and (not children or node.role != "listitem"):
         # The ref still works (browser_find names it): the line just does not spend characters on it.
         drop = f" [ref={node.ref}]"
-    elif node.key == "/url" and origin and node.value is not None and node.value.startswith(origin + "/"):
-        node.value = node.value[len(origin) :]
-        node.text = render_line(node.key, node.value)
+    elif node.key == "/url" and node.value is not None:
+        shown = shown_url(node.value, origin)
+        if shown != node.value:
+            node.value = shown
+            node.text = render_line(node.key, node.value)
         return
     if drop or (had_children and not children):
         # Taking an attribute out of the key leaves its quoting valid: edit the line, do not re-quote it.
@@ -417,6 +429,11 @@ def _make_lean(node: Node, children: list[Node], origin: str, acts: bool) -> Non
         rest = node.text[len(key_scalar) :]
         node.key = _without_last(node.key, drop)
         node.text = _without_last(key_scalar, drop) + ("" if rest == ":" and not children else rest)
+
+
+def without_ref(node: Node) -> str:
+    """The node's line without its ref (a name that reads like one keeps it)."""
+    return _without_last(node.text, f" [ref={node.ref}]") if node.ref is not None else node.text
 
 
 def _without_last(text: str, part: str) -> str:

@@ -6,7 +6,6 @@ this tab's previous snapshot (D-30); the output is always bounded by `max_chars`
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -15,9 +14,10 @@ from urllib.parse import urlsplit
 
 from browserd.daemon.errors import ElementAmbiguous, ElementNotFound, ExecutionError, InvalidParameter
 from browserd.daemon.sessions.page_errors import action_errors
-from browserd.daemon.sessions.tab import RefInfo, Tab
+from browserd.daemon.sessions.ref_table import RefInfo
+from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.snapshots import aria
-from browserd.daemon.snapshots.settle import ticks
+from browserd.daemon.snapshots.delta import delta
 from browserd.daemon.snapshots.targets import is_ref, locate
 
 ERRORS_SHOWN = 3
@@ -36,7 +36,7 @@ class SnapshotOptions:
     timeout_ms: int = 30_000
     # Where to start in a snapshot longer than max_chars: the cut note names the next offset.
     offset: int = 0
-    # Texts that change on their own (clocks, counters: sessions.settle): a delta leaves their lines out.
+    # Texts that change on their own (clocks, counters: snapshots.settle): a delta leaves their lines out.
     ticking: tuple[str, ...] = ()
 
 
@@ -81,11 +81,7 @@ async def read(tab: Tab, options: SnapshotOptions, facts: aria.PageFacts | None 
     except ExecutionError as exc:
         raise ExecutionError(exc.message, hint=TOO_BIG_HINT, **exc.details) from exc
     nodes = aria.parse(captured.text)
-    same_document = (tab.refs_document, tab.refs_navigations) == (tab.document, tab.navigations)
-    tab.earlier = {**tab.earlier, **tab.refs} if same_document else {}
-    tab.refs = _refs(nodes, captured.clickables)
-    tab.refs_document, tab.refs_navigations = tab.document, tab.navigations
-    tab.issued.update(tab.refs)
+    tab.refs.replace(_refs(nodes, captured.clickables), tab.document, tab.navigations)
     if root_ref is not None:
         nodes = [node for node in aria.walk(nodes) if node.ref == root_ref][:1]
         if not nodes:
@@ -93,6 +89,8 @@ async def read(tab: Tab, options: SnapshotOptions, facts: aria.PageFacts | None 
         if options.max_depth is not None:
             nodes = aria.prune(nodes, options.max_depth)
     nodes = aria.lean(nodes, _origin(tab.page.url), captured.actionable)
+    if root_ref is None:
+        nodes = aria.unwrapped(nodes, captured.actionable)
     whole = "\n".join(aria.render(nodes))
     page_nodes = nodes
     shown_refs = sum(1 for node in aria.walk(nodes) if node.ref is not None and f"[ref={node.ref}]" in node.text)
@@ -106,11 +104,17 @@ async def read(tab: Tab, options: SnapshotOptions, facts: aria.PageFacts | None 
     complete = root_ref is None and options.max_depth is None
     same_document = tab.last_snapshot_document == tab.document and complete
     previous = tab.last_snapshot if same_document else None
+    previous_nodes = tab.last_snapshot_nodes
     if complete:
-        tab.last_snapshot, tab.last_snapshot_document = whole, tab.document
+        tab.last_snapshot, tab.last_snapshot_nodes, tab.last_snapshot_document = whole, page_nodes, tab.document
     is_delta = options.delta and previous is not None
-    if is_delta:
-        body = _delta(previous or "", whole, options.ticking)
+    if is_delta and previous == whole:
+        body = ""  # the same lines, refs and all: nothing to compare (a click that changed nothing on a big page)
+    elif is_delta:
+        changed = delta(previous_nodes, page_nodes, options.ticking)
+        body = changed.text
+        # The refs an earlier answer showed of what was rendered anew stand for the new ones.
+        tab.refs.rendered_anew(changed.aliases)
     start = 0 if is_delta else _line_start(body, options.offset)
     cut, next_offset = _page(body, start, options.max_chars)
     truncated = next_offset is not None
@@ -207,7 +211,15 @@ def _refs(nodes: list[aria.Node], clickables: dict[str, aria.Clickable]) -> dict
         seen[key] += 1
         ref = node.ref or ""
         in_frame = not ref.startswith("c") and _frame_prefix(ref) != page_frame
-        refs[ref] = RefInfo(node.role, node.name, clickables.get(ref), nth, node.attrs.get("type"), in_frame)
+        refs[ref] = RefInfo(
+            node.role,
+            node.name,
+            clickables.get(ref),
+            nth,
+            kind=node.attrs.get("type"),
+            editable="disabled" not in node.attrs and "readonly" not in node.attrs,
+            in_frame=in_frame,
+        )
     return refs
 
 
@@ -233,48 +245,6 @@ async def _scope_ref(tab: Tab, scope: str) -> str:
     if found is None:
         raise ElementNotFound(f"scope {target.described} is not in the accessibility tree (hidden?)", scope=scope)
     return found
-
-
-def _delta(before: str, after: str, ticking: tuple[str, ...] = ()) -> str:
-    """The lines gone (-) and the lines new or changed (+), without context, dedented together.
-
-    A changed line shows only as it is now (the previous snapshot has the old one); focus moving
-    ([active]) and ticking texts alone are no change. Empty when nothing changed.
-    """
-    old, new = before.splitlines(), after.splitlines()
-    matcher = difflib.SequenceMatcher(
-        a=[_unfocused(line) for line in old], b=[_unfocused(line) for line in new], autojunk=False
-    )
-    changes: list[tuple[str, str]] = []
-    for op, a1, a2, b1, b2 in matcher.get_opcodes():
-        if op == "equal":
-            continue
-        added = [line for line in new[b1:b2] if not ticks(line, ticking)]
-        still_there = Counter(_identity(line) for line in added)
-        for line in old[a1:a2]:
-            if ticks(line, ticking):
-                continue
-            if still_there[_identity(line)] > 0:
-                still_there[_identity(line)] -= 1
-            else:
-                changes.append(("-", line))
-        changes.extend(("+", _unfocused(line)) for line in added)
-    cut = min((len(line) - len(line.lstrip(" ")) for _, line in changes), default=0)
-    return "\n".join(f"{sign} {line[cut:]}" for sign, line in changes)
-
-
-def _identity(line: str) -> tuple[int, str, str]:
-    """What a line is: its element (ref) or else where it is and what it names. A line whose identity is
-    still in the new snapshot changed; it is not gone."""
-    body = line.lstrip(" ")
-    node = aria.parse_line(body[2:])
-    if node.ref is not None:
-        return len(line) - len(body), "ref", node.ref
-    return len(line) - len(body), node.role or node.key, node.name
-
-
-def _unfocused(line: str) -> str:
-    return line.replace(" [active]", "")
 
 
 def save(reading: Reading, folder: Path, name: str) -> Path:

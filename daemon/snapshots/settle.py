@@ -5,7 +5,10 @@ own (TRACKER_JS) marks the work a user input starts: timers set by an input even
 suggestion list), timers and animation frames those timers set in turn, fetches and XHRs. After the action
 one evaluate waits until that work is done and the DOM has been quiet for `quiet_ms` since the last
 change it caused; when the action started nothing, it answers once the page has drawn its next frame
-(at most a short grace period), by when what the input queued (a message, a render) has run. After a
+(at most a short grace period), by when what the input queued (a message, a render) has run; and when the
+page took input since the last answer without changing at all (a plain field filled), once the messages
+the input posted and a task turn have passed, nothing changed and no frame was asked for, since there is
+no render to wait for. After a
 load the same grace catches a render its scripts queued at the load event; the parser's own insertions
 are over by then and hold no quiet window, a document still being parsed is waited for. A navigation
 the action started (Navigation API `navigate`) is waited for. Timer callbacks that no input started and
@@ -52,12 +55,15 @@ _RELAY_JS = "(ms) => { const s = window.__browserdSettle; if (s) s.messagesUntil
 TRACKER_JS = f"""(() => {{
   if (window.__browserdSettle) return;
   const s = {{ timers: new Set(), pending: 0, lastActivity: 0, navigating: false, opening: false,
-    downloading: false, ticking: new Set(), messagesUntil: 0 }};
+    downloading: false, ticking: new Set(), messagesUntil: 0, lastInput: 0, lastFrameRequest: 0, settledAt: 0 }};
   Object.defineProperty(window, '__browserdSettle', {{ value: s }});
   const INPUT = new Set(['click', 'dblclick', 'auxclick', 'contextmenu', 'mousedown', 'mouseup', 'mousemove',
     'mouseover', 'mouseenter', 'mouseout', 'mouseleave', 'pointerdown', 'pointerup', 'pointermove', 'pointerover',
     'pointerenter', 'keydown', 'keyup', 'keypress', 'beforeinput', 'input', 'change', 'submit', 'focus', 'blur',
     'focusin', 'focusout', 'wheel', 'scroll', 'drop', 'dragstart', 'dragend', 'paste']);
+  // When the page last saw an input, for the settle's quick answer (_ACTION_JS).
+  const inputSeen = () => {{ s.lastInput = performance.now(); }};
+  for (const type of INPUT) window.addEventListener(type, inputSeen, {{ capture: true, passive: true }});
   let generation = 0;  // of the tracked callback running now; 0 outside one
   // A message from another window (a frame the action worked in) while an action there is settled is
   // that action's continuation in this document: what its handlers start is waited for too.
@@ -99,6 +105,7 @@ TRACKER_JS = f"""(() => {{
     const original = window[name], clear = window[clearName];
     window[name] = function (fn, delay, ...args) {{
       if (typeof fn !== 'function') return original.apply(this, arguments);
+      if (!delayed) s.lastFrameRequest = performance.now();
       const parent = caused();
       const gen = parent && parent < {_MAX_GENERATION} && (!delayed || (+delay || 0) <= {_TRACKED_DELAY_MS})
         ? parent + 1 : 0;
@@ -160,18 +167,39 @@ TRACKER_JS = f"""(() => {{
 _ACTION_JS = """([graceMs, quietMs, maxMs, textChars]) => new Promise((resolve) => {
   const s = window.__browserdSettle;
   const start = performance.now();
-  let graceOver = false;
+  let graceOver = false, answered = false;
   const over = () => { graceOver = true; };
-  requestAnimationFrame(() => setTimeout(over, 0));
-  setTimeout(over, graceMs);
+  const frameGrace = () => {
+    requestAnimationFrame(() => setTimeout(over, 0));
+    setTimeout(over, graceMs);
+  };
+  // Nothing changed, started work or asked for a frame since the last answer.
+  const still = () => s.lastActivity <= s.settledAt && s.lastFrameRequest <= s.settledAt;
   const done = () => {
+    if (answered) return;
+    answered = true;
     if (!s) return resolve([[], false, false]);
     const ticking = [...s.ticking].filter((e) => e.isConnected)
       .map((e) => (e.textContent || '').trim().slice(0, textChars));
     resolve([ticking, s.opening, s.downloading]);
     s.opening = s.downloading = false;
     s.messagesUntil = 0;
+    s.settledAt = performance.now();
   };
+  if (s && s.settledAt > 0 && s.lastInput > s.settledAt && still()) {
+    // The page took input since the last answer and did nothing with it so far: after the messages the
+    // input posted (a message of our own comes after them) and a task turn, nothing has changed still,
+    // so there is no render to wait a frame for. Anything else waits for the next frame.
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => setTimeout(() => {
+      if (!still() || s.timers.size || s.pending || s.navigating) return frameGrace();
+      over();
+      check();
+    }, 0);
+    channel.port2.postMessage(0);
+  } else {
+    frameGrace();
+  }
   const check = () => {
     const now = performance.now();
     if (now - start >= maxMs) return done();
@@ -256,17 +284,18 @@ async def _quietly(call: Awaitable[Any]) -> None:
         await call
 
 
-async def settle_tab(tab: Tab, quiet_ms: int, max_ms: int, then_js: str | None = None) -> Settled:
+async def settle_tab(
+    tab: Tab, quiet_ms: int, max_ms: int, then_js: str | None = None, frame: Frame | None = None
+) -> Settled:
     """Settle after an action in `tab` (the browser tools' and flow replay's wait); a tab or a download it
     started is waited for too, since each arrives as an event of its own after the page has answered.
-    When the action's target was in a child frame (another process, often), that frame settles first: by
+    When the action's target was in a child `frame` (another process, often), that frame settles first: by
     then the messages it posted the page have arrived, and the page's settle waits for what they started."""
     downloads = tab.window.downloads
 
     def download_started() -> bool:
         return any(record.tab_id == tab.id and not record.reported for record in downloads.records)
 
-    frame, tab.action_frame = tab.action_frame, None
     deadline = time.monotonic() + max_ms / 1000
     inner = await _settle_frames(frame, tab.page, quiet_ms, deadline, download_started)
     page_ms = max(0, int((deadline - time.monotonic()) * 1000)) if inner else max_ms

@@ -14,9 +14,9 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator
 
 from browserd.daemon.errors import ElementNotFound, InvalidParameter, RefNotFound
-from browserd.daemon.sessions.tab import RefInfo, Tab
+from browserd.daemon.sessions.ref_table import RefInfo
+from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.snapshots.aria import IDENTITY_JS, Clickable
-from browserd.daemon.snapshots.settle import frame_of
 
 _REF = re.compile(r"^@?((?:f\d+)?e\d+|c\d+)$")
 # Roles whose names are only their text, not an author's label: another element may well say the same.
@@ -32,12 +32,15 @@ class Target:
     code: str  # the same element as Playwright Python code, for scripts and flows
     # A ref's element is known to exist: checks that would otherwise wait can answer at once.
     exists: bool = False
-    # True when the snapshot showed a plain one-line text input: fill needs no closer look at it.
+    # True when the snapshot showed a plain one-line text input, neither disabled nor read-only: fill needs
+    # no closer look at it.
     plain_text: bool = False
     # How an answer names it after acting: `button "Save"` (the ref was the caller's own words); else `described`.
     short: str = ""
     # The role the snapshot showed ("" for a selector): a click on a checkbox goes through its label.
     role: str = ""
+    # A ref of a child frame's element (RefInfo.in_frame): an action on it settles that frame too.
+    in_frame: bool = False
 
     @property
     def named(self) -> str:
@@ -56,7 +59,7 @@ async def locate(tab: Tab, target: str) -> Target:
     if match is None:
         return Target(tab.page.locator(target), f"selector {json.dumps(target)}", f"page.locator({target!r})")
     ref = match.group(1)
-    if ref not in tab.issued:
+    if ref not in tab.refs.issued:
         raise RefNotFound(
             f"ref {ref} was never in a snapshot of {tab.id}",
             hint=f"Call browser_snapshot (or browser_find) on {tab.id} and use a ref it shows; refs of another "
@@ -66,9 +69,11 @@ async def locate(tab: Tab, target: str) -> Target:
         )
     if not tab.refs_current:
         raise _stale(tab, ref)
-    info = tab.refs.get(ref)
-    if info is None and ref in tab.earlier:
-        earlier = tab.earlier[ref]
+    # Rendered anew, identical, in the same place: the delta that showed the change left it out.
+    ref = tab.refs.stands_for(ref)
+    info = tab.refs.current.get(ref)
+    if info is None and ref in tab.refs.earlier:
+        earlier = tab.refs.earlier[ref]
         again = await _rendered_anew(tab, ref, earlier)
         if again is not None:
             return _found_again(again, ref, earlier)
@@ -83,7 +88,7 @@ async def locate(tab: Tab, target: str) -> Target:
     try:
         count = await locator.count()
     except PlaywrightError as exc:
-        if tab.navigations != tab.refs_navigations:
+        if tab.navigations != tab.refs.navigations:
             raise _stale(tab, ref) from exc
         # The iframe the ref lived in was removed from a page that is otherwise still there.
         raise RefNotFound(
@@ -91,7 +96,7 @@ async def locate(tab: Tab, target: str) -> Target:
             ref=ref,
             tabId=tab.id,
         ) from exc
-    if count == 0 and tab.navigations != tab.refs_navigations:
+    if count == 0 and tab.navigations != tab.refs.navigations:
         raise _stale(tab, ref)
     if count == 0:
         again = await _rendered_anew(tab, ref, info)
@@ -104,12 +109,18 @@ async def locate(tab: Tab, target: str) -> Target:
         return _found_again(again, ref, info)
     if info.clickable is not None:
         await _same_clickable(locator, info.clickable, described, ref)
-    if info.in_frame and tab.settles:
-        # Only refs inside frames pay the extra round trip; the main frame's settle needs no frame.
-        tab.action_frame = await frame_of(tab.page, locator, IDENTITY_TIMEOUT_MS)
-    plain_text = info.role in ("textbox", "searchbox") and info.kind is None and info.clickable is None
+    plain_text = (
+        info.role in ("textbox", "searchbox") and info.kind is None and info.clickable is None and info.editable
+    )
     return Target(
-        locator, described, _code_for(info, selector), exists=True, plain_text=plain_text, short=short, role=info.role
+        locator,
+        described,
+        _code_for(info, selector),
+        exists=True,
+        plain_text=plain_text,
+        short=short,
+        role=info.role,
+        in_frame=info.in_frame,
     )
 
 

@@ -17,8 +17,8 @@ from browserd.daemon.elements.overlays import BLOCK_ROLES, content_point, covers
 from browserd.daemon.elements.usable import not_usable, usable
 from browserd.daemon.errors import ElementNotFound, ElementNotInteractable, InvalidParameter
 from browserd.daemon.sessions.page_errors import action_errors
-from browserd.daemon.sessions.tab import Tab
-from browserd.daemon.snapshots.targets import Target, locate
+from browserd.daemon.snapshots.tab_call import TabCall
+from browserd.daemon.snapshots.targets import Target
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response
@@ -113,8 +113,9 @@ def _done(response: Response, what: str, target: Target, code: str) -> None:
 
 
 @tab_tool("browser_click", "pages", "Click an element (a ref or CSS selector).", ClickParams)
-async def browser_click(ctx: ToolContext, tab: Tab, params: ClickParams, response: Response) -> None:
-    target = await locate(tab, params.target)
+async def browser_click(ctx: ToolContext, call: TabCall, params: ClickParams, response: Response) -> None:
+    tab = call.tab
+    target = await call.locate(params.target)
     options: dict[str, Any] = {"button": params.button}
     if params.modifiers:
         options["modifiers"] = params.modifiers
@@ -161,14 +162,14 @@ def _written(response: Response, what: str, target: Target, code: str, submit: b
 
 
 @tab_tool("browser_fill", "pages", "Replace the value of an input or textarea.", FillParams)
-async def browser_fill(ctx: ToolContext, tab: Tab, params: FillParams, response: Response) -> None:
-    target = await locate(tab, params.target)
+async def browser_fill(ctx: ToolContext, call: TabCall, params: FillParams, response: Response) -> None:
+    tab = call.tab
+    target = await call.locate(params.target)
     # What kind of field it is decides the format it stores and the error that helps when it is no field;
     # the same read says whether it is disabled or read-only, so the fill fails at once then.
-    with action_errors("fill", target.described):
-        # The snapshot already said it is a plain textbox: one cheap check instead of a script in the page.
-        plain = target.plain_text and await target.locator.is_editable()
-    if plain:
+    # The snapshot already said it is a plain textbox one can edit: no closer look (one that has been disabled
+    # since fails when Playwright's fill gives up waiting for it to be editable).
+    if target.plain_text:
         field = FieldInfo("text")
     else:
         with action_errors("fill", target.described):
@@ -197,9 +198,9 @@ async def browser_fill(ctx: ToolContext, tab: Tab, params: FillParams, response:
 
 
 @tab_tool("browser_type", "pages", "Type text into an element key by key (after what it holds).", TypeParams)
-async def browser_type(ctx: ToolContext, tab: Tab, params: TypeParams, response: Response) -> None:
+async def browser_type(ctx: ToolContext, call: TabCall, params: TypeParams, response: Response) -> None:
     delay = SLOW_TYPING_DELAY_MS if params.slowly else 0
-    target = await locate(tab, params.target)
+    target = await call.locate(params.target)
     await usable(target, "type", editable=True)
     with action_errors("type", target.described):
         await target.locator.press_sequentially(params.text, delay=delay, timeout=params.timeout)
@@ -210,22 +211,24 @@ async def browser_type(ctx: ToolContext, tab: Tab, params: TypeParams, response:
 
 
 @tab_tool("browser_press", "pages", "Press a key or chord (Enter, Control+A), on an element or the page.", PressParams)
-async def browser_press(ctx: ToolContext, tab: Tab, params: PressParams, response: Response) -> None:
+async def browser_press(ctx: ToolContext, call: TabCall, params: PressParams, response: Response) -> None:
+    tab = call.tab
     if params.target is None:
         with action_errors("press", "the page"):
             await tab.page.keyboard.press(params.key)
         response.text(f"Pressed {params.key}")
         response.code(f"await page.keyboard.press({params.key!r})")
         return
-    target = await locate(tab, params.target)
+    target = await call.locate(params.target)
     with action_errors("press", target.described):
         await target.locator.press(params.key)
     _done(response, f"Pressed {params.key} on", target, f"press({params.key!r})")
 
 
 @tab_tool("browser_hover", "pages", "Move the mouse over an element.", TargetParams)
-async def browser_hover(ctx: ToolContext, tab: Tab, params: TargetParams, response: Response) -> None:
-    target = await locate(tab, params.target)
+async def browser_hover(ctx: ToolContext, call: TabCall, params: TargetParams, response: Response) -> None:
+    tab = call.tab
+    target = await call.locate(params.target)
     timeout = _timeout(ctx, params.timeout)
     async with covers_named(target.locator, target.described, "hover"):
         with action_errors("hover", target.described):
@@ -242,10 +245,11 @@ async def browser_hover(ctx: ToolContext, tab: Tab, params: TargetParams, respon
     "(Select2, react-select, an ARIA combobox), opened and picked from as a person would.",
     SelectParams,
 )
-async def browser_select(ctx: ToolContext, tab: Tab, params: SelectParams, response: Response) -> None:
+async def browser_select(ctx: ToolContext, call: TabCall, params: SelectParams, response: Response) -> None:
+    tab = call.tab
     if not params.values and not params.labels:
         raise InvalidParameter("give values or labels to select", field="values")
-    target = await locate(tab, params.target)
+    target = await call.locate(params.target)
     choice: dict[str, Any] = {"value": params.values} if params.values else {"label": params.labels}
     code = f"select_option({', '.join(f'{k}={v!r}' for k, v in choice.items())})"
     with action_errors("select", target.described):
@@ -290,8 +294,10 @@ def _timeout(ctx: ToolContext, timeout_ms: float | None) -> float:
     return timeout_ms if timeout_ms is not None else ctx.services.config.browser.action_timeout_ms
 
 
-async def _set_checked(ctx: ToolContext, tab: Tab, params: TargetParams, response: Response, checked: bool) -> None:
-    target = await locate(tab, params.target)
+async def _set_checked(
+    ctx: ToolContext, call: TabCall, params: TargetParams, response: Response, checked: bool
+) -> None:
+    target = await call.locate(params.target)
     verb = "check" if checked else "uncheck"
     await usable(target, verb)
     async with covers_named(target.locator, target.described, verb):
@@ -303,19 +309,20 @@ async def _set_checked(ctx: ToolContext, tab: Tab, params: TargetParams, respons
 
 
 @tab_tool("browser_check", "pages", "Tick a checkbox or choose a radio button.", TargetParams)
-async def browser_check(ctx: ToolContext, tab: Tab, params: TargetParams, response: Response) -> None:
-    await _set_checked(ctx, tab, params, response, True)
+async def browser_check(ctx: ToolContext, call: TabCall, params: TargetParams, response: Response) -> None:
+    await _set_checked(ctx, call, params, response, True)
 
 
 @tab_tool("browser_uncheck", "pages", "Untick a checkbox.", TargetParams)
-async def browser_uncheck(ctx: ToolContext, tab: Tab, params: TargetParams, response: Response) -> None:
-    await _set_checked(ctx, tab, params, response, False)
+async def browser_uncheck(ctx: ToolContext, call: TabCall, params: TargetParams, response: Response) -> None:
+    await _set_checked(ctx, call, params, response, False)
 
 
 @tab_tool("browser_drag", "pages", "Drag one element onto another.", DragParams)
-async def browser_drag(ctx: ToolContext, tab: Tab, params: DragParams, response: Response) -> None:
-    source = await locate(tab, params.source)
-    target = await locate(tab, params.target)
+async def browser_drag(ctx: ToolContext, call: TabCall, params: DragParams, response: Response) -> None:
+    tab = call.tab
+    source = await call.locate(params.source)
+    target = await call.locate(params.target)
     with action_errors("drag", f"{source.described} onto {target.described}"):
         await drag(tab.page, source.locator, target.locator, _timeout(ctx, params.timeout))
     response.text(f"Dragged {source.named} onto {target.named}")
@@ -323,9 +330,10 @@ async def browser_drag(ctx: ToolContext, tab: Tab, params: DragParams, response:
 
 
 @tab_tool("browser_scroll", "pages", "Scroll an element into view, or the page by a wheel delta.", ScrollParams)
-async def browser_scroll(ctx: ToolContext, tab: Tab, params: ScrollParams, response: Response) -> None:
+async def browser_scroll(ctx: ToolContext, call: TabCall, params: ScrollParams, response: Response) -> None:
+    tab = call.tab
     wheel = bool(params.delta_x or params.delta_y)
-    target = await locate(tab, params.target) if params.target is not None else None
+    target = await call.locate(params.target) if params.target is not None else None
     if target is not None and not wheel:
         with action_errors("scroll", target.described):
             await target.locator.scroll_into_view_if_needed()

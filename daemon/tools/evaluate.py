@@ -13,8 +13,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from browserd.daemon.errors import ExecutionError, PageCrashed, ScriptError
 from browserd.daemon.runtime.browser import is_crash
 from browserd.daemon.sessions.page_errors import action_errors
-from browserd.daemon.sessions.tab import Tab
-from browserd.daemon.snapshots.targets import locate
+from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response
@@ -58,11 +57,12 @@ def _script_error(exc: PlaywrightError) -> ScriptError | PageCrashed:
     "(local sessions only).",
     EvaluateParams,
 )
-async def browser_evaluate(ctx: ToolContext, tab: Tab, params: EvaluateParams, response: Response) -> None:
+async def browser_evaluate(ctx: ToolContext, call: TabCall, params: EvaluateParams, response: Response) -> None:
+    tab = call.tab
     ctx.session.trust.check_scripts("evaluate scripts")
     config = ctx.services.config.browser
     timeout_ms = params.timeout or config.action_timeout_ms
-    target = await locate(tab, params.target) if params.target is not None else None
+    target = await call.locate(params.target) if params.target is not None else None
     if target is not None:
         with action_errors("evaluate", target.described):
             await target.locator.wait_for(state="attached", timeout=timeout_ms)

@@ -12,8 +12,7 @@ from browserd.daemon.errors import ExecutionError, InvalidParameter, NotSupporte
 from browserd.daemon.sessions.downloads import DownloadRecord
 from browserd.daemon.sessions.files import output_file, upload_files
 from browserd.daemon.sessions.page_errors import action_errors, page_errors
-from browserd.daemon.sessions.tab import Tab
-from browserd.daemon.snapshots.targets import locate
+from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
@@ -64,9 +63,10 @@ def _sizes(files: list[Any]) -> str:
     "Put local files in a file input, or in the file chooser a button opens.",
     UploadParams,
 )
-async def browser_upload(ctx: ToolContext, tab: Tab, params: UploadParams, response: Response) -> None:
+async def browser_upload(ctx: ToolContext, call: TabCall, params: UploadParams, response: Response) -> None:
+    tab = call.tab
     files = upload_files(params.paths, ctx.session.trust.upload_roots())
-    target = await locate(tab, params.target)
+    target = await call.locate(params.target)
     with action_errors("upload", target.described):
         kind = await target.locator.evaluate(_IS_FILE_INPUT_JS, timeout=params.timeout)
     if kind:
@@ -174,7 +174,8 @@ async def browser_downloads(ctx: ToolContext, params: DownloadsParams, response:
     PdfParams,
     read_only=True,
 )
-async def browser_pdf(ctx: ToolContext, tab: Tab, params: PdfParams, response: Response) -> None:
+async def browser_pdf(ctx: ToolContext, call: TabCall, params: PdfParams, response: Response) -> None:
+    tab = call.tab
     if not ctx.services.config.browser.headless:
         raise NotSupported(
             "Chromium prints PDFs only when headless, and this daemon runs a headed browser",

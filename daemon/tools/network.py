@@ -14,6 +14,7 @@ from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.urlglob import is_glob
 from browserd.daemon.sessions.window import Window
+from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
@@ -174,7 +175,8 @@ def _body_text(title: str, body: Body) -> str:
     NetworkParams,
     read_only=True,
 )
-async def browser_network(ctx: ToolContext, tab: Tab, params: NetworkParams, response: Response) -> None:
+async def browser_network(ctx: ToolContext, call: TabCall, params: NetworkParams, response: Response) -> None:
+    tab = call.tab
     log = tab.network
     if log.size == 0:
         response.text("The network log is off (browser.network_log_size = 0 in the daemon's configuration).")

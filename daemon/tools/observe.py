@@ -9,7 +9,7 @@ import msgspec
 
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.sessions.records import DIALOG_HISTORY
-from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
@@ -77,7 +77,8 @@ async def browser_dialogs(ctx: ToolContext, params: DialogsParams, response: Res
     ConsoleParams,
     read_only=True,
 )
-async def browser_console(ctx: ToolContext, tab: Tab, params: ConsoleParams, response: Response) -> None:
+async def browser_console(ctx: ToolContext, call: TabCall, params: ConsoleParams, response: Response) -> None:
+    tab = call.tab
     wanted = _AT_LEAST.get(params.level)
     needle = params.text.lower() if params.text else None
     found = [

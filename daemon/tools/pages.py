@@ -14,6 +14,7 @@ from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import REFUSED_EVENT
 from browserd.daemon.snapshots import aria
 from browserd.daemon.snapshots.reader import SnapshotOptions, read, save
+from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response
@@ -103,7 +104,8 @@ async def _open_target(ctx: ToolContext, params: OpenParams) -> Tab:
     resolve=_open_target,
     titled=True,
 )
-async def browser_open(ctx: ToolContext, tab: Tab, params: OpenParams, response: Response) -> None:
+async def browser_open(ctx: ToolContext, call: TabCall, params: OpenParams, response: Response) -> None:
+    tab = call.tab
     await ctx.progress(0, 1, f"opening {params.url}")
     loaded = await goto(tab, params.url, ctx.session.trust, params.wait_until, params.timeout)
     if loaded.downloaded:
@@ -120,7 +122,8 @@ async def browser_open(ctx: ToolContext, tab: Tab, params: OpenParams, response:
 
 
 @tab_tool("browser_navigate", "pages", "Go back, forward, or reload the tab.", NavigateParams, titled=True)
-async def browser_navigate(ctx: ToolContext, tab: Tab, params: NavigateParams, response: Response) -> None:
+async def browser_navigate(ctx: ToolContext, call: TabCall, params: NavigateParams, response: Response) -> None:
+    tab = call.tab
     page = tab.page
     before = page.url
     try:
@@ -140,8 +143,8 @@ async def browser_navigate(ctx: ToolContext, tab: Tab, params: NavigateParams, r
         response.data({"url": page.url, "moved": False, "tabId": tab.id})
         return
     verb = {"back": "Went back", "forward": "Went forward", "reload": "Reloaded"}[params.action]
-    call = {"back": "go_back", "forward": "go_forward", "reload": "reload"}[params.action]
-    await _navigated(tab, verb, response, reply, f"await page.{call}()")
+    method = {"back": "go_back", "forward": "go_forward", "reload": "reload"}[params.action]
+    await _navigated(tab, verb, response, reply, f"await page.{method}()")
 
 
 @tab_tool(
@@ -152,7 +155,8 @@ async def browser_navigate(ctx: ToolContext, tab: Tab, params: NavigateParams, r
     SnapshotParams,
     read_only=True,
 )
-async def browser_snapshot(ctx: ToolContext, tab: Tab, params: SnapshotParams, response: Response) -> None:
+async def browser_snapshot(ctx: ToolContext, call: TabCall, params: SnapshotParams, response: Response) -> None:
+    tab = call.tab
     if params.save_to is not None and not _FILE_NAME.match(params.save_to):
         raise InvalidParameter("saveTo must be a plain file name (letters, digits, . _ -)", field="saveTo")
     options = SnapshotOptions(
@@ -200,7 +204,8 @@ async def browser_snapshot(ctx: ToolContext, tab: Tab, params: SnapshotParams, r
     FindParams,
     read_only=True,
 )
-async def browser_find(ctx: ToolContext, tab: Tab, params: FindParams, response: Response) -> None:
+async def browser_find(ctx: ToolContext, call: TabCall, params: FindParams, response: Response) -> None:
+    tab = call.tab
     if not any((params.text, params.regex, params.role, params.name)):
         raise InvalidParameter("give at least one of text, regex, role, name", field="text")
     try:

@@ -13,8 +13,7 @@ from browserd.daemon.elements.fields import field_value
 from browserd.daemon.errors import ExecutionError, InvalidParameter
 from browserd.daemon.runtime.images import image_size
 from browserd.daemon.sessions.page_errors import action_errors, page_errors
-from browserd.daemon.sessions.tab import Tab
-from browserd.daemon.snapshots.targets import locate
+from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response
@@ -58,7 +57,8 @@ class ScreenshotParams(TabParams, kw_only=True):
 @tab_tool(
     "browser_wait", "pages", "Wait for text, an element, a URL, network idle, or a time (at most 60 s).", WaitParams
 )
-async def browser_wait(ctx: ToolContext, tab: Tab, params: WaitParams, response: Response) -> None:
+async def browser_wait(ctx: ToolContext, call: TabCall, params: WaitParams, response: Response) -> None:
+    tab = call.tab
     page = tab.page
     waited: list[str] = []
     timeout = params.timeout
@@ -76,7 +76,7 @@ async def browser_wait(ctx: ToolContext, tab: Tab, params: WaitParams, response:
             await page.get_by_text(params.text_gone).first.wait_for(state="hidden", timeout=timeout)
             waited.append(f"text {params.text_gone!r} to disappear")
         if params.selector is not None:
-            target = await locate(tab, params.selector)
+            target = await call.locate(params.selector)
             waiting_for = f"{target.described} to be {params.state}"
             with action_errors("wait", target.described):
                 await target.locator.first.wait_for(state=params.state, timeout=timeout)
@@ -111,7 +111,8 @@ async def browser_wait(ctx: ToolContext, tab: Tab, params: WaitParams, response:
     GetParams,
     read_only=True,
 )
-async def browser_get(ctx: ToolContext, tab: Tab, params: GetParams, response: Response) -> None:
+async def browser_get(ctx: ToolContext, call: TabCall, params: GetParams, response: Response) -> None:
+    tab = call.tab
     page = tab.page
     if params.what in ("title", "url"):
         value: Any = await page.title() if params.what == "title" else page.url
@@ -122,11 +123,11 @@ async def browser_get(ctx: ToolContext, tab: Tab, params: GetParams, response: R
         raise InvalidParameter(f"what={params.what} needs a target", field="target")
     if params.what == "count":
         # A selector that matches nothing counts 0, it is not an error.
-        count = await (await locate(tab, params.target)).locator.count()
+        count = await (await call.locate(params.target)).locator.count()
         response.data({"value": count})
         response.text(f"{count} element(s) match {params.target}")
         return
-    target = await locate(tab, params.target)
+    target = await call.locate(params.target)
     locator = target.locator
     with action_errors(f"get {params.what}", target.described):
         if params.what == "text":
@@ -148,8 +149,8 @@ async def browser_get(ctx: ToolContext, tab: Tab, params: GetParams, response: R
 @tab_tool(
     "browser_is", "pages", "Whether an element is visible, enabled, checked or editable.", IsParams, read_only=True
 )
-async def browser_is(ctx: ToolContext, tab: Tab, params: IsParams, response: Response) -> None:
-    target = await locate(tab, params.target)
+async def browser_is(ctx: ToolContext, call: TabCall, params: IsParams, response: Response) -> None:
+    target = await call.locate(params.target)
     locator = target.locator
     with action_errors(f"is {params.state}", target.described):
         if params.state == "visible":
@@ -175,14 +176,15 @@ _PAGE_BOX_JS = """() => [window.scrollX, window.scrollY, window.innerWidth, wind
     ScreenshotParams,
     read_only=True,
 )
-async def browser_screenshot(ctx: ToolContext, tab: Tab, params: ScreenshotParams, response: Response) -> None:
+async def browser_screenshot(ctx: ToolContext, call: TabCall, params: ScreenshotParams, response: Response) -> None:
+    tab = call.tab
     page = tab.page
     scroll_x, scroll_y, view_w, view_h, page_w, page_h = await page.evaluate(_PAGE_BOX_JS)
     what = "viewport"
     target_code: str | None = None
     clip = {"x": scroll_x, "y": scroll_y, "width": view_w, "height": view_h}
     if params.target is not None:
-        target = await locate(tab, params.target)
+        target = await call.locate(params.target)
         with action_errors("screenshot", target.described):
             await target.locator.scroll_into_view_if_needed(timeout=params.timeout)
             box = await target.locator.bounding_box(timeout=params.timeout)

@@ -3,8 +3,8 @@
 Handlers add results to a Response; `payload()` renders them once into the wire Payload, and
 `error_payload()` renders any BrowserdError the same way for every tool.
 
-Answers are lean (issue 10): the page header (url, title, tab) only when it differs from the one the
-same client was last told, and the Playwright code only for a client that asked for it (codegen).
+Answers are lean (issue 10): of the page header (url, title, tab) only the lines that differ from the
+ones the same client was last told, and the Playwright code only for a client that asked for it (codegen).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ CONSOLE_LINE = "- Console:"
 
 @dataclass
 class PageSeen:
-    """The page header last shown to one client: an answer repeats it only when it changed."""
+    """The page header last shown to one client: an answer repeats only the lines of it that changed."""
 
     header: str | None = None
 
@@ -74,11 +74,10 @@ class Response:
             return section
         where = [line for line in section.lines if not line.startswith(CONSOLE_LINE)]
         console = [line for line in section.lines if line.startswith(CONSOLE_LINE)]
-        key = "\n".join(where)
-        if key == self._seen.header:
-            return "\n".join(console)  # new console errors are news even on the same page
-        self._seen.header = key
-        return "\n".join(section.lines)
+        told = set(self._seen.header.splitlines()) if self._seen.header is not None else set()
+        self._seen.header = "\n".join(where)
+        # Only the lines that changed (a URL the page pushed keeps its title); console errors are always news.
+        return "\n".join([line for line in where if line not in told] + console)
 
     def redact(self, secret: str) -> None:
         """Take a sensitive value (a password typed while recording a flow) out of everything said so far."""

@@ -16,7 +16,8 @@ from browserd.daemon.errors import ElementNotFound
 from browserd.daemon.sessions.tab import NAVIGATED, Tab, call_deadline_s
 from browserd.daemon.snapshots.aria import PAGE_FACTS_JS, PageFacts
 from browserd.daemon.snapshots.reader import SnapshotOptions, read
-from browserd.daemon.snapshots.settle import Settled, settle_tab
+from browserd.daemon.snapshots.settle import Settled
+from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.registry import Params, Tool
 from browserd.daemon.tools.response import Response
@@ -39,7 +40,7 @@ class ActionParams(TabParams):
 
 
 P = TypeVar("P", bound=TabParams)
-TabHandler = Callable[[ToolContext, Tab, P, Response], Awaitable[None]]
+TabHandler = Callable[[ToolContext, TabCall, P, Response], Awaitable[None]]
 TabResolver = Callable[[ToolContext, P], Awaitable[Tab]]
 
 
@@ -62,17 +63,16 @@ def tab_tool(
             own_timeouts = (getattr(args, "timeout", None), getattr(args, "time_ms", None))
             async with tab.lock, tab.answering(call_deadline_s(ctx.services.config.browser, *own_timeouts)):
                 tab.take_events()  # what happened before this call was reported by an earlier one
-                tab.settles = isinstance(args, ActionParams) and args.snapshot != "none"
-                tab.action_frame = None  # set anew when this call's target is in a child frame
+                call = TabCall(tab, settles=isinstance(args, ActionParams) and args.snapshot != "none")
                 # While the session records a flow, the action becomes a step (daemon/flows/recording/tool_recorder.py).
                 async with ctx.services.flows.recording(ctx.session.id, name, tab, args, response):
                     try:
-                        await handler(ctx, tab, args, response)
+                        await handler(ctx, call, args, response)
                     except ElementNotFound as exc:
                         # A selector that found nothing may aim inside a closed shadow root: say where they are.
                         raise await shadows.explained(tab.page, exc) from exc
                     if isinstance(args, ActionParams):
-                        await report_changes(ctx, tab, args.snapshot, response, titled)
+                        await report_changes(ctx, call, args.snapshot, response, titled)
             profile = tab.window.profile
             if profile is not None:
                 profile.request_publish()  # debounced: a burst of calls publishes once (D-16)
@@ -88,12 +88,13 @@ def tab_tool(
     return register
 
 
-async def report_changes(ctx: ToolContext, tab: Tab, mode: str, response: Response, titled: bool = False) -> None:
+async def report_changes(ctx: ToolContext, call: TabCall, mode: str, response: Response, titled: bool = False) -> None:
     config = ctx.services.config.browser
+    tab = call.tab
     settled = Settled()
     if mode != "none":
         # The settled page's annotations and title come back in the same round trip, for the snapshot.
-        settled = await settle_tab(tab, config.settle_quiet_ms, config.settle_max_ms, PAGE_FACTS_JS)
+        settled = await call.settle(config.settle_quiet_ms, config.settle_max_ms, PAGE_FACTS_JS)
     changes = tab.take_events()
     # With snapshot=none there is no settling, so a download that starts later is told by the next answer.
     downloads = tab.window.downloads.take_unreported(tab.id)

@@ -392,6 +392,21 @@ async def test_fill_with_submit_presses_enter_and_fill_on_a_checkbox_is_a_clear_
         ] == ("Ada Lovelace")
 
 
+async def test_a_field_disabled_since_the_snapshot_showed_it_still_fails_as_disabled(
+    home: BrowserdHome, site: str
+) -> None:
+    """A plain textbox the snapshot showed editable is filled without a closer look; if the page disabled it
+    since, the fill still ends in ELEMENT_NOT_INTERACTABLE saying so (once Playwright stops waiting)."""
+    async with mcp_client(home, args=("--tools", "pages,devtools")) as client:
+        snapshot = text_of(await ok(client, "browser_open", {"url": f"{site}/form.html"}))
+        full_name = ref(snapshot, "textbox", "Full name")
+        await ok(client, "browser_evaluate", {"expression": "document.querySelector('#fullname').disabled = true"})
+        disabled = await fails(
+            client, "browser_fill", {"target": full_name, "value": "x", "timeout": QUICK_MS}, "ELEMENT_NOT_INTERACTABLE"
+        )
+        assert "disabled" in disabled["error"], disabled
+
+
 async def test_fill_on_a_checkbox_is_not_interactable_and_names_browser_check(home: BrowserdHome, site: str) -> None:
     """S2-33, D-32: an interaction failure maps to ELEMENT_NOT_INTERACTABLE with a hint naming the next call."""
     async with mcp_client(home) as client:

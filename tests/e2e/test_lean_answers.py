@@ -123,6 +123,23 @@ async def test_fill_answers_with_suggestions_that_arrive_after_a_debounce(home: 
         assert "Avocado" not in filled
 
 
+async def test_fill_answers_with_a_render_a_scheduler_queued_and_without_one_where_nothing_listens(
+    home: BrowserdHome, site: str
+) -> None:
+    """A field nothing listens to changes nothing but itself, so its answer need not wait for a frame; one whose
+    handler posts a message that asks for a frame (a framework's scheduler) still answers with that frame's
+    render."""
+    async with mcp_client(home) as client:
+        opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/scheduled.html"})))
+        for value in ("first", "second"):
+            plain = {"target": ref(opened, "textbox", "Plain note"), "value": value}
+            filled = text_of(ok(await client.call_tool("browser_fill", plain)))
+            assert f'textbox "Plain note" [ref={plain["target"]}]: {value}' in filled, filled
+            echoed = {"target": ref(opened, "textbox", "Echoed note"), "value": value}
+            filled = text_of(ok(await client.call_tool("browser_fill", echoed)))
+            assert f'status: "Echo: {value}"' in filled, filled
+
+
 async def test_open_answers_with_what_the_page_rendered_around_its_load(home: BrowserdHome, site: str) -> None:
     """A load holds no quiet window for the parser's insertions, but still catches what its scripts queue."""
     async with mcp_client(home) as client:
@@ -192,3 +209,24 @@ async def test_every_ref_a_lean_snapshot_shows_resolves_and_find_still_reads_pro
         assert "The answer is to watch" in text_of(found) and f"[ref={matches[0]['ref']}]" in text_of(found)
         read = ok(await client.call_tool("browser_get", {"what": "text", "target": matches[0]["ref"]}))
         assert read.structured_content["value"].startswith("The answer is to watch"), text_of(read)
+
+
+async def test_a_list_rendered_anew_answers_only_what_changed_and_old_refs_still_act(
+    home: BrowserdHome, site: str
+) -> None:
+    """shop.html re-renders every card on any change, as a virtual-DOM framework does: the cards that read the
+    same are no change, and the refs an earlier answer showed of them still act."""
+    async with mcp_client(home) as client:
+        opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/shop.html"})))
+        assert "utm_" not in opened and "- /url: /shop.html?category=kettles&ref=nav_kettles" in opened, opened
+        await client.call_tool("browser_click", {"target": ref(opened, "button", "Accept all")})
+        search = {"target": ref(opened, "searchbox", "Search products"), "value": "pro", "submit": True}
+        searched = text_of(ok(await client.call_tool("browser_fill", search)))
+        assert "6 products" in searched, searched
+        # The three Pro cards of the first page were there before the search: only the three others come.
+        assert 'link "Acme Toaster Pro"' in searched and 'link "Acme Kettle Pro"' not in searched, searched
+        kettle = ref(opened, "link", "Acme Kettle Pro")
+        filtered = text_of(ok(await client.call_tool("browser_click", {"target": ref(opened, "checkbox", "In stock")})))
+        assert "4 products" in filtered and 'link "' not in filtered, f"two cards went, none came\n{filtered}"
+        followed = text_of(ok(await client.call_tool("browser_click", {"target": kettle})))
+        assert 'heading "Acme Kettle Pro" [level=1]' in followed, followed

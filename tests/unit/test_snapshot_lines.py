@@ -16,7 +16,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from browserd.daemon.snapshots import aria
-from browserd.daemon.snapshots.reader import _delta, _refs
+from browserd.daemon.snapshots.delta import delta
+from browserd.daemon.snapshots.link_urls import shown_url
+from browserd.daemon.snapshots.reader import _refs
 
 WIDGETS = """\
 - main [ref=e2]:
@@ -99,7 +101,7 @@ def test_quoting_means_to_a_yaml_reader_what_the_parser_reads(key: str, value: s
     assert (node.key, node.value) == (key, value)
 
 
-# -- the lean form a model reads (snapshot.lean) and deltas without context (reader._delta) ----------
+# -- the lean form a model reads (aria.lean) and deltas without context (delta.delta) ----------
 
 ARTICLE = """\
 - generic [active] [ref=e1]:
@@ -219,18 +221,60 @@ def test_a_delta_shows_a_changed_line_once_and_a_gone_line_with_a_minus() -> Non
   - tabpanel "Details" [ref=e7]:
     - paragraph: Details panel
   - status: 12:00:02"""
-    delta = _delta(before, after, ("12:00:01", "12:00:02"))
-    assert delta.splitlines() == [
+    changed = delta(aria.parse(before), aria.parse(after), ("12:00:01", "12:00:02")).text
+    assert changed.splitlines() == [
         '- - tabpanel "Overview" [ref=e6]:',
         '+   - tab "Overview" [ref=e4]',
         '+   - tab "Details" [selected] [ref=e5]',
         '+ - tabpanel "Details" [ref=e7]:',
         "+   - paragraph: Details panel",
-    ], delta
-    assert _delta(before, before.replace("[ref=e5]", "[active] [ref=e5]")) == "", "focus alone is no change"
-    # Another element in the same place, under the same role and name, is not the old one changed.
-    replaced = _delta(before, before.replace('tab "Details" [ref=e5]', 'tab "Details" [ref=e9]'))
-    assert replaced.splitlines() == ['- - tab "Details" [ref=e5]', '+ - tab "Details" [ref=e9]'], replaced
+    ], changed
+    focused = aria.parse(before.replace("[ref=e5]", "[active] [ref=e5]"))
+    assert delta(aria.parse(before), focused).text == "", "focus alone is no change"
+
+
+def test_a_part_rendered_anew_the_same_is_no_change_and_its_old_refs_stand_for_the_new() -> None:
+    before = """\
+- main [ref=e2]:
+  - heading "Results" [level=1] [ref=e3]
+  - generic [ref=e4]:
+    - generic [ref=e5] [cursor=pointer]:
+      - link "Teapot" [ref=e6]:
+        - /url: /p/1
+      - button "Add to cart" [ref=e7]
+    - generic [ref=e8] [cursor=pointer]:
+      - link "Mug" [ref=e9]:
+        - /url: /p/2
+      - button "Add to cart" [ref=e10]
+  - paragraph: 2 products"""
+    # A framework re-renders the list: the teapot card is the same (new refs), the mug card went, a kettle came.
+    after = """\
+- main [ref=e2]:
+  - heading "Results" [level=1] [ref=e13]
+  - generic [ref=e14]:
+    - generic [ref=e15] [cursor=pointer]:
+      - link "Teapot" [ref=e16]:
+        - /url: /p/1
+      - button "Add to cart" [ref=e17]
+    - generic [ref=e18] [cursor=pointer]:
+      - link "Kettle" [ref=e19]:
+        - /url: /p/3
+      - button "Add to cart" [ref=e20]
+  - paragraph: 2 products, 1 new"""
+    changed = delta(aria.parse(before), aria.parse(after))
+    assert changed.text.splitlines() == [
+        "-   - generic [ref=e8] [cursor=pointer]:",
+        "+   - generic [ref=e18] [cursor=pointer]:",
+        '+     - link "Kettle" [ref=e19]:',
+        "+       - /url: /p/3",
+        '+     - button "Add to cart" [ref=e20]',
+        "+ - paragraph: 2 products, 1 new",
+    ], changed.text
+    # Only what was the same element in the same place: the mug card's refs stand for nothing.
+    assert changed.aliases == {"e3": "e13", "e4": "e14", "e5": "e15", "e6": "e16", "e7": "e17"}
+    # Another element with the same role and name in the same place reads the same: it stands for the old one.
+    same = delta(aria.parse(before), aria.parse(before.replace('"Add to cart" [ref=e10]', '"Add to cart" [ref=e21]')))
+    assert (same.text, same.aliases) == ("", {"e10": "e21"})
 
 
 def test_a_name_that_looks_like_an_attribute_keeps_it() -> None:
@@ -254,3 +298,17 @@ def test_only_refs_of_a_child_frame_count_as_in_a_frame() -> None:
     }
     first = _refs(aria.parse('- button "A" [ref=e2]\n- iframe [ref=e3]:\n  - button "C" [ref=f1e2]'), {})
     assert [info.in_frame for info in first.values()] == [False, False, True]
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://127.0.0.1:8000/shop?q=kettle&utm_source=news&utm_medium=mail", "/shop?q=kettle"),
+        ("https://example.org/p?id=7&gclid=abc&fbclid=def#reviews", "https://example.org/p?id=7#reviews"),
+        ("/p?UTM_Campaign=x", "/p"),
+        ("/search?ref=nav&utm=kept&q=", "/search?ref=nav&utm=kept&q="),  # only what is known to track goes
+        ("/a?" + "x" * 200, "/a?" + "x" * 96 + "…"),
+    ],
+)
+def test_a_link_shows_where_it_goes_without_what_only_tracks(url: str, shown: str) -> None:
+    assert shown_url(url, "http://127.0.0.1:8000") == shown

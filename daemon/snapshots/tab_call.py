@@ -1,0 +1,39 @@
+"""One call on a tab, from the tab-tool wrapper (tools/tabtool.py) to its answer.
+
+What an action finds out on the way that its settle needs (the child frame its target lives in) travels
+with the call, passed down as an argument: a later call on the same tab never sees it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from playwright.async_api import Frame
+
+from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.snapshots.settle import Settled, frame_of, settle_tab
+from browserd.daemon.snapshots.targets import IDENTITY_TIMEOUT_MS, Target, locate
+
+
+@dataclass
+class TabCall:
+    tab: Tab
+    # The answer shows the page once it has settled (an action with a snapshot): only then is the child
+    # frame an action's target lives in worth finding, so that the settle covers that frame's work too.
+    settles: bool = False
+    # The child frame of the action's target; None in the main frame (or when the call does not settle).
+    frame: Frame | None = None
+
+    async def locate(self, target: str) -> Target:
+        """The element a ref or selector names (snapshots/targets.py). In a child frame, when the call settles,
+        that frame is found now, before the action, and the page told to count what the frame posts it
+        meanwhile as the action's doing (snapshots/settle.py)."""
+        found = await locate(self.tab, target)
+        if found.in_frame and self.settles:
+            # Only refs inside frames pay the extra round trip; the main frame's settle needs no frame.
+            self.frame = await frame_of(self.tab.page, found.locator, IDENTITY_TIMEOUT_MS)
+        return found
+
+    async def settle(self, quiet_ms: int, max_ms: int, then_js: str | None = None) -> Settled:
+        """Wait for what the action started: in its target's frame first, then in the page."""
+        return await settle_tab(self.tab, quiet_ms, max_ms, then_js, self.frame)
