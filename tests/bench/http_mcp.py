@@ -1,6 +1,6 @@
 """MCP over HTTP against the stdio shim, on one daemon, in one run (issue 22).
 
-    .venv/bin/python tests/bench/http.py [--clients 16] [--calls 50] [--samples 100]
+    .venv/bin/python tests/bench/http_mcp.py [--clients 16] [--calls 50] [--samples 100]
 
 Not part of `make test`. Starts a daemon serving HTTP on a free loopback port (its own home, tests/site on
 127.0.0.1) and drives it with the official MCP SDK client, over streamable HTTP and over `browserd mcp`
