@@ -26,7 +26,7 @@ Positive = Annotated[int, msgspec.Meta(ge=1)]
 class DaemonConfig(msgspec.Struct, forbid_unknown_fields=True):
     # Seconds the daemon lingers after its last session, run or publish ends; 0 keeps it forever.
     idle_exit_s: NonNegative = 60.0
-    # Bounds the wait of a client for a daemon it spawned to serve; a daemon that fails to start is reported as it exits.
+    # Bounds the wait for a daemon a client spawned; one that fails to start is reported as it exits.
     spawn_timeout_s: NonNegative = 30.0
     max_frame_bytes: Positive = 64 * 1024 * 1024
     # Outer deadline of any single request, so no call can hang a client forever.

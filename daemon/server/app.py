@@ -278,12 +278,26 @@ def serve(config: Config, foreground: bool) -> int:
         ", socket-activated" if inherited.control else "",
     )
 
+    served = False
+
+    def ready() -> None:
+        nonlocal served
+        served = True
+        announce_ready(ready_fd)
+
     async def main() -> None:
         # Built inside the event loop: anyio's locks and events belong to the loop that made them.
-        await Daemon(config).run(sock, http_sock, ready=functools.partial(announce_ready, ready_fd))
+        await Daemon(config).run(sock, http_sock, ready=ready)
 
     try:
         anyio.run(main, backend="asyncio", backend_options={"use_uvloop": config.daemon.use_uvloop and _has_uvloop()})
+    except Exception as exc:
+        if served:
+            raise
+        # One line a spawning client shows its user (it reads the tail of daemon.out); the traceback to the log.
+        log.exception("the daemon could not start")
+        print(f"browserd: cannot start: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        return 1
     finally:
         sock.close()
         if http_sock is not None:
