@@ -28,3 +28,12 @@ def with_prelude(program: str, *preludes: str) -> str:
     """
     declarations = "\n".join(preludes)
     return f"(...args) => {{\n{declarations}\nreturn ({program})(...args);\n}}"
+
+
+def called(program: str, *arguments: str) -> str:
+    """The source of `program` called with `arguments`, each the source of a function or a JSON literal.
+
+    For what evaluate's argument cannot carry: another program (a function), or the options of an init
+    script, which takes no argument.
+    """
+    return f"({program})({', '.join(arguments)})"
