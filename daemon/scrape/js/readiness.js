@@ -78,7 +78,7 @@
       timers: () => timers.size,
       intervals: () => intervals.size,
       changedAt: () => changedAt,
-      sleep: (ms) => new Promise((r) => realSetTimeout(r, ms)),
+      sleep: (ms) => new Promise((r) => { realSetTimeout(r, ms); }),
     },
   });
 }

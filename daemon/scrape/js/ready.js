@@ -1,7 +1,7 @@
 // Answers true once the content is ready (scrape/smartwait.py's docstring), false after `maxMs`.
 async ([quietMs, loadedQuietMs, patienceMs, maxMs, pollMs, substantialChars, timerPatienceMs]) => {
   const readiness = window.__browserdReadiness;
-  const sleep = readiness ? readiness.sleep : (ms) => new Promise((r) => setTimeout(r, ms));
+  const sleep = readiness ? readiness.sleep : (ms) => new Promise((r) => { setTimeout(r, ms); });
   const candidate = () => document.querySelector('main, article, [role=main]') || document.body;
   const size = () => {
     const node = candidate();

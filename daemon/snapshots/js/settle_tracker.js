@@ -93,7 +93,7 @@
   };
   const send = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function () {
-    if (caused()) track(new Promise((resolve) => this.addEventListener('loadend', resolve, { once: true })));
+    if (caused()) track(new Promise((resolve) => { this.addEventListener('loadend', resolve, { once: true }); }));
     return send.apply(this, arguments);
   };
   if (window.navigation) navigation.addEventListener('navigate', (e) => {
