@@ -1,12 +1,13 @@
 // What a snapshot reads of the page besides Playwright's ARIA snapshot, in one round trip: the annotations
 // and the title. After an action it rides on the settle's own evaluate (tools/tabtool.py).
+//
+// Elements whose kind or state the ARIA snapshot does not show, with their rounded client boxes:
+// [x, y, w, h, [attributes to add], selector, label, tag, actionable]. Selector, label and tag are set for
+// elements that act on a click without a role; Playwright folds those into their parent's text when they
+// are inline, so they get a ref of ours (c1, c2...) resolved through a CSS selector unique in the document.
+// `actionable` (a click handler, draggable, focusable by tabindex) keeps the ref of a prose line that
+// holds the element: lean() would otherwise hide it, and an agent drags, hovers or clicks such lines.
 () => {
-  // Elements whose kind or state the ARIA snapshot does not show, with their rounded client boxes:
-  // [x, y, w, h, [attributes to add], selector, label, tag, actionable]. Selector, label and tag are set for
-  // elements that act on a click without a role; Playwright folds those into their parent's text when they
-  // are inline, so they get a ref of ours (c1, c2...) resolved through a CSS selector unique in the document.
-  // `actionable` (a click handler, draggable, focusable by tabindex) keeps the ref of a prose line that
-  // holds the element: lean() would otherwise hide it, and an agent drags, hovers or clicks such lines.
   const annotations = () => {
     const found = [];
     const clickables = window.__browserdClickables;
