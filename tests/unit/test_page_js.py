@@ -5,6 +5,7 @@ file that exists, and the wheel ships them."""
 from __future__ import annotations
 
 import ast
+import re
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -50,3 +51,15 @@ def test_page_scripts_ship_as_package_data() -> None:
     for script in DAEMON.rglob("js/*.js"):
         package = ".".join(["browserd", *script.parent.parent.relative_to(REPO).parts])
         assert package in packages, f"{script.relative_to(REPO)}: its package {package} is not installed"
+
+
+def test_every_prelude_declaration_is_used_beside_it() -> None:
+    # eslint sees a prelude's declarations only as the programs' globals, so it cannot tell one nobody uses.
+    unused = []
+    for prelude in DAEMON.rglob("js/*.prelude.js"):
+        others = "\n".join(p.read_text() for p in prelude.parent.glob("*.js") if p != prelude)
+        own = prelude.read_text()
+        for name in re.findall(r"^const (\w+)", own, re.MULTILINE):
+            if not re.search(rf"\b{name}\b", others) and len(re.findall(rf"\b{name}\b", own)) < 2:
+                unused.append(f"{prelude.relative_to(REPO)}: {name}")
+    assert not unused, "prelude declarations nothing uses:\n" + "\n".join(unused)
