@@ -61,7 +61,12 @@ class StartingDaemon:
         if byte == READY:
             return
         # End of file: the daemon exited before it served; its status comes within moments.
-        status = await asyncio.to_thread(self.process.wait, max(deadline - time.monotonic(), 0.1))
+        try:
+            status = await asyncio.to_thread(self.process.wait, max(deadline - time.monotonic(), 0.1))
+        except subprocess.TimeoutExpired:
+            raise DaemonUnavailable(
+                f"the daemon (pid {self.process.pid}) closed its readiness pipe without serving; see {self.out}"
+            ) from None
         if status == 0:
             return  # it said "another browserd daemon is already running": that one will answer
         raise DaemonUnavailable(
