@@ -19,7 +19,7 @@ from browserd.daemon.policy.proxy import GuardProxy
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.scrape.extract import extract_links
 from browserd.daemon.scrape.robots import Robots, fetch_bytes, read_robots
-from browserd.daemon.scrape.service import in_guarded_context
+from browserd.daemon.scrape.scrape_service import in_guarded_context
 from browserd.daemon.scrape.smartwait import smart_wait
 from browserd.daemon.sessions.navigation import navigate
 

@@ -15,8 +15,8 @@ from playwright.async_api import BrowserContext, StorageState
 from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.profiles.profile_registry import Profiles
 from browserd.daemon.profiles.publish import PublishResult
-from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.sessions.page_errors import page_errors
 from browserd.daemon.sessions.window import Window
 

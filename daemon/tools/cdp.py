@@ -10,8 +10,8 @@ from playwright.async_api import Error as PlaywrightError
 from browserd.daemon.errors import CdpConnectFailed
 from browserd.daemon.policy.cdp_endpoints import check_cdp_endpoint
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
+from browserd.daemon.tools.tool_registry import Params, Tool, tool
 
 
 class ConnectCdpParams(Params, kw_only=True):

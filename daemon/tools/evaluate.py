@@ -10,9 +10,9 @@ from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.sessions.scripts import run_script
 from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.tabtool import ActionParams, SnapshotMode, TargetText, TimeoutMs, tab_tool
+from browserd.daemon.tools.tool_registry import Tool
 
 
 class EvaluateParams(ActionParams, kw_only=True):

@@ -12,9 +12,9 @@ import msgspec
 
 from browserd.daemon.config import ProfilesConfig
 from browserd.daemon.profiles.ids import validate_profile_id
+from browserd.daemon.profiles.profile_folder import ProfileStore, Snapshot
 from browserd.daemon.profiles.publish import PublishResult, publish_cas
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
-from browserd.daemon.profiles.store import ProfileStore, Snapshot
 
 
 class Profiles:

@@ -7,9 +7,9 @@ from typing import Any
 
 from browserd.daemon.config import LlmConfig
 from browserd.daemon.errors import LlmNotConfigured
+from browserd.daemon.llm.chat_model import Model
 from browserd.daemon.llm.endpoint import Endpoint
 from browserd.daemon.llm.keys import api_key
-from browserd.daemon.llm.model import Model
 from browserd.daemon.llm.structured import JsonAnswer, extract_json
 
 
