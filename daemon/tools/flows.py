@@ -13,11 +13,11 @@ import msgspec
 
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.flows.catalogue.datasets import DatasetFormat, as_text, flatten
-from browserd.daemon.flows.catalogue.python_export import check_urls, playwright_script
+from browserd.daemon.flows.catalogue.python_export import export_script
 from browserd.daemon.flows.flow_model import MAX_ROWS, Flow, StepReport
-from browserd.daemon.flows.owners import Actor, level_of
+from browserd.daemon.flows.owners import Actor
 from browserd.daemon.flows.replay.run_template import check_from_step, start_flow_run
-from browserd.daemon.flows.variables import args_struct, parse_args, tool_schema, values_of
+from browserd.daemon.flows.variables import args_struct, parse_args, parse_rows, tool_schema, values_of
 from browserd.daemon.runs.run_records import RunMode
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.response import Response
@@ -241,15 +241,7 @@ async def flow_run(ctx: ToolContext, params: RunParams, response: Response) -> N
     if params.rows is None:
         values = parse_args(flow, params.args, Params)
     else:
-        # Each row with the args must make a complete call; the args alone need not.
-        values = dict(params.args)
-        for index, row in enumerate(params.rows):
-            if flow.sensitive_keys & set(row):
-                raise InvalidParameter(
-                    f"row {index} holds a sensitive variable; sensitive values go in args only (never stored)",
-                    field="rows",
-                )
-            parse_args(flow, {**params.args, **row}, Params)
+        values = parse_rows(flow, params.args, params.rows, Params)
     await run_flow(
         ctx,
         flow,
@@ -282,9 +274,7 @@ async def flow_export(ctx: ToolContext, params: ExportParams, response: Response
     flow = await ctx.services.flows.get(params.flow_id, by=_by(ctx))
     flow.meta.suggested_order = {}
     if params.format == "playwright":
-        trust = ctx.session.trust.lowered(level_of(flow.meta.owner))
-        await check_urls(flow, trust)
-        script = playwright_script(flow, trust.level)
+        script = await export_script(flow, ctx.session.trust)
         response.data({"flowId": flow.id, "format": "playwright", "script": script})
         response.text(f"```python\n{script}```")
         return
