@@ -10,7 +10,7 @@ import msgspec
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.llm.schema import check_schema
 from browserd.daemon.runs.run_records import RunMode
-from browserd.daemon.runs.templates.crawl import CrawlInputs, crawl_request
+from browserd.daemon.runs.templates.crawl import CrawlInputs
 from browserd.daemon.runtime.images import image_size
 from browserd.daemon.scrape import mapping
 from browserd.daemon.scrape.links import check_http_url
@@ -184,8 +184,7 @@ async def map_site(ctx: ToolContext, params: MapParams, response: Response) -> N
     task_arguments={"mode": "sync"},
 )
 async def crawl(ctx: ToolContext, params: CrawlParams, response: Response) -> None:
-    check_http_url(params.url)
-    crawl_request(params, ctx.services.config.crawl)  # the configured limits, before a run is created
+    check_http_url(params.url)  # the configured limits are the template's check, before a run is created
     if params.format == "json":
         ctx.services.llm.model(ctx.session.id)  # LLM_NOT_CONFIGURED before a run is created
     inputs = {
