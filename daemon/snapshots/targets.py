@@ -63,8 +63,9 @@ EarlyAction = Callable[[Locator], Awaitable[None]]
 
 async def locate(tab: Tab, target: str, early: EarlyAction | None = None) -> Target:
     """`early`: an action to start at once on a ref the snapshot showed as a plain text field in the main
-    frame, while the element is counted (one round trip to the browser fewer per fill). It can only act on the ref's own
-    element, so it is aborted when that element turns out to be gone; else `Target.under_way` holds it."""
+    frame, while the element is counted (one round trip to the browser fewer per fill). It can only act on
+    the ref's own element, so it is aborted when that element turns out to be gone; else `Target.under_way`
+    holds it."""
     target = target.strip()
     if not target:
         raise InvalidParameter("empty target", hint="Pass a ref such as e5 or a CSS selector.", field="target")
