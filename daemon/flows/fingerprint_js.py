@@ -6,6 +6,8 @@ recorded one was. Each is one `evaluate`: one page round trip per recorded targe
 
 from __future__ import annotations
 
+import json
+
 from browserd.daemon.flows.match_js import MATCH_JS
 
 _PRELUDE = r"""
@@ -307,6 +309,7 @@ RESOLVE_JS = (
   };
   const score = (d) => {
     let total = 0, got = 0, conflicts = 0;
+    const against = [];
     const tier = fp.name ? nameTier(fp.name, d.name) : 'same';
     for (const [k, w] of Object.entries(WEIGHTS)) {
       const was = fp[k], now = d[k];
@@ -322,10 +325,10 @@ RESOLVE_JS = (
         else if (!stillOnPage(k, was)) { share = RENAMED; credit = idNear(was, now); }
       } else if (NAMES.has(k)) credit = NAME_CREDIT[nameTier(was, now)];
       else if (WHERE.has(k)) credit = near(was, now);
-      if (k !== 'name' && share !== ABSENT && credit < (NAMES.has(k) ? 0.5 : 0.8)) conflicts++;
+      if (k !== 'name' && share !== ABSENT && credit < (NAMES.has(k) ? 0.5 : 0.8)) { conflicts++; against.push(k); }
       total += w * share; got += w * share * credit;
     }
-    return { score: total ? got / total : 0, tier, conflicts };
+    return { score: total ? got / total : 0, tier, conflicts, against };
   };
   const names = new Map();
   const nameIn = (n) => { if (!names.has(n)) names.set(n, nameOf(n)); return names.get(n); };
@@ -358,9 +361,9 @@ RESOLVE_JS = (
   const finders = report.filter((r) => r.count > 0).length;
   const agreement = (hits) => hits.some((i) => report[i].count === 1) ? hits.length / finders : 0;
   const rate = (entry, d) => {
-    const s = known ? score(d) : { score: agreement(entry.hits), tier: 'same', conflicts: 0 };
-    return Object.assign(entry, { score: Math.round(s.score * 1000) / 1000, tag: d.tag, name: d.name,
-      container: d.container, match: s.tier, conflicts: s.conflicts });
+    const s = known ? score(d) : { score: agreement(entry.hits), tier: 'same', conflicts: 0, against: [] };
+    return Object.assign(entry, { score: Math.round(s.score * 1000) / 1000, tag: d.tag, role: d.role, name: d.name,
+      container: d.container, row: d.row, match: s.tier, conflicts: s.conflicts, disagrees: s.against });
   };
   const order = (a, b) => b.score - a.score || b.hits.length - a.hits.length;
   // Every element is rated on who it is, as if where it is agreed too (the most it could score); only the
@@ -410,7 +413,9 @@ RESOLVE_JS = (
   for (const r of report) r.hitsWinner = !!best && best.hits.includes(r.index);
   const out = { status, candidates: report, elements: shown, score: best ? best.score : 0,
     hits: best ? best.hits : [], match: best ? best.match : '' };
-  return [status === 'ok' ? best.n : null, out];
+  // The i-th element of the report rated again in full, where it is too: what a model's choice is checked on.
+  const pick = (i) => { const e = scored[i]; if (!e) return null; rate(e, describe(e.n)); const { n, ...rest } = e; return [n, rest]; };
+  return [status === 'ok' ? best.n : null, out, pick];
 }"""
 )
 
@@ -424,8 +429,20 @@ RESOLVE_ELEMENT_JS = (
 )
 RESOLVED_JS = "() => { const out = window.__browserdResolved; delete window.__browserdResolved; return out; }"
 
-# Inputs whose values a failure screenshot must never show.
+# Inputs whose values a failure screenshot must never show, and a model never chooses.
 SENSITIVE_CSS = (
     "input[type=password], [autocomplete=one-time-code], [autocomplete^=cc-], "
     "[autocomplete=current-password], [autocomplete=new-password]"
+)
+
+# The element a model chose ([flows] llm_fallback): the step resolved again on the page as it is now, and the
+# index-th element of its report as the handle; RESOLVED_JS then gives the report, with that element rated in
+# full as `picked` (and whether it is a sensitive field).
+PICK_ELEMENT_JS = (
+    "([args, index]) => { const [, out, pick] = ("
+    + RESOLVE_JS
+    + ")(args); const got = pick(index);"
+    + f" const picked = got && {{ ...got[1], sensitive: got[0].matches({json.dumps(SENSITIVE_CSS)}) }};"
+    + " Object.defineProperty(window, '__browserdResolved', { value: { ...out, picked }, configurable: true });"
+    + " return got ? got[0] : null; }"
 )
