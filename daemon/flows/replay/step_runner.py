@@ -232,7 +232,7 @@ class Runner:
         """The model's choice among the elements the scorer could not decide between, acted on only if nothing
         on the page is against it; else the step's usual STOP, whose details say what the model did."""
         chooser = self.chooser
-        if chooser is None or resolved.status not in ASKABLE:
+        if chooser is None or resolved.status not in ASKABLE or not resolved.report["elements"]:
             raise self._stop(step, resolved)
         skipped = chooser.skipped(step)
         if skipped is not None:
