@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from browserd.daemon.config import LlmConfig
-from browserd.daemon.flows.model import Fingerprint, Step, TargetLocator
+from browserd.daemon.flows.flow_model import Fingerprint, Step, TargetLocator
 from browserd.daemon.flows.replay.model_choice import refusal, sensitive
-from browserd.daemon.llm.service import Llm
+from browserd.daemon.llm.llm_service import Llm
 
 SHOWN = {"name": "Create account", "visible": True, "disabled": False, "match": "synonym", "disagrees": []}
 

@@ -16,10 +16,10 @@ from typing import Any
 import anyio
 
 from browserd.daemon.errors import LlmFailed
-from browserd.daemon.flows.model import Fingerprint, ModelPick, Step
+from browserd.daemon.flows.flow_model import Fingerprint, ModelPick, Step
 from browserd.daemon.flows.placeholders import PLACEHOLDER
-from browserd.daemon.llm.model import Message
-from browserd.daemon.llm.service import Llm
+from browserd.daemon.llm.chat_model import Message
+from browserd.daemon.llm.llm_service import Llm
 from browserd.daemon.llm.structured import ask_json, markers
 
 # The resolutions a model may settle: the elements are there, the scorer only could not decide between them.

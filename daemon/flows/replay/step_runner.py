@@ -33,7 +33,7 @@ from browserd.daemon.errors import (
     TargetNotVerified,
 )
 from browserd.daemon.flows.fingerprint_js import PICK_ELEMENT_JS, RESOLVE_ELEMENT_JS, RESOLVED_JS
-from browserd.daemon.flows.model import ModelPick, Retry, Step, StepReport, TargetLocator
+from browserd.daemon.flows.flow_model import ModelPick, Retry, Step, StepReport, TargetLocator
 from browserd.daemon.flows.placeholders import render
 from browserd.daemon.flows.replay.model_choice import ASKABLE, ModelChooser, refusal
 from browserd.daemon.policy.trust import TrustPolicy
