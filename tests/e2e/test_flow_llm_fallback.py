@@ -20,7 +20,8 @@ from tests.conftest import BrowserdHome, mcp_client, own_home
 from tests.e2e.llm_fixtures import KEY_VARIABLE
 from tests.e2e.replay_cases import CASES, Case, Target, html, remove
 from tests.e2e.replay_flows import record, replay_run
-from tests.llm_server import ScriptedModel, Turn, answer_json, say
+from tests.e2e.replay_models import REASON, answering, question, same_name, where_it_was
+from tests.llm_server import ScriptedModel, Turn, say
 
 pytestmark = pytest.mark.anyio
 TOOLS = ("--tools", "all")
@@ -59,34 +60,6 @@ def no_endpoint_home() -> Iterator[BrowserdHome]:
         yield home
 
 
-def question(text: str) -> dict[str, Any]:
-    """What the model was shown: the JSON between the request's markers."""
-    data: dict[str, Any] = json.loads(text.split("\n", 1)[1].rsplit("\n", 1)[0])
-    return data
-
-
-def where_it_was(asked: dict[str, Any]) -> int | None:
-    """A sensible model: the element in the recorded element's container and row, nothing against it there."""
-    recorded = asked["recorded"]
-    for element in asked["found"]:
-        same_place = all(element.get(key) == recorded.get(key) for key in ("container", "row"))
-        if same_place and not element["conflicts"]:
-            return int(element["index"])
-    return None
-
-
-def same_name(asked: dict[str, Any]) -> int | None:
-    """A careless model: whatever still shows the recorded name (here the promo's look-alike)."""
-    return next((e["index"] for e in asked["found"] if e.get("name") == asked["recorded"]["name"]), None)
-
-
-def answering(choose: Any) -> Any:
-    def script(turn: Turn) -> dict[str, Any]:
-        return answer_json({"index": choose(question(turn.messages[-1]["content"])), "reason": "same form as before"})
-
-    return script
-
-
 def step_of(run: dict[str, Any]) -> dict[str, Any]:
     step: dict[str, Any] = run["steps"][-1]
     return step
@@ -101,7 +74,7 @@ async def test_the_models_choice_replays_a_synonym_the_scorer_refuses(
         got, run = await replay_run(client, site, flow, SYNONYM)
     step = step_of(run)
     assert got == "correct", f"the model's choice was not acted on: {json.dumps(step)[:2000]}"
-    assert step["fallback"] == "llm" and step["llm"]["reason"] == "same form as before"
+    assert step["fallback"] == "llm" and step["llm"]["reason"] == REASON
     assert step["llm"]["model"] == model.model and step["matchedBy"].startswith(f"llm: element {step['llm']['index']}")
     assert len(model.turns) == 1
     asked = question(model.turns[0].messages[-1]["content"])
