@@ -125,6 +125,9 @@ def replay_case(shim: Any, site: str, flow: tuple[str, dict[str, str]], case: Ca
     step = (run.get("steps") or [{}])[0]
     if got != "correct" and case.expect is not None:
         return f"{got} ({step.get('message') or step.get('matchedBy')})", step
+    if got == "wrong":
+        acted = sorted({line.split(":", 1)[1] for line in lines if line.startswith(("click:", "input:"))})
+        return f"{got} (acted on {', '.join(acted) or 'nothing'})", step
     return got, step
 
 
