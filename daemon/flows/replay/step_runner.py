@@ -1,6 +1,6 @@
 """Replaying a flow's steps on one tab, acting only on an element that is verifiably the recorded one.
 
-Each step resolves every candidate of its target in one page evaluate (fingerprint_js.RESOLVE_JS; a second
+Each step resolves every candidate of its target in one page evaluate (flows/js/resolve.js; a second
 fetches its report), scores every element found against the recorded fingerprint, and acts only when
 one visible element scores at least the threshold and leads the next by the margin (issue 14 item 3).
 Until then it polls with backoff up to the step's timeout, then STOPs with the candidates, what each
@@ -32,7 +32,7 @@ from browserd.daemon.errors import (
     NavigationTimeout,
     TargetNotVerified,
 )
-from browserd.daemon.flows.fingerprint_js import PICK_ELEMENT_JS, RESOLVE_ELEMENT_JS, RESOLVED_JS
+from browserd.daemon.flows.fingerprint_js import RESOLVE_ELEMENT_JS, RESOLVED_JS, SENSITIVE_CSS
 from browserd.daemon.flows.flow_model import ModelPick, Retry, Step, StepReport, TargetLocator
 from browserd.daemon.flows.placeholders import render
 from browserd.daemon.flows.replay.model_choice import ASKABLE, ModelChooser, refusal
@@ -110,10 +110,9 @@ async def resolve(
     frame = await frame_of(tab, target.frame)
     candidates = [{"type": c.type, "value": c.value} for c in target.candidates]
     args = [candidates, msgspec.to_builtins(target.fingerprint), target.shadow, threshold, margin]
-    if pick is None:
-        handle = await frame.evaluate_handle(RESOLVE_ELEMENT_JS, args)
-    else:
-        handle = await frame.evaluate_handle(PICK_ELEMENT_JS, [args, pick])
+    if pick is not None:
+        args.append({"index": pick, "sensitiveCss": SENSITIVE_CSS})
+    handle = await frame.evaluate_handle(RESOLVE_ELEMENT_JS, args)
     # A null answer is a plain value with nothing to release in the page; an element is released after the step.
     report = await frame.evaluate(RESOLVED_JS)
     return Resolved(handle.as_element(), report)
