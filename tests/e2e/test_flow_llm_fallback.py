@@ -60,19 +60,21 @@ def no_endpoint_home() -> Iterator[BrowserdHome]:
         yield home
 
 
-def step_of(run: dict[str, Any]) -> dict[str, Any]:
+async def replayed(home: BrowserdHome, site: str, case: Case = SYNONYM, **options: Any) -> tuple[str, dict[str, Any]]:
+    """The case's target recorded, then replayed on its mutated page by a client of its own (`options` go to
+    it): the outcome and the step's report."""
+    async with mcp_client(home, args=TOOLS, **options) as client:
+        flow = await record(client, site, case.target)
+        got, run = await replay_run(client, site, flow, case)
     step: dict[str, Any] = run["steps"][-1]
-    return step
+    return got, step
 
 
 async def test_the_models_choice_replays_a_synonym_the_scorer_refuses(
     fallback_home: BrowserdHome, model: ScriptedModel, site: str
 ) -> None:
     model.script = answering(where_it_was)
-    async with mcp_client(fallback_home, args=TOOLS) as client:
-        flow = await record(client, site, SYNONYM.target)
-        got, run = await replay_run(client, site, flow, SYNONYM)
-    step = step_of(run)
+    got, step = await replayed(fallback_home, site)
     assert got == "correct", f"the model's choice was not acted on: {json.dumps(step)[:2000]}"
     assert step["fallback"] == "llm" and step["llm"]["reason"] == REASON
     assert step["llm"]["model"] == model.model and step["matchedBy"].startswith(f"llm: element {step['llm']['index']}")
@@ -89,10 +91,7 @@ async def test_a_look_alike_the_model_picks_is_refused_and_nothing_is_clicked(
     fallback_home: BrowserdHome, model: ScriptedModel, site: str
 ) -> None:
     model.script = answering(same_name)
-    async with mcp_client(fallback_home, args=TOOLS) as client:
-        flow = await record(client, site, SYNONYM.target)
-        got, run = await replay_run(client, site, flow, SYNONYM)
-    step = step_of(run)
+    got, step = await replayed(fallback_home, site)
     assert got == "refused", f"acted on the model's look-alike: {json.dumps(step)[:2000]}"
     assert step["errorCode"] == "ELEMENT_AMBIGUOUS", step
     refused = step["details"]["llm"]
@@ -104,10 +103,7 @@ async def test_a_sensitive_step_never_asks_the_model(
     fallback_home: BrowserdHome, model: ScriptedModel, site: str
 ) -> None:
     model.script = answering(lambda asked: 0)
-    async with mcp_client(fallback_home, args=TOOLS) as client:
-        flow = await record(client, site, PASSWORD)
-        got, run = await replay_run(client, site, flow, OLD_PASSWORD)
-    step = step_of(run)
+    got, step = await replayed(fallback_home, site, OLD_PASSWORD)
     assert got == "refused" and step["errorCode"] == "TARGET_NOT_VERIFIED", step
     assert model.turns == [], "a password step was put to the model"
     assert step["details"]["fallbackSkipped"] == "sensitive step"
@@ -117,10 +113,7 @@ async def test_with_the_fallback_off_the_model_is_never_asked(
     llm_home: BrowserdHome, model: ScriptedModel, site: str
 ) -> None:
     model.script = answering(where_it_was)
-    async with mcp_client(llm_home, args=TOOLS) as client:
-        flow = await record(client, site, SYNONYM.target)
-        got, run = await replay_run(client, site, flow, SYNONYM)
-    step = step_of(run)
+    got, step = await replayed(llm_home, site)
     assert got == "refused" and step["errorCode"] == "ELEMENT_AMBIGUOUS"
     assert model.turns == [] and "llm" not in step["details"] and "fallbackSkipped" not in step["details"]
 
@@ -142,12 +135,9 @@ async def test_a_failing_model_fails_the_step_naming_its_error(
     fallback_home: BrowserdHome, model: ScriptedModel, site: str, script: Any, delay_s: float, says: str, code: str
 ) -> None:
     model.script, model.delay_s = script, delay_s
-    async with mcp_client(fallback_home, args=TOOLS) as client:
-        flow = await record(client, site, SYNONYM.target)
-        got, run = await replay_run(client, site, flow, SYNONYM)
-        model.script, model.delay_s = answering(where_it_was), 0
-        again, _ = await replay_run(client, site, flow, SYNONYM)  # the daemon keeps serving, the model works again
-    step = step_of(run)
+    got, step = await replayed(fallback_home, site)
+    model.script, model.delay_s = answering(where_it_was), 0
+    again, _ = await replayed(fallback_home, site)  # the daemon keeps serving, and the model works again
     assert got == "refused" and step["errorCode"] == "ELEMENT_AMBIGUOUS", step
     assert says in step["message"] and says in step["details"]["llm"]["error"]
     assert step["details"]["llm"]["errorCode"] == code and f"({code}:" in step["recoverHint"]
@@ -166,18 +156,12 @@ def sampled(choose: Any) -> Any:
 
 
 async def test_the_clients_model_chooses_through_sampling(no_endpoint_home: BrowserdHome, site: str) -> None:
-    async with mcp_client(no_endpoint_home, args=TOOLS, sampling_callback=sampled(where_it_was)) as client:
-        flow = await record(client, site, SYNONYM.target)
-        got, run = await replay_run(client, site, flow, SYNONYM)
-    step = step_of(run)
+    got, step = await replayed(no_endpoint_home, site, sampling_callback=sampled(where_it_was))
     assert got == "correct", step
     assert step["fallback"] == "llm" and step["llm"]["model"] == "client-model-7"
 
 
 async def test_without_a_model_the_fallback_is_skipped(no_endpoint_home: BrowserdHome, site: str) -> None:
-    async with mcp_client(no_endpoint_home, args=TOOLS) as client:
-        flow = await record(client, site, SYNONYM.target)
-        got, run = await replay_run(client, site, flow, SYNONYM)
-    step = step_of(run)
+    got, step = await replayed(no_endpoint_home, site)
     assert got == "refused" and step["errorCode"] == "ELEMENT_AMBIGUOUS"
     assert step["details"]["fallbackSkipped"] == "no model"
