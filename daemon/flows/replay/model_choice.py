@@ -142,6 +142,7 @@ class ModelChooser:
                 hint="Raise [flows] llm_fallback_timeout_s for a slow model, or check that it is up.",
                 reason="timeout",
             ) from None
-        reason = str(answer.value["reason"]).strip()
+        index, reason = answer.value["index"], str(answer.value["reason"]).strip()
         line = (reason.splitlines() or [""])[0][:REASON_CHARS]
-        return ModelPick(index=answer.value["index"], reason=line, model=answer.model)
+        # JSON Schema counts 1.0 as an integer; a list index must be one.
+        return ModelPick(index=None if index is None else int(index), reason=line, model=answer.model)
