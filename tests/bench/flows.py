@@ -135,7 +135,7 @@ def mutations(show: bool, only: str, policy: str | None) -> None:
     server, site = serve_site()
     home = make_home()
     results: dict[str, list[str]] = {}
-    chosen = 0
+    chosen = own = 0
     model: ScriptedModel | None = None
     try:
         with contextlib.ExitStack() as stack:
@@ -154,6 +154,9 @@ def mutations(show: bool, only: str, policy: str | None) -> None:
                 got = said.split(" ", 1)[0]
                 results.setdefault(case.kind, []).append(got)
                 chosen += step.get("fallback") == "llm"
+                # A negative acted on: the recorded element itself (a synonym the scorer refuses by rule while the
+                # recorded name shows elsewhere), or another one.
+                own += case.kind == "negative" and said == f"wrong (acted on {case.target.who})"
                 if show:
                     print(f"  {got:8} {case.label}{said[len(got) :]}{' [model]' if step.get('llm') else ''}")
     finally:
@@ -162,7 +165,12 @@ def mutations(show: bool, only: str, policy: str | None) -> None:
         stop_site(server)
     figures: dict[str, Any] = {"loadavg": [round(x, 2) for x in os.getloadavg()]}
     if model is not None:
-        figures["llm_fallback"] = {"policy": policy, "questions": len(model.turns), "acted_on_choice": chosen}
+        figures["llm_fallback"] = {
+            "policy": policy,
+            "questions": len(model.turns),
+            "acted_on_choice": chosen,
+            "negatives_acted_on_the_recorded_element": own,
+        }
     for kind, got in results.items():
         share = "refused" if kind == "negative" else "correct"
         figures[kind] = {
@@ -187,6 +195,7 @@ def mutations(show: bool, only: str, policy: str | None) -> None:
         print(f"{kind:9}: {shown} ({f['cases']} cases), {f['wrong']} wrong element(s)")
     if model is not None:
         print(f"model ({policy}): asked {len(model.turns)} time(s), its choice acted on in {chosen} step(s)")
+        print(f"of the negatives acted on, {own} on the recorded element itself, the others on another element")
     print(f"load average {figures['loadavg']}")
     print(json.dumps(figures))
 
