@@ -3,7 +3,7 @@ chooses among the scored ones, and its choice is acted on only if nothing on the
 
 The model is a scripted OpenAI-compatible server on loopback (tests/llm_server.py), or the SDK client's own
 through MCP sampling; the pages are the replay mutation pages (tests/site/replay/), whose log says which
-element received the click or the input.
+element received the click or the input. The console's run view names the model's choice.
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ import pytest
 from mcp import types
 
 from tests.conftest import BrowserdHome, mcp_client, own_home
+from tests.e2e.console_browser import chromium, console_home, opened_console
 from tests.e2e.llm_fixtures import KEY_VARIABLE
 from tests.e2e.replay_cases import CASES, Case, Target, html, remove
 from tests.e2e.replay_flows import record, replay_run
 from tests.e2e.replay_models import REASON, answering, question, same_name, where_it_was
-from tests.llm_server import ScriptedModel, Turn, say
+from tests.llm_server import ScriptedModel, Turn, model_env, say
 
 pytestmark = pytest.mark.anyio
 TOOLS = ("--tools", "all")
@@ -57,6 +58,13 @@ def no_endpoint_home() -> Iterator[BrowserdHome]:
     """The fallback on, and no [llm] endpoint: only a client's sampling can answer."""
     with own_home() as home:
         home.env.update(BROWSERD_FLOWS_LLM_FALLBACK="true")
+        yield home
+
+
+@pytest.fixture(scope="module")
+def console_fallback_home(llm: ScriptedModel) -> Iterator[BrowserdHome]:
+    """The fallback on, the scripted model, and the console served."""
+    with console_home(**model_env(llm), BROWSERD_FLOWS_LLM_FALLBACK="true") as home:
         yield home
 
 
@@ -165,3 +173,19 @@ async def test_without_a_model_the_fallback_is_skipped(no_endpoint_home: Browser
     got, step = await replayed(no_endpoint_home, site)
     assert got == "refused" and step["errorCode"] == "ELEMENT_AMBIGUOUS"
     assert step["details"]["fallbackSkipped"] == "no model"
+
+
+async def test_the_consoles_run_view_names_the_models_choice(
+    console_fallback_home: BrowserdHome, model: ScriptedModel, site: str
+) -> None:
+    model.script = answering(where_it_was)
+    async with mcp_client(console_fallback_home, args=TOOLS) as client:
+        flow = await record(client, site, SYNONYM.target)
+        got, run = await replay_run(client, site, flow, SYNONYM)
+    assert got == "correct"
+    async with chromium() as browser, opened_console(browser, console_fallback_home) as console:
+        await console.goto(f"#/runs/{run['runId']}")
+        tag = console.page.locator(".report.success .tag")
+        await tag.wait_for(timeout=30_000)
+        assert await tag.inner_text() == f"chosen by {model.model}"
+        assert await tag.get_attribute("title") == REASON
