@@ -6,7 +6,7 @@
 // the index-th of the report's elements, whatever its score, and the report gets it rated in full as `picked`
 // (where it is too), with whether it is a sensitive field.
 (args) => {
-  const [el, out, pick] = (([cands, fp, shadow, threshold, margin]) => {
+  const [el, resolved, pick] = (([cands, fp, shadow, threshold, margin]) => {
     let scope = document;
     for (const host of shadow) {
       const h = scope.querySelector(host);
@@ -174,11 +174,11 @@
   })(args);
   const choice = args[5];
   if (!choice) {
-    Object.defineProperty(window, '__browserdResolved', { value: out, configurable: true });
+    Object.defineProperty(window, '__browserdResolved', { value: resolved, configurable: true });
     return el;
   }
   const got = pick ? pick(choice.index) : null;
   const picked = got && { ...got[1], sensitive: got[0].matches(choice.sensitiveCss) };
-  Object.defineProperty(window, '__browserdResolved', { value: { ...out, picked }, configurable: true });
+  Object.defineProperty(window, '__browserdResolved', { value: { ...resolved, picked }, configurable: true });
   return got ? got[0] : null;
 }
