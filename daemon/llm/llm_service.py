@@ -31,6 +31,10 @@ class Llm:
         # The sampling models of connected clients that offer sampling, by their session id.
         self.samplers: dict[str, Model] = {}
 
+    def offers(self, session_id: str | None = None) -> bool:
+        """Whether work for session `session_id` has a model at all: its client's sampling or an endpoint."""
+        return (session_id or "") in self.samplers or configured(self.config)
+
     def model(self, session_id: str | None = None) -> Model:
         """The model for work on behalf of session `session_id`: its client's through sampling when it offers
         that and no endpoint is configured (or prefer_sampling), else the endpoint; LLM_NOT_CONFIGURED if neither."""

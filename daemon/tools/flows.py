@@ -216,7 +216,7 @@ async def run_flow(
     lines = [f"Run {answer.run_id} of {flow.id}: {answer.status}"]
     for step in answer.steps:
         how = f" via {step.matched_by} (score {step.score})" if step.matched_by else ""
-        fell = " [fallback]" if step.fallback else ""
+        fell = f" [chosen by the model: {step.llm.reason}]" if step.llm else " [fallback]" if step.fallback else ""
         said = f" {step.message}" if step.message else ""
         lines.append(f"- {step.step_id} {step.type}: {step.status}{how}{fell}{said}")
     if view.error is not None:

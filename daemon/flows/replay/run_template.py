@@ -18,6 +18,7 @@ from browserd.daemon.flows.flow_model import MAX_CELL_CHARS, MAX_ROWS, Flow, Run
 from browserd.daemon.flows.graph import graph_of
 from browserd.daemon.flows.owners import level_of
 from browserd.daemon.flows.replay.graph_walk import Execution, Lane
+from browserd.daemon.flows.replay.model_choice import ModelChooser
 from browserd.daemon.flows.replay.step_runner import Runner, same_page
 from browserd.daemon.policy.trust import stricter
 from browserd.daemon.runs.run_context import RunContext
@@ -162,6 +163,13 @@ class FlowRun(Template[FlowRunInputs]):
         secret_values = [value for value in inputs.secrets.values() if value]
         values = {**args, **inputs.secrets}
         runner = Runner(tab, ctx.services.config, values, secret_values, ctx.trust, inputs.step_timeout_ms)
+        if ctx.services.config.flows.llm_fallback:
+            runner.chooser = ModelChooser(
+                ctx.services.llm,
+                ctx.record.owner_session_id,
+                ctx.services.config.flows.llm_fallback_timeout_s,
+                frozenset(flow.sensitive_keys | inputs.secrets.keys()),
+            )
         runner.outputs = outputs
         execution = Execution(ctx, record, secret_values)
         try:
