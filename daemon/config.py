@@ -26,8 +26,8 @@ Positive = Annotated[int, msgspec.Meta(ge=1)]
 class DaemonConfig(msgspec.Struct, forbid_unknown_fields=True):
     # Seconds the daemon lingers after its last session, run or publish ends; 0 keeps it forever.
     idle_exit_s: NonNegative = 60.0
-    # How long a client waits for a daemon it spawned to open its socket.
-    spawn_timeout_s: NonNegative = 10.0
+    # Bounds the wait for a daemon a client spawned; one that fails to start is reported as it exits.
+    spawn_timeout_s: NonNegative = 30.0
     max_frame_bytes: Positive = 64 * 1024 * 1024
     # Outer deadline of any single request, so no call can hang a client forever.
     request_timeout_s: NonNegative = 600.0

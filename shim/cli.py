@@ -36,7 +36,16 @@ LAZY_GROUPS = {
 
 
 class LazyGroup(click.Group):
-    """A group whose LAZY_GROUPS subcommands are imported when named, not when the CLI starts."""
+    """A group whose LAZY_GROUPS subcommands are imported when named, not when the CLI starts; a daemon that
+    cannot be started is reported as a command-line error (its cause, no traceback) whichever command needed it."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        from browserd.shim.spawn import DaemonUnavailable
+
+        try:
+            return super().invoke(ctx)
+        except DaemonUnavailable as exc:
+            raise click.ClickException(f"cannot start the browserd daemon: {exc}") from exc
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *LAZY_GROUPS])

@@ -43,6 +43,9 @@ SampleHandler = Callable[[Sample], Awaitable[SampleResult]]
 # shim waits that long plus this grace before it decides the daemon will not answer at all.
 CALL_GRACE_S = 30.0
 DEFAULT_REQUEST_TIMEOUT_S = 600.0
+# How long a connect waits for a daemon it starts (daemon.spawn_timeout_s's default): a bound that a healthy start
+# under load never nears, since a daemon that fails to start is reported as soon as it exits.
+SPAWN_TIMEOUT_S = 30.0
 
 
 def configured_call_timeout_s() -> float | None:
@@ -115,7 +118,7 @@ class DaemonClient:
     def session_id(self) -> str:
         return self.registered.session_id if self.registered else ""
 
-    async def connect(self, spawn: bool = True, timeout_s: float = 10.0) -> RegisterOk:
+    async def connect(self, spawn: bool = True, timeout_s: float = SPAWN_TIMEOUT_S) -> RegisterOk:
         """Connect (starting the daemon if `spawn`) and register; retried while a dying daemon's socket lingers."""
         deadline = time.monotonic() + timeout_s
         while True:

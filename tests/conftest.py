@@ -7,6 +7,7 @@ own; teardown ends exactly that daemon (by the pid in its lock file) and nothing
 from __future__ import annotations
 
 import http.server
+import inspect
 import json
 import os
 import shutil
@@ -17,12 +18,13 @@ import tempfile
 import threading
 import time
 import urllib.parse
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
@@ -337,6 +339,23 @@ def wait_for(predicate: Any, timeout: float, interval: float = 0.05) -> bool:
             return True
         time.sleep(interval)
     return bool(predicate())
+
+
+async def until(check: Callable[[], Any], what: str, timeout: float = 60, interval: float = 0.05) -> Any:
+    """`check()`'s first true answer, asked every `interval` s; the test fails saying `what` did not happen if
+    none comes within `timeout` s. For what the daemon does in its own time and announces to no client (a
+    debounced publish, a sweep, an exit): the test waits exactly as long as the daemon takes, never a fixed
+    sleep. A plain function runs in a thread (it may read files or run a command); what it returns is awaited
+    if awaitable, so `check` may ask the daemon too (`lambda: client.call_tool(...)`)."""
+    with anyio.move_on_after(timeout):
+        while True:
+            answer = await check() if inspect.iscoroutinefunction(check) else await anyio.to_thread.run_sync(check)
+            if inspect.isawaitable(answer):
+                answer = await answer
+            if answer:
+                return answer
+            await anyio.sleep(interval)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 def terminate(process: subprocess.Popen[Any]) -> None:

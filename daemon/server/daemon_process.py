@@ -43,6 +43,7 @@ from browserd.daemon.tools.flows import published_tools
 from browserd.protocol import __version__, paths
 from browserd.protocol.framing import encode_frame
 from browserd.protocol.messages import Payload
+from browserd.protocol.readiness import announce_ready, take_ready_fd
 
 if TYPE_CHECKING:
     from browserd.daemon.server.http.http_server import HttpServer
@@ -182,7 +183,10 @@ class Daemon:
 
     # -- life cycle ----------------------------------------------------------------------------
 
-    async def run(self, sock: socket.socket, http_sock: socket.socket | None = None) -> None:
+    async def run(
+        self, sock: socket.socket, http_sock: socket.socket | None = None, ready: Callable[[], None] = lambda: None
+    ) -> None:
+        """Serve until idle exit or stop; `ready()` once clients are served (the spawner's handshake)."""
         listener = await SocketListener.from_socket(sock)
         services = self.services
         # Profiles outlive the sessions: the windows' last publishes are flushed before the browser goes (D-16).
@@ -206,6 +210,7 @@ class Daemon:
                     await tg.start(self.http.serve)
                 # Clients are served once the bridge and HTTP listen (`bridge pair`, `console` never see them starting).
                 tg.start_soon(listener.serve, self._handle, tg)
+                ready()
                 if self.config.browser.prewarm:
                     tg.start_soon(self._prewarm)
                 with anyio.CancelScope() as waiting:
@@ -243,6 +248,7 @@ class Daemon:
 def serve(config: Config, foreground: bool) -> int:
     """Run the daemon until idle exit, `browserd stop` or SIGTERM; the exit status of the process."""
     socket_path = paths.socket_path()
+    ready_fd = take_ready_fd()
     try:
         setup_logging(config.daemon, foreground)
         paths.ensure_private_dir(socket_path.parent)
@@ -272,12 +278,26 @@ def serve(config: Config, foreground: bool) -> int:
         ", socket-activated" if inherited.control else "",
     )
 
+    served = False
+
+    def ready() -> None:
+        nonlocal served
+        served = True
+        announce_ready(ready_fd)
+
     async def main() -> None:
         # Built inside the event loop: anyio's locks and events belong to the loop that made them.
-        await Daemon(config).run(sock, http_sock)
+        await Daemon(config).run(sock, http_sock, ready=ready)
 
     try:
         anyio.run(main, backend="asyncio", backend_options={"use_uvloop": config.daemon.use_uvloop and _has_uvloop()})
+    except Exception as exc:
+        if served:
+            raise
+        # One line a spawning client shows its user (it reads the tail of daemon.out); the traceback to the log.
+        log.exception("the daemon could not start")
+        print(f"browserd: cannot start: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        return 1
     finally:
         sock.close()
         if http_sock is not None:

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import BROWSERD, BrowserdHome, Gates, mcp_client, own_home
+from tests.conftest import BROWSERD, BrowserdHome, Gates, mcp_client, own_home, until
 from tests.e2e.results import ok, text_of
 
 pytestmark = pytest.mark.anyio
@@ -54,15 +54,6 @@ def listening_tcp_sockets(pid: int) -> int:
             if fields[3] == "0A" and fields[9] in inodes:  # 0A: TCP_LISTEN
                 listening += 1
     return listening
-
-
-async def until(check: Any, what: str, timeout: float = 60) -> Any:
-    """Poll `check()` (sync, run in a thread) until it returns something true, at most `timeout` seconds."""
-    with anyio.fail_after(timeout):
-        while not (found := await anyio.to_thread.run_sync(check)):
-            await anyio.sleep(0.1)
-    assert found, what
-    return found
 
 
 async def kill_browser(home: BrowserdHome) -> int:
@@ -108,7 +99,7 @@ async def test_item5_a_browser_crash_leaves_no_window_task_socket_or_listener(
             left = status(home)["tasks"]
             return not any(left.values()) and listening_tcp_sockets(daemon_pid) == baseline
 
-        await until(all_gone, "the dead windows' publishers, guards or listeners were left running")
+        await until(all_gone, "the dead windows' publishers, guards and listeners to end")
         reopened = ok(await local.call_tool("browser_open", {"url": f"{site}/help.html", "profileId": profile}))
         assert reopened.structured_content["status"] == 200
         ok(await remote.call_tool("browser_open", {"url": f"{site}/help.html"}))

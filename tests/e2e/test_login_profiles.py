@@ -29,7 +29,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import BROWSERD, BrowserdHome, isolated_env, mcp_client, short_temp_dir, wait_for
+from tests.conftest import BROWSERD, BrowserdHome, isolated_env, mcp_client, short_temp_dir, until, wait_for
 from tests.e2e.results import ok, text_of
 
 pytestmark = pytest.mark.anyio
@@ -82,14 +82,6 @@ def assert_private(folder: Path) -> None:
 
 def reaches(home: BrowserdHome, profile: str, version: int) -> Callable[[], bool]:
     return lambda: version_of(home, profile) >= version
-
-
-async def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.05) -> bool:
-    with anyio.move_on_after(timeout):
-        while not predicate():
-            await anyio.sleep(interval)
-        return True
-    return predicate()
 
 
 # browserd login
@@ -200,6 +192,13 @@ async def profile_status(client: Any, window_id: str) -> dict[str, Any]:
     row = next(row for row in await window_rows(client) if row["windowId"] == window_id)
     status: dict[str, Any] = row["profile"]
     return status
+
+
+async def profile_status_when(client: Any, window_id: str, key: str, value: str | None = None) -> dict[str, Any] | None:
+    """The window's profile status once its `key` is set (to `value`, if given); None before."""
+    status = await profile_status(client, window_id)
+    found = status.get(key)
+    return status if found is not None and value in (None, found) else None
 
 
 def browser_of(home: BrowserdHome) -> dict[str, Any]:
@@ -416,11 +415,8 @@ async def test_tc14_a_window_from_an_older_version_never_overwrites_a_newer_logi
     async with mcp_client(home, args=ALL_TOOLS) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/index.html", "profileId": "alice"}))
         window = (await window_rows(client))[0]["windowId"]
-        published: dict[str, Any] = {}
-        with anyio.fail_after(30):  # the window publishes 500 ms (debounced) after the call
-            while published.get("lastPublish") is None:
-                await anyio.sleep(0.1)
-                published = await profile_status(client, window)
+        # The window publishes 500 ms (debounced) after the call.
+        published = await until(lambda: profile_status_when(client, window, "lastPublish"), "the window's publish", 30)
         assert published["lastPublish"] == "published", published
         base = published["baseVersion"]
         assert version_of(home, "alice") == base, "the window's publish advanced its base to the new version"
@@ -429,11 +425,11 @@ async def test_tc14_a_window_from_an_older_version_never_overwrites_a_newer_logi
         assert newer > base
 
         ok(await client.call_tool("browser_open", {"url": f"{site}/set-cookie?other=1", "profileId": "alice"}))
-        status: dict[str, Any] = {}
-        with anyio.fail_after(30):
-            while status.get("lastPublish") != "stale":
-                await anyio.sleep(0.1)
-                status = await profile_status(client, window)
+        status = await until(
+            lambda: profile_status_when(client, window, "lastPublish", "stale"),
+            "the window's publish dropped as stale",
+            30,
+        )
         assert status["stale"] is True and status["baseVersion"] == base, status
         assert version_of(home, "alice") == newer
         assert cookies_of(home, "alice") == {"session": "alice-new"}, "the login's state is still there"
@@ -475,10 +471,10 @@ async def test_tc10_publishing_restarts_no_browser(home: BrowserdHome, site: str
         for step in range(3):
             target = version_of(home, "dave") + 1
             ok(await client.call_tool("scrape", {"url": f"{site}/set-cookie?step{step}=1", "profileId": "dave"}))
-            assert await wait_until(reaches(home, "dave", target), 30), f"step {step} not published"
+            await until(reaches(home, "dave", target), f"step {step}'s publish", 30)
         target = version_of(home, "dave") + 1
         ok(await client.call_tool("browser_open", {"url": f"{site}/set-cookie?window=1", "profileId": "dave"}))
-        assert await wait_until(reaches(home, "dave", target), 30), "the window did not publish"
+        await until(reaches(home, "dave", target), "the window's publish", 30)
         assert {"step0", "step1", "step2", "window"} <= set(cookies_of(home, "dave"))
         after = await anyio.to_thread.run_sync(browser_of, home)
     assert (after["pid"], after["launches"]) == (before["pid"], before["launches"]), (before, after)
@@ -499,7 +495,7 @@ async def test_tc11_a_burst_of_scrapes_publishes_far_fewer_versions(home: Browse
             for index in range(10):
                 group.start_soon(one, index)
         assert all(not result.is_error for result in results), [text_of(r) for r in results if r.is_error]
-        assert await wait_until(lambda: version_of(home, "burst") >= 1, 30), "the burst published nothing"
+        await until(lambda: version_of(home, "burst") >= 1, "a publish of the burst", 30)
     # The daemon publishes every round still requested before it exits (D-16): once it is gone, the count is final.
     await anyio.to_thread.run_sync(home.stop_daemon)
     versions = version_of(home, "burst")
@@ -574,14 +570,24 @@ async def test_race_scrapes_publishing_during_a_login_never_roll_it_back(home: B
             async with anyio.create_task_group() as group:
                 for worker in range(6):
                     group.start_soon(scraper, worker)
-                assert await wait_until(lambda: version_of(home, "carol") >= 1, 60), "the scrapes published nothing"
+                await until(lambda: version_of(home, "carol") >= 1, "a publish of the scrapes", 60)
                 with login(home, "carol", f"{site}/set-cookie?session=carol") as running:
-                    started = await wait_until(
+                    await until(
                         lambda: any(writer == "login" for _v, writer, _c in seen) or not running.running(),
+                        "the login's first publish",
                         LOGIN_START_S,
                     )
-                    assert started and running.running(), f"the login published nothing:\n{running.stderr}"
-                    await anyio.sleep(3)  # the race: scrapes and periodic login publishes side by side
+                    assert running.running(), f"the login exited:\n{running.stderr}"
+                    # The race: the scrapes go on while the login publishes on its 300 ms period, at least twice more.
+                    raced_from, scrapes_before = len(seen), scrapes
+                    await until(
+                        lambda: (
+                            len({v for v, writer, _c in seen[raced_from:] if writer == "login"}) >= 2
+                            and scrapes >= scrapes_before + 6
+                        ),
+                        "two more login publishes while the scrapes went on",
+                        60,
+                    )
                     stop_scraping.set()
                     code = await anyio.to_thread.run_sync(running.press_enter)
                     assert code == 0, running.stderr

@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import socket
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -190,6 +191,26 @@ async def test_five_shims_started_at_once_share_one_daemon(home: BrowserdHome) -
             group.start_soon(one_client)
     assert len(pids) == 5
     assert len(set(pids)) == 1, f"expected one daemon, got pids {pids}"
+
+
+async def test_daemon_that_cannot_start_fails_the_first_call_naming_the_cause(home: BrowserdHome) -> None:
+    """Issue 21 item 10: the spawned daemon refuses a bad config and exits; the shim reports why as soon as it
+    exits (its status and last words), not after waiting out the spawn deadline, and starts a daemon again once
+    the config is fixed."""
+    config = Path(home.env["XDG_CONFIG_HOME"]) / "browserd" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("[browser]\nworkers = 'many'\n")
+    async with mcp_client(home) as client:
+        result = await client.call_tool("get_runtime_profile", {})
+        assert result.is_error
+        error = result.structured_content["error"]
+        assert result.structured_content["errorCode"] == "DAEMON_UNAVAILABLE", error
+        assert "exited with status 1 while starting" in error, error
+        assert "browser.workers" in error, "the message names what is wrong in the config"
+        assert "doctor" in result.structured_content["recoverHint"]
+        config.write_text("[browser]\nworkers = 2\n")
+        fixed = await client.call_tool("get_runtime_profile", {})
+        assert not fixed.is_error, text_of(fixed)
 
 
 async def test_daemon_exits_idle_seconds_after_the_last_shim(home: BrowserdHome) -> None:

@@ -45,7 +45,7 @@ from browserd.protocol.messages import (
     Role,
     ToolsChanged,
 )
-from tests.conftest import BROWSERD, BrowserdHome, mcp_client, pid_alive, wait_for
+from tests.conftest import BROWSERD, BrowserdHome, mcp_client, pid_alive, until, wait_for
 
 WIRE_TIMEOUT_S = 20.0
 
@@ -430,6 +430,23 @@ def test_socket_folder_owned_by_another_user_is_reported_without_a_traceback(hom
     assert "Traceback" not in refused.stderr, refused.stderr
 
 
+def test_daemon_that_cannot_start_is_reported_with_its_cause(home: BrowserdHome) -> None:
+    """Issue 21 item 10: `browserd daemon` learns that the daemon it spawned exited while starting (here its data
+    folder is a file, so its stores cannot open) from the daemon's exit, and names the cause without a traceback."""
+    data = Path(home.env["XDG_DATA_HOME"])
+    data.parent.mkdir(parents=True, exist_ok=True)
+    data.write_text("not a folder")
+    home.env["BROWSERD_BROWSER_PREWARM"] = "false"
+    failed = home.browserd("daemon")
+    assert failed.returncode != 0
+    assert "cannot start the browserd daemon" in failed.stderr, failed.stderr
+    assert "exited with status 1 while starting" in failed.stderr, failed.stderr
+    assert "Not a directory" in failed.stderr, "the message names the cause"
+    assert "Traceback" not in failed.stderr, failed.stderr
+    assert home.daemon_pid() is None
+    assert "NotADirectoryError" in home.log.read_text(), "the traceback goes to the daemon's log"
+
+
 @pytest.mark.anyio
 async def test_sigterm_closes_the_browser_removes_the_socket_and_exits(home: BrowserdHome, site: str) -> None:
     """§2, S3-48: SIGTERM is a clean shutdown: sessions and Chromium close, the socket file goes."""
@@ -615,11 +632,6 @@ async def test_tools_changed_reaches_every_shim_and_a_session_holds_the_daemon(s
         received.append(message)
         got.set()
 
-    async def until(predicate: Any) -> None:
-        with anyio.fail_after(10):
-            while not predicate():
-                await anyio.sleep(0.01)
-
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(daemon.run, sock)
@@ -639,7 +651,7 @@ async def test_tools_changed_reaches_every_shim_and_a_session_holds_the_daemon(s
                 assert "get_runtime_profile" in names
             finally:
                 await client.close()
-            await until(lambda: not daemon.idle.holders)
+            await until(lambda: not daemon.idle.holders, "the closed session to stop holding the daemon", 10)
             await control.close()
             daemon.request_stop("test over")
     finally:

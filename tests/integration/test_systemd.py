@@ -7,16 +7,14 @@ import os
 import shutil
 import socket
 import subprocess
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from browserd.shim import systemd_units
-from tests.conftest import BROWSERD, VENV_BIN, isolated_env
+from tests.conftest import BROWSERD, VENV_BIN, isolated_env, wait_for
 
 PYTHON = str(VENV_BIN / "python")
 REPO_UNITS = Path(__file__).resolve().parents[2] / "systemd"
@@ -168,13 +166,6 @@ def test_exec_start_survives_spaces_and_percent_in_the_path(scratch: Path) -> No
     verify(scratch, unit.parent / "browserd.socket", unit)
 
 
-def wait_for(predicate: Callable[[], bool], what: str, timeout_s: float = 20) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out after {timeout_s} s waiting for {what}"
-        time.sleep(0.05)
-
-
 def assert_activated_then_idle_exit(daemon: subprocess.Popen[bytes], sock: Path, env: dict[str, str]) -> None:
     inode = sock.stat().st_ino
     status = browserd(env, "status", "--json")
@@ -220,7 +211,7 @@ def test_systemd_socket_activate_starts_the_daemon_on_first_connection(scratch: 
         stderr=subprocess.DEVNULL,
     )
     try:
-        wait_for(sock.exists, f"systemd-socket-activate to listen on {sock}")
+        assert wait_for(sock.exists, 20), f"systemd-socket-activate did not listen on {sock}"
         # It execs the daemon in its own process on the first connection, so the pid stays the same.
         assert_activated_then_idle_exit(daemon, sock, env)
     finally:
@@ -272,7 +263,7 @@ def test_the_http_port_socket_activates_the_daemon_too(scratch: Path) -> None:
         stderr=subprocess.DEVNULL,
     )
     try:
-        wait_for(sock.exists, f"systemd-socket-activate to listen on {sock}")
+        assert wait_for(sock.exists, 20), f"systemd-socket-activate did not listen on {sock}"
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=60) as answer:
             assert json.load(answer)["service"] == "browserd"
         status = json.loads(browserd(env, "status", "--json").stdout)
