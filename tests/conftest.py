@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import hypothesis
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
@@ -33,6 +34,11 @@ HANG_S = 300
 API_ITEMS = {"items": [{"id": 1, "name": "Teapot"}, {"id": 2, "name": "Mug"}], "source": "server"}
 VENV_BIN = Path(os.environ.get("VIRTUAL_ENV", REPO / ".venv")) / "bin"
 BROWSERD = str(VENV_BIN / "browserd")
+
+# Property tests assert behaviour, never how long an example took: the suite runs its modules in parallel
+# on a busy machine, where Hypothesis's per-example deadline (200 ms) fails tests that are correct.
+hypothesis.settings.register_profile("browserd", deadline=None)
+hypothesis.settings.load_profile("browserd")
 
 
 class Gates:
