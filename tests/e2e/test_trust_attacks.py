@@ -76,7 +76,8 @@ def run_refused(answer: dict[str, Any], code: str, rule: str) -> None:
     """A run stopped by the policy: failed, its failing step naming the code and rule."""
     assert answer.get("status") == "failed", f"expected {code} ({rule}), got: {json.dumps(answer)[:2000]}"
     assert answer["error"]["details"]["stepErrorCode"] == code, answer["error"]
-    # The failing step's report; a start URL is refused before the first step, in the run's own error only.
+    # The run's own error names the rule too: a start URL is refused before the first step, with no step report.
+    assert answer["error"]["details"].get("rule") == rule, answer["error"]
     step = next((s for s in answer.get("steps", []) if s["status"] == "failed"), None)
     if step is None:
         return
