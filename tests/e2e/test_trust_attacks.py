@@ -330,3 +330,27 @@ async def test_an_exported_script_carries_its_url_policy_or_is_refused(
         mine = await save(client, "mine", **reader(url))
         script = ok(await client.call_tool("flow_export", {"flowId": mine, "format": "playwright"}))
         assert "URL policy: local" in script.structured_content["script"] and text not in said(script)
+
+
+# -- history moves ---------------------------------------------------------------------------------
+
+
+async def test_back_forward_and_reload_refuse_a_history_entry_the_policy_refuses(home: BrowserdHome, site: str) -> None:
+    """A link the page followed to the user's own service leaves a history entry (the guard's refusal page):
+    reloading it or going forward to it is refused by the policy as a navigate to it is, not loaded again."""
+    target = loopback(site)
+    page = f'data:text/html,<a id="go" href="{target}">go</a>'
+    async with remote(home) as client:
+        ok(await client.call_tool("browser_open", {"url": page, "snapshot": "none"}))
+        direct = await client.call_tool("browser_open", {"url": target, "snapshot": "none"})
+        expected = failed(direct, "URL_NOT_ALLOWED")
+        assert expected["details"]["rule"] == "loopback", expected
+        await client.call_tool("browser_click", {"target": "#go"})
+        for move in ("reload", "back", "forward"):
+            result = await client.call_tool("browser_navigate", {"action": move})
+            if move == "back":
+                assert "data:text/html" in ok(result).structured_content["url"], said(result)
+                continue
+            error = failed(result, "URL_NOT_ALLOWED")
+            assert (error["details"]["rule"], error["details"]["url"]) == ("loopback", target), error
+            assert error["error"] == expected["error"], (error, expected)
