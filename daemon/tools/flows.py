@@ -441,7 +441,8 @@ def _published(name: str, flow: Flow) -> Tool[Any]:
         await run_flow(ctx, flow, values_of(flow, parsed), RunOptions(), response, flowVersion=flow.version)
 
     description = flow.meta.tool.description or flow.description or flow.name
-    return Tool(name, "flows", description, params, handler, schema=tool_schema(flow))
+    owner = level_of(flow.meta.tool.owner)
+    return Tool(name, "flows", description, params, handler, schema=tool_schema(flow), owner=owner)
 
 
 def published_tools(published: dict[str, Flow]) -> list[Tool[Any]]:

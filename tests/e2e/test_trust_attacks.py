@@ -354,3 +354,31 @@ async def test_back_forward_and_reload_refuse_a_history_entry_the_policy_refuses
             error = failed(result, "URL_NOT_ALLOWED")
             assert (error["details"]["rule"], error["details"]["url"]) == ("loopback", target), error
             assert error["error"] == expected["error"], (error, expected)
+
+
+# -- published tools ---------------------------------------------------------------------------------
+
+
+async def test_a_remote_session_neither_lists_nor_calls_a_tool_a_local_session_published(home: BrowserdHome) -> None:
+    token = f"LOCAL-{secrets.token_hex(6)}"
+    slug = f"users_{secrets.token_hex(3)}"
+    async with local(home) as client:
+        nodes = [{"id": "keep", "type": "datasetWrite", "fields": {"note": token}}]
+        flow_id = await save(client, "published", nodes=nodes, edges=[])
+        ok(await client.call_tool("flow_publish", {"flowId": flow_id, "slug": slug, "description": token}))
+        assert f"flow_{slug}" in {t.name for t in (await client.list_tools()).tools}
+    try:
+        async with remote(home) as client:
+            listed_tools = (await client.list_tools()).tools
+            assert all(t.name != f"flow_{slug}" and token not in (t.description or "") for t in listed_tools)
+            result = await client.call_tool(f"flow_{slug}", {})
+            error = trust_refused(result, "remote-owner")
+            assert error["details"]["tool"] == f"flow_{slug}" and token not in said(result), said(result)
+        async with local(home) as client:
+            rows = ok(await client.call_tool("dataset_export", {"flowId": flow_id, "format": "json"}))
+            assert json.loads(rows.structured_content["text"]) == [], "the remote call ran the local flow"
+            # The user's own client still calls it.
+            ok(await client.call_tool(f"flow_{slug}", {}))
+    finally:
+        async with local(home) as client:
+            ok(await client.call_tool("flow_delete", {"flowId": flow_id}))
