@@ -41,6 +41,9 @@ class FlowRunAnswer(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=
     items: list[dict[str, Any]] | None = None
     summary: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
+    # Set when the run did not work where the call asked (tabTarget current, tabId): a flow made by a lower
+    # trust level than the caller's runs in a session of its own.
+    note: str | None = None
 
 
 class RecordStartParams(Params, kw_only=True):
@@ -200,6 +203,13 @@ async def run_flow(
     if options.start_url is not None:
         await trust.check_url(options.start_url)  # before the run exists: nothing loads, nothing is recorded
     own_session = trust.level != ctx.session.trust_level
+    note = None
+    if own_session and (options.tab_target == "current" or extra.get("tabId") is not None):
+        note = (
+            f"{flow.id} was made by a {trust.level} session, so it ran with {trust.level} rights in a session of "
+            "its own whose windows go through the URL guard, not in this session's tab (tabTarget current does "
+            "not apply to it)."
+        )
     inputs = {
         "flowId": flow.id,
         "args": {k: v for k, v in values.items() if k not in sensitive},
@@ -226,9 +236,10 @@ async def run_flow(
         items=result.get("items") or None,
         summary=result.get("summary") if "rowsTotal" in result else None,
         error=msgspec.to_builtins(view.error) if view.error is not None else None,
+        note=note,
     )
     response.data(msgspec.to_builtins(answer))
-    lines = [f"Run {answer.run_id} of {flow.id}: {answer.status}"]
+    lines = [f"Run {answer.run_id} of {flow.id}: {answer.status}"] + ([f"Note: {note}"] if note else [])
     for step in answer.steps:
         how = f" via {step.matched_by} (score {step.score})" if step.matched_by else ""
         fell = " [fallback]" if step.fallback else ""

@@ -161,10 +161,15 @@ async def test_a_remote_flow_keeps_remote_rights_when_a_local_caller_or_trigger_
     async with remote(home) as attacker:
         flow_id = await save(attacker, "planted", **reader(url))
     async with local(home) as client:
-        # Called by the user's own agent.
+        # Called by the user's own agent: in a guarded session of its own, which the answer says (the call's
+        # tabTarget, current by default, does not apply).
         result = await client.call_tool("flow_run", {"flowId": flow_id})
         refused(result, "URL_NOT_ALLOWED", "file-scheme")
         assert text not in said(result)
+        assert "session of its own" in result.structured_content["note"], said(result)
+        assert "Note: " in text_of(result) and "tabTarget current" in text_of(result)
+        explicit = await client.call_tool("flow_run", {"flowId": flow_id, "tabTarget": "new"})
+        assert "note" not in explicit.structured_content, said(explicit)
         # Started through the run tools, not flow_run: refused rather than run with the caller's rights.
         direct = {"templateId": "flow", "inputs": {"flowId": flow_id, "tabTarget": "new"}, "options": {"mode": "sync"}}
         result = await client.call_tool("run_task_template", direct)
