@@ -198,6 +198,24 @@ async def test_a_remote_flow_keeps_remote_rights_when_a_local_caller_or_trigger_
         ok(await client.call_tool("flow_schedule", {"action": "remove", "scheduleId": trigger["scheduleId"]}))
 
 
+async def test_a_remote_subflow_does_not_run_in_a_local_runs_unguarded_windows(home: BrowserdHome, site: str) -> None:
+    """A local flow that calls a remote-made subflow: the subflow's pages would load in the local run's windows,
+    which have no URL guard (a data: page it may open could load the user's own services as subresources), so
+    the subflow is refused; run on its own, the same flow gets a guarded session of its own."""
+    token = f"PLANTED-{secrets.token_hex(6)}"
+    page = f'data:text/html,<p>{token}</p><img src="{loopback(site)}">'
+    async with remote(home) as attacker:
+        planted = await save(attacker, "planted", **reader(page))
+    async with local(home) as client:
+        outer = await save(client, "caller", nodes=[{"id": "call", "type": "subflow", "flowId": planted}], edges=[])
+        result = await client.call_tool("flow_run", {"flowId": outer})
+        error = trust_refused(result, "owner-trust")
+        assert planted in error["error"]["details"]["stepError"] and token not in said(result), said(result)
+        alone = ok(await client.call_tool("flow_run", {"flowId": planted})).structured_content
+        assert alone["status"] == "succeeded" and token in alone["outputs"]["read"]["text"], alone
+        assert "session of its own" in alone["note"], alone
+
+
 async def test_a_remote_session_cannot_schedule_trigger_or_publish(home: BrowserdHome, site: str) -> None:
     slug = f"poison_{secrets.token_hex(3)}"
     async with remote(home) as client:
