@@ -353,3 +353,28 @@ async def test_flow_run_from_a_step_skips_the_steps_before_it(home: BrowserdHome
             "flow_run", {"flowId": flow["id"], "args": {"email": "x@example.test"}, "fromStep": "s99"}
         )
         assert failed(refused, "INVALID_PARAMETER")["details"]["field"] == "fromStep"
+
+
+async def test_run_again_keeps_the_trust_level_of_a_remote_sessions_run(home: BrowserdHome, site: str) -> None:
+    """A remote session's run refused on the policy (the user's own loopback service), run again from the
+    console: it runs at remote trust again, so the person's click lends it no local rights."""
+    page = f"{site}/help.html"
+    batch = {"templateId": "batch_extract_pages", "inputs": {"urls": [page]}, "options": {"mode": "sync"}}
+    async with mcp_client(home, args=("--trust", "remote", *TOOLS)) as attacker:
+        planted = await call(attacker, "run_task_template", batch)
+    assert planted["status"] == "failed" and "URL_NOT_ALLOWED" in json.dumps(planted), planted
+    base = console_base(home)
+    async with chromium() as browser, opened_console(browser, home) as console:
+        origin = base.removesuffix("/console/")
+        url = f"{base}api/runs/{planted['runId']}/again"
+        again = await console.context.request.post(url, headers={"Origin": origin})
+        assert again.status == 200, await again.text()
+        run_id = (await again.json())["runId"]
+    async with mcp_client(home, args=TOOLS) as client:
+        with anyio.fail_after(60):
+            while (run := await call(client, "get_task_run", {"runId": run_id}))["status"] in ("queued", "running"):
+                await anyio.sleep(0.2)
+        assert run["status"] == "failed" and "URL_NOT_ALLOWED" in json.dumps(run), json.dumps(run)[:2000]
+        # The person's own run of the same inputs still works.
+        mine = await call(client, "run_task_template", batch)
+        assert mine["status"] == "succeeded", mine
