@@ -14,13 +14,13 @@ import msgspec
 from browserd.daemon.elements import shadows
 from browserd.daemon.errors import ElementNotFound
 from browserd.daemon.sessions.tab import NAVIGATED, Tab, call_deadline_s
-from browserd.daemon.snapshots.aria import PAGE_FACTS_JS, PageFacts
+from browserd.daemon.snapshots.aria_capture import PAGE_FACTS_JS, PageFacts
 from browserd.daemon.snapshots.reader import SnapshotOptions, read
 from browserd.daemon.snapshots.settle import Settled
 from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Params, Tool
 from browserd.daemon.tools.response import Response
+from browserd.daemon.tools.tool_registry import Params, Tool
 
 TabId = str  # the active tab when left out, as everywhere: saying so in every schema costs every client
 TargetText = Annotated[str, msgspec.Meta(description="Ref (e5) or CSS selector.")]

@@ -25,16 +25,16 @@ from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.config import Config, RunsConfig
 from browserd.daemon.errors import BrowserdError, ExecutionError
-from browserd.daemon.runs.context import RunContext
-from browserd.daemon.runs.templates.base import Inputs, Template
+from browserd.daemon.runs.run_context import RunContext
 from browserd.daemon.runs.templates.batch_extract import Summary, plain_text
+from browserd.daemon.runs.templates.template_interface import Inputs, Template
 from browserd.daemon.scrape.extract import extract, extract_links
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.smartwait import smart_wait
 from browserd.daemon.sessions.navigation import goto
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import Window
-from browserd.daemon.snapshots.aria import capture
+from browserd.daemon.snapshots.aria_capture import capture
 
 MAX_URLS = 20  # D-41
 MAX_CONCURRENCY = 5  # a template's maxConcurrency (D-20)
