@@ -378,3 +378,27 @@ async def test_run_again_keeps_the_trust_level_of_a_remote_sessions_run(home: Br
         # The person's own run of the same inputs still works.
         mine = await call(client, "run_task_template", batch)
         assert mine["status"] == "succeeded", mine
+
+
+async def test_a_dry_run_loads_a_remote_flows_start_page_only_at_remote_trust(home: BrowserdHome, site: str) -> None:
+    """A remote session's flow that starts on the user's own loopback service: the console's dry run opens it
+    in a session of the flow's level, which refuses the page, and never in a local session's tab."""
+    start = f"{site}/help.html"
+    steps = [{"id": "read", "type": "extract"}]
+    planted_flow = {"id": "flow_planted_start", "name": "planted", "meta": {"startUrl": start}, "steps": steps}
+    async with mcp_client(home, args=("--trust", "remote", *TOOLS)) as attacker:
+        planted = (await call(attacker, "flow_save", {"flow": planted_flow}))["flowId"]
+    base = console_base(home)
+    origin = base.removesuffix("/console/")
+    async with chromium() as browser, opened_console(browser, home) as console:
+        dry = f"{base}api/flows/{planted}/dry-run"
+        answer = await console.context.request.post(dry, headers={"Origin": origin}, data={})
+        error = await answer.json()
+        assert answer.status == 400 and error["errorCode"] == "URL_NOT_ALLOWED", error
+        assert error["details"]["rule"] == "loopback", error
+        # Pointed at the console's own (local) session, its blank tab does not load it either.
+        local_session = (await (await console.context.request.get(f"{base}api/sessions")).json())["consoleSessionId"]
+        answer = await console.context.request.post(dry, headers={"Origin": origin}, data={"sessionId": local_session})
+        error = await answer.json()
+        assert answer.status == 400 and error["errorCode"] == "TRUST_LEVEL_NOT_ALLOWED", error
+        assert error["details"]["rule"] == "owner-trust", error
