@@ -396,9 +396,16 @@ async def test_a_dry_run_loads_a_remote_flows_start_page_only_at_remote_trust(ho
         error = await answer.json()
         assert answer.status == 400 and error["errorCode"] == "URL_NOT_ALLOWED", error
         assert error["details"]["rule"] == "loopback", error
-        # Pointed at the console's own (local) session, its blank tab does not load it either.
-        local_session = (await (await console.context.request.get(f"{base}api/sessions")).json())["consoleSessionId"]
-        answer = await console.context.request.post(dry, headers={"Origin": origin}, data={"sessionId": local_session})
-        error = await answer.json()
-        assert answer.status == 400 and error["errorCode"] == "TRUST_LEVEL_NOT_ALLOWED", error
-        assert error["details"]["rule"] == "owner-trust", error
+        # Pointed at the blank tab of a local client's session, it does not load there either.
+        async with mcp_client(home, args=TOOLS) as client:
+            await call(client, "browser_tabs", {"action": "new"})
+            listing = (await (await console.context.request.get(f"{base}api/sessions")).json())["sessions"]
+            local = next(
+                row["sessionId"]
+                for row in listing
+                if row["trustLevel"] == "local" and row["transport"] != "console" and row["tabs"]
+            )
+            answer = await console.context.request.post(dry, headers={"Origin": origin}, data={"sessionId": local})
+            error = await answer.json()
+            assert answer.status == 400 and error["errorCode"] == "TRUST_LEVEL_NOT_ALLOWED", error
+            assert error["details"]["rule"] == "owner-trust", error
