@@ -19,7 +19,8 @@ the URL policy) with `details.rule` naming the rule it broke:
 - `remote-publish`, `remote-schedule`: no publishing flows as tools, no schedules nor triggers, unless
   `[security] remote_flows` holds `publish` / `schedule`.
 - `owner-trust`: what a lower level made (a remote flow) runs with that level's rights only, so it is refused
-  where it would run with the caller's (run_task_template, a subflow of a local run).
+  where it would run with the caller's (run_task_template, a subflow of a local run, the console's dry run in a
+  local tab).
 - `remote-guard`, `remote-extension`: a remote window lives only on a backend whose traffic goes through
   the URL guard; the user's own Chrome (extension windows) only with `[bridge] allow_remote`.
 

@@ -235,6 +235,7 @@ class Catalog:
     # The ToolCaller of daemon/services.py: how runs run a tool by name.
 
     def check(self, name: str, arguments: dict[str, Any]) -> None:
+        # Runs check the built-in tools their steps name (login_keep_session); a published flow is none of them.
         found = self._tools.get(name)
         if found is None:
             raise UnknownTool(f"unknown tool `{name}`", tool=name)
