@@ -272,7 +272,8 @@ class SecurityConfig(msgspec.Struct, forbid_unknown_fields=True):
     remote_profiles: list[str] = msgspec.field(default_factory=list)
     # What remote sessions may do with flows beyond running their own (default none): `publish` them as tools,
     # `schedule` them (cron, systemd timers, onPage triggers), reach `local-flows` (see, run, export, import over
-    # and delete flows, datasets and schedules local sessions made). daemon/policy/trust.py decides.
+    # and delete flows, datasets and schedules local sessions made; list and call the tools they published).
+    # daemon/policy/trust.py decides.
     remote_flows: list[Literal["publish", "schedule", "local-flows"]] = msgspec.field(default_factory=list)
 
 

@@ -15,6 +15,7 @@ from starlette.responses import Response
 from browserd.daemon.errors import BrowserdError, InvalidParameter
 from browserd.daemon.services import Services
 from browserd.daemon.sessions.session import Session
+from browserd.protocol.messages import TrustLevel
 
 log = logging.getLogger(__name__)
 
@@ -72,15 +73,17 @@ def int_param(request: Request, name: str, default: int) -> int:
 class ConsoleClient:
     def __init__(self, services: Services) -> None:
         self.services = services
-        self._session: Session | None = None
+        self._sessions: dict[TrustLevel, Session] = {}
 
-    def session(self) -> Session:
-        """The console's own session (local, like the person at this machine): what it replays runs there."""
+    def session(self, trust: TrustLevel = "local") -> Session:
+        """The console's own session (local, like the person at this machine): what it replays runs there. A run
+        a remote session made runs again in a remote one (`trust`): its inputs never gain the console's rights."""
         sessions = self.services.sessions
-        if self._session is None or self._session.id not in sessions.sessions:
-            self._session = sessions.create(CLIENT_NAME, "local", connected=True, transport="console")
-        return self._session
+        session = self._sessions.get(trust)
+        if session is None or session.id not in sessions.sessions:
+            session = self._sessions[trust] = sessions.create(CLIENT_NAME, trust, connected=True, transport="console")
+        return session
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """A tool's own handler on the console's session; its BrowserdError propagates."""
-        return await self.services.tools.call(tool, arguments, self.services, self.session())
+    async def call(self, tool: str, arguments: dict[str, Any], trust: TrustLevel = "local") -> dict[str, Any]:
+        """A tool's own handler on the console's session of `trust`; its BrowserdError propagates."""
+        return await self.services.tools.call(tool, arguments, self.services, self.session(trust))

@@ -15,6 +15,7 @@ from browserd.daemon.console.client import ConsoleClient, answers_errors, body_o
 from browserd.daemon.errors import InvalidParameter, SessionNotFound
 from browserd.daemon.flows.catalogue.schedules import next_time
 from browserd.daemon.flows.graph import graph_of
+from browserd.daemon.flows.owners import level_of
 from browserd.daemon.flows.replay.dry_run import dry_run
 from browserd.daemon.flows.replay.run_template import page_before
 from browserd.daemon.runs.run_records import now_ms
@@ -92,7 +93,10 @@ def flows_routes(client: ConsoleClient) -> list[Route]:
     async def dry(request: Request) -> Response:
         body = await body_of(request)
         flow = await services.flows.get(request.path_params["flow_id"])
-        session = client.session()
+        # A flow a remote session made loads its start page at remote trust, in guarded windows: by default in
+        # the console's session of that level.
+        owner = level_of(flow.meta.owner)
+        session = client.session(owner)
         if body.get("sessionId"):
             found = services.sessions.sessions.get(body["sessionId"])
             if found is None:
@@ -102,6 +106,8 @@ def flows_routes(client: ConsoleClient) -> list[Route]:
         first = graph_of(flow).entry
         start = page_before(flow, first)
         if tab.page.url in ("", "about:blank") and start:
+            hint = "Leave the tab unpicked: the console then opens the flow in a session of the flow's own level."
+            session.trust.check_owner_trust(owner, f"flow {flow.id}", hint, flowId=flow.id)
             async with tab.lock:
                 await goto(tab, start, session.trust)
         steps = await dry_run(tab, flow, services.config)

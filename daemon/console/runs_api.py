@@ -61,18 +61,20 @@ def runs_routes(client: ConsoleClient) -> list[Route]:
     @answers_errors
     async def again(request: Request) -> Response:
         record = (await services.runs.get(request.path_params["run_id"])).record
+        # At the level the run had: the inputs of a remote session's run (its URLs, a start URL) are its own.
+        trust = record.trust_level
         if record.template_id == "flow":
             # Through flow_run, which checks the arguments: a sensitive value was never stored, so a flow that
             # needs one is refused, naming it, instead of typing its placeholder.
             kept = {key: value for key, value in record.inputs.items() if key in FLOW_RUN_AGAIN}
-            return json_answer(await client.call("flow_run", {**kept, "mode": "async"}))
+            return json_answer(await client.call("flow_run", {**kept, "mode": "async"}, trust))
         arguments = {
             "templateId": record.template_id,
             "templateVersion": record.template_version,
             "inputs": record.inputs,
             "options": {"mode": "async"},
         }
-        return json_answer(await client.call("run_task_template", arguments))
+        return json_answer(await client.call("run_task_template", arguments, trust))
 
     @answers_errors
     async def artifact(request: Request) -> Response:

@@ -32,10 +32,23 @@ class BadMessage(Exception):
     pass
 
 
-def _end_of_head(head: bytes | bytearray) -> int:
+def _end_of_head(head: bytes) -> int:
     """Where the head ends (its empty line included), or -1 while it has not."""
     end = head.find(b"\r\n\r\n")
     return end + 4 if end >= 0 else -1
+
+
+def _check_head(received: bytes) -> None:
+    """Obsolete folding and bare LFs in the request head `received` starts with (whole or in part so far), seen
+    before h11 parses it (which would accept and unfold them)."""
+    end = _end_of_head(received)
+    head = received if end < 0 else received[:end]
+    if _LOOSE_LINES.search(head):
+        raise BadMessage("a request head with a folded line or a bare LF")
+    # Counted here: h11 merges equal Content-Lengths, and lets Transfer-Encoding override one.
+    lengths = len(_CONTENT_LENGTH.findall(head))
+    if lengths > 1 or (lengths and _TRANSFER_ENCODING.search(head)):
+        raise BadMessage("a request with more than one Content-Length, or with Transfer-Encoding too")
 
 
 class Peer:
@@ -49,11 +62,14 @@ class Peer:
         self.strict = role is h11.SERVER
         # The other side closed its end: what it left unfinished is a closed connection, not a bad message.
         self.ended = False
-        self._head = bytearray()
 
     async def next_event(self) -> object:
         """The next event; ConnectionClosed at the end of the stream, PAUSED once the protocol switched."""
         while True:
+            if self.strict and self.conn.their_state is h11.IDLE:
+                # Every head, also one that came in the same read as the previous message's body (pipelined):
+                # h11's buffer then starts with it.
+                _check_head(self.conn.trailing_data[0])
             try:
                 event = self.conn.next_event()
             except h11.RemoteProtocolError as exc:
@@ -64,23 +80,7 @@ class Peer:
                 data = await self.receive.receive(CHUNK)
             except anyio.EndOfStream:
                 data, self.ended = b"", True
-            if self.strict and self.conn.their_state is h11.IDLE:
-                self._check_head(data)
             self.conn.receive_data(data)
-
-    def _check_head(self, data: bytes) -> None:
-        """Obsolete folding and bare LFs in a request head, seen before h11 (which would accept and unfold them)."""
-        self._head += data
-        end = _end_of_head(self._head)
-        head = self._head if end < 0 else self._head[:end]
-        if _LOOSE_LINES.search(head):
-            raise BadMessage("a request head with a folded line or a bare LF")
-        # Counted here: h11 merges equal Content-Lengths, and lets Transfer-Encoding override one.
-        lengths = len(_CONTENT_LENGTH.findall(head))
-        if lengths > 1 or (lengths and _TRANSFER_ENCODING.search(head)):
-            raise BadMessage("a request with more than one Content-Length, or with Transfer-Encoding too")
-        if end >= 0 or not data:
-            self._head = bytearray()
 
     async def send(self, event: h11.Event) -> None:
         data = self.conn.send(event)

@@ -18,6 +18,9 @@ the URL policy) with `details.rule` naming the rule it broke:
   owners were recorded counts as local.
 - `remote-publish`, `remote-schedule`: no publishing flows as tools, no schedules nor triggers, unless
   `[security] remote_flows` holds `publish` / `schedule`.
+- `owner-trust`: what a lower level made (a remote flow) runs with that level's rights only, so it is refused
+  where it would run with the caller's (run_task_template, a subflow of a local run, the console's dry run in a
+  local tab).
 - `remote-guard`, `remote-extension`: a remote window lives only on a backend whose traffic goes through
   the URL guard; the user's own Chrome (extension windows) only with `[bridge] allow_remote`.
 
@@ -149,6 +152,17 @@ class TrustPolicy:
                 "remote-owner",
                 f"a {self.level} session cannot reach {what}: a local session made it",
                 FLOWS_HINT,
+                **details,
+            )
+
+    def check_owner_trust(self, owner: TrustLevel, what: str, hint: str, **details: object) -> None:
+        """Work a lower level made (a remote flow) runs only at that level, in windows whose URL guard checks at
+        that level: refused where it would run with this caller's higher rights, or in its unguarded windows."""
+        if stricter(self.level, owner) != self.level:
+            raise self._refuse(
+                "owner-trust",
+                f"{what} was made by a {owner} session: it runs with {owner} rights only",
+                hint,
                 **details,
             )
 

@@ -28,6 +28,8 @@ def outcome(ctx: RunContext, supports_partial_success: bool, threshold: float) -
         if first.error is not None:
             details["stepErrorCode"] = first.error.error_code
             details["stepError"] = first.error.error
+            if "rule" in first.error.details:
+                details["rule"] = first.error.details["rule"]
     if ctx.items_total:
         succeeded, counted = ctx.items_succeeded, ctx.items_total
     else:

@@ -341,6 +341,9 @@ class RunManager:
     def _step_failure(self, run: ActiveRun, exc: BrowserdError) -> ErrorInfo:
         step = run.ctx.last_failed_step
         details: dict[str, Any] = {"runId": run.record.run_id, "stepErrorCode": exc.code, "stepError": exc.message}
+        if "rule" in exc.details:
+            # A policy refusal names its rule on the run too: one refused before any step has no step report.
+            details["rule"] = exc.details["rule"]
         if step is not None:
             details["failedStep"] = step.name
         where = f"step `{step.name}`" if step is not None else run.record.template_id

@@ -159,7 +159,7 @@ class Connection:
         tools: list[ToolSpec] = []
         if message.role == "shim":
             try:
-                daemon.catalog.select(message.tools, daemon.config.mcp.tools)  # unknown groups: refused here
+                daemon.catalog.groups(message.tools, daemon.config.mcp.tools)  # unknown groups: refused here
             except BrowserdError as exc:
                 await self.send_error(exc, message.id)
                 return False

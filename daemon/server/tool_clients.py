@@ -51,7 +51,7 @@ class ToolClient:
 
     def reselect(self) -> list[ToolSpec]:
         """Select the client's tools again (published flows come and go); their specs."""
-        selected = self._catalog.select(self.groups, self.services.config.mcp.tools)
+        selected = self._catalog.select(self.groups, self.services.config.mcp.tools, self.session.trust)
         self.tools = {t.name: t for t in selected}
         return self.specs()
 
@@ -61,7 +61,7 @@ class ToolClient:
     async def call(
         self, action: str, params: dict[str, Any], progress: Progress, deadline: anyio.CancelScope
     ) -> Payload:
-        tool = self._catalog.get(action, set(self.tools))
+        tool = self._catalog.get(action, set(self.tools), self.session.trust)
         parsed = tool.parse(params)
         response = ToolResponse(self.codegen, self.page_seen)
         await tool.run(ToolContext(self.services, self.session, progress, deadline), parsed, response)

@@ -10,6 +10,7 @@ connection error; a tab's timeout says what did load.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 from typing import Literal
@@ -28,6 +29,7 @@ from browserd.daemon.sessions.tab import Tab
 WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
 HistoryMove = Literal["back", "forward", "reload"]
 DOWNLOAD_STARTING = "Download is starting"  # Playwright's goto error for a URL that downloads
+_STEPS = {"back": -1, "forward": 1, "reload": 0}
 
 
 @dataclass(frozen=True)
@@ -73,12 +75,37 @@ async def navigate(
     return Navigation(reply)
 
 
+async def history_target(page: Page, move: HistoryMove) -> str | None:
+    """The URL a history move would load: the history entry it reaches (reload: the current one, whose URL is
+    the one that failed when the tab shows an error page). None: there is no such entry, or the backend gives
+    no CDP session, when reload falls back to the page's URL."""
+    try:
+        cdp = await page.context.new_cdp_session(page)
+    except PlaywrightError:
+        return page.url if move == "reload" else None
+    try:
+        history = await cdp.send("Page.getNavigationHistory")
+    finally:
+        with contextlib.suppress(PlaywrightError):
+            await cdp.detach()
+    index = int(history["currentIndex"]) + _STEPS[move]
+    entries = history["entries"]
+    return str(entries[index]["url"]) if 0 <= index < len(entries) else None
+
+
 async def move_in_history(
-    page: Page, move: HistoryMove, wait_until: WaitUntil = "load", timeout: float | None = None
+    page: Page, move: HistoryMove, trust: TrustPolicy, wait_until: WaitUntil = "load", timeout: float | None = None
 ) -> PageResponse | None:
-    """Back, forward or reload, waiting for `wait_until`. A page restored from the back-forward cache (the
-    user's Chrome keeps one; the daemon's Chromium runs without) fires no second load, so a history move
-    waits for the commit and then for the load state only while the document it reached still loads."""
+    """Back, forward or reload, once `trust` allows the URL of the entry it reaches: an entry the URL guard
+    refused (a link the page followed) or one the policy forbids answers as a navigate to it would.
+
+    Waits for `wait_until`. A page restored from the back-forward cache (the user's Chrome keeps one; the
+    daemon's Chromium runs without) fires no second load, so a history move waits for the commit and then for
+    the load state only while the document it reached still loads."""
+    # A level the policy refuses nothing at (a local session without origin lists) needs no look at the history.
+    target = await history_target(page, move) if trust.urls.guarded(trust.level) else None
+    if target is not None:
+        await trust.check_url(target)
     if move == "reload" or wait_until == "commit":
         moves = {"back": page.go_back, "forward": page.go_forward, "reload": page.reload}
         return await moves[move](wait_until=wait_until, timeout=timeout)

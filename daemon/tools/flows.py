@@ -15,7 +15,7 @@ from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.flows.catalogue.datasets import DatasetFormat, as_text, flatten
 from browserd.daemon.flows.catalogue.python_export import export_script
 from browserd.daemon.flows.flow_model import MAX_ROWS, Flow, StepReport
-from browserd.daemon.flows.owners import Actor
+from browserd.daemon.flows.owners import Actor, level_of
 from browserd.daemon.flows.replay.run_template import check_from_step, start_flow_run
 from browserd.daemon.flows.variables import args_struct, parse_args, parse_rows, tool_schema, values_of
 from browserd.daemon.runs.run_records import RunMode
@@ -40,6 +40,9 @@ class FlowRunAnswer(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=
     items: list[dict[str, Any]] | None = None
     summary: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
+    # Set when the run did not work where the call asked (tabTarget current, tabId): a flow made by a lower
+    # trust level than the caller's runs in a session of its own.
+    note: str | None = None
 
 
 class RecordStartParams(Params, kw_only=True):
@@ -193,6 +196,15 @@ async def run_flow(
     """Start the flow as a task run (flows/replay/run_template.py); sync waits and answers with every step's
     report."""
     mode: RunMode = extra.pop("mode", None) or "sync"
+    level = ctx.session.trust.lowered(level_of(flow.meta.owner)).level
+    note = None
+    if level != ctx.session.trust_level and (options.tab_target == "current" or extra.get("tabId") is not None):
+        # start_flow_run gives it a session of its own: the caller's tab choice does not apply, and says so.
+        note = (
+            f"{flow.id} was made by a {level} session, so it ran with {level} rights in a session of its own "
+            "whose windows go through the URL guard, not in this session's tab (tabTarget current does not "
+            "apply to it)."
+        )
     manager = ctx.services.runs
     run = await start_flow_run(
         manager, ctx.session, flow, values, options.tab_target, options.start_url, options.timeout_ms, mode, **extra
@@ -211,9 +223,10 @@ async def run_flow(
         items=result.get("items") or None,
         summary=result.get("summary") if "rowsTotal" in result else None,
         error=msgspec.to_builtins(view.error) if view.error is not None else None,
+        note=note,
     )
     response.data(msgspec.to_builtins(answer))
-    lines = [f"Run {answer.run_id} of {flow.id}: {answer.status}"]
+    lines = [f"Run {answer.run_id} of {flow.id}: {answer.status}"] + ([f"Note: {note}"] if note else [])
     for step in answer.steps:
         how = f" via {step.matched_by} (score {step.score})" if step.matched_by else ""
         fell = f" [chosen by the model: {step.llm.reason}]" if step.llm else " [fallback]" if step.fallback else ""
@@ -406,7 +419,8 @@ def _published(name: str, flow: Flow) -> Tool[Any]:
         await run_flow(ctx, flow, values_of(flow, parsed), RunOptions(), response, flowVersion=flow.version)
 
     description = flow.meta.tool.description or flow.description or flow.name
-    return Tool(name, "flows", description, params, handler, schema=tool_schema(flow))
+    owner = level_of(flow.meta.tool.owner)
+    return Tool(name, "flows", description, params, handler, schema=tool_schema(flow), owner=owner)
 
 
 def published_tools(published: dict[str, Flow]) -> list[Tool[Any]]:

@@ -128,12 +128,12 @@ async def browser_navigate(ctx: ToolContext, call: TabCall, params: NavigatePara
     before = page.url
     try:
         with navigation_errors(params.action, page.url):
-            reply = await move_in_history(page, params.action, params.wait_until, params.timeout)
+            reply = await move_in_history(page, params.action, ctx.session.trust, params.wait_until, params.timeout)
     except NavigationTimeout as exc:
         raise await timed_out(tab, params.action, exc) from exc
     if params.action == "back" and page.url == BLANK != before:
         # The blank page every tab starts on is not a page the agent opened: undo and say so.
-        await move_in_history(page, "forward", params.wait_until, params.timeout)
+        await move_in_history(page, "forward", ctx.session.trust, params.wait_until, params.timeout)
         reply = None
     # Same-document moves (a single-page app's routes) answer no response but do move.
     moved = reply is not None or page.url != before or params.action == "reload"

@@ -20,9 +20,10 @@ from browserd.daemon.services import ToolAnswer
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.departures import departures_explained
 from browserd.daemon.tools.response import Response
-from browserd.protocol.messages import TextContent, ToolSpec
+from browserd.protocol.messages import TextContent, ToolSpec, TrustLevel
 
 if TYPE_CHECKING:
+    from browserd.daemon.policy.trust import TrustPolicy
     from browserd.daemon.services import Services
     from browserd.daemon.sessions.session import Session
 
@@ -111,6 +112,9 @@ class Tool(Generic[P]):
     # it then runs with unless the client gave them (one level of objects merged), e.g. mode sync, since
     # the task already answers at once.
     task_arguments: dict[str, Any] | None = None
+    # Who published a tool that a session made (a flow's flow_<slug>); None: a built-in tool. A session sees
+    # and calls only those its TrustPolicy reaches: a remote one, none a local session published.
+    owner: TrustLevel | None = None
 
     def spec(self) -> ToolSpec:
         return self._spec
@@ -194,8 +198,9 @@ class Catalog:
     def __iter__(self) -> Any:
         return iter(self._tools.values())
 
-    def select(self, groups: Iterable[str] | None, default: Iterable[str]) -> list[Tool[Any]]:
-        """The tools a client sees: `core` plus the groups it asked for (`all` for every group)."""
+    @staticmethod
+    def groups(groups: Iterable[str] | None, default: Iterable[str]) -> set[str]:
+        """The groups a client gets: `core` plus the ones it asked for (`all` for every group)."""
         wanted = set(default if groups is None else groups)
         unknown = wanted - set(GROUPS) - {"all"}
         if unknown:
@@ -207,12 +212,22 @@ class Catalog:
         if "all" in wanted:
             wanted = set(GROUPS)
         wanted.add(ALWAYS_ON)
-        return [t for t in self._tools.values() if t.group in wanted] + self.dynamic()
+        return wanted
 
-    def get(self, name: str, allowed: set[str]) -> Tool[Any]:
+    def select(self, groups: Iterable[str] | None, default: Iterable[str], trust: TrustPolicy) -> list[Tool[Any]]:
+        """The tools a client of `trust` sees: its groups' tools, and the published tools it may reach."""
+        wanted = self.groups(groups, default)
+        published = [t for t in self.dynamic() if t.owner is None or trust.reaches(t.owner)]
+        return [t for t in self._tools.values() if t.group in wanted] + published
+
+    def get(self, name: str, allowed: set[str], trust: TrustPolicy) -> Tool[Any]:
         found = self._tools.get(name)
-        if found is None and name in allowed:
-            found = next((t for t in self.dynamic() if t.name == name), None)
+        if found is None:
+            published = next((t for t in self.dynamic() if t.name == name), None)
+            if published is not None and published.owner is not None:
+                # Not listed for this caller, but it exists: say why rather than "unknown".
+                trust.check_owner(published.owner, f"tool {name}", tool=name)
+            found = published if name in allowed else None
         if found is None or name not in allowed:
             raise UnknownTool(f"unknown tool `{name}`", tool=name)
         return found
@@ -220,14 +235,18 @@ class Catalog:
     # The ToolCaller of daemon/services.py: how runs run a tool by name.
 
     def check(self, name: str, arguments: dict[str, Any]) -> None:
-        self.get(name, {name}).parse(arguments)
+        # Runs check the built-in tools their steps name (login_keep_session); a published flow is none of them.
+        found = self._tools.get(name)
+        if found is None:
+            raise UnknownTool(f"unknown tool `{name}`", tool=name)
+        found.parse(arguments)
 
     async def call(self, name: str, arguments: dict[str, Any], services: Services, session: Session) -> dict[str, Any]:
         """The tool's handler on `session` with no progress reporting; its BrowserdError propagates."""
         return (await self.answer(name, arguments, services, session)).data
 
     async def answer(self, name: str, arguments: dict[str, Any], services: Services, session: Session) -> ToolAnswer:
-        tool = self.get(name, {name})
+        tool = self.get(name, {name}, session.trust)
         params = tool.parse(arguments)
 
         async def quiet(done: float, total: float | None, message: str | None) -> None:

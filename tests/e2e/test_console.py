@@ -353,3 +353,59 @@ async def test_flow_run_from_a_step_skips_the_steps_before_it(home: BrowserdHome
             "flow_run", {"flowId": flow["id"], "args": {"email": "x@example.test"}, "fromStep": "s99"}
         )
         assert failed(refused, "INVALID_PARAMETER")["details"]["field"] == "fromStep"
+
+
+async def test_run_again_keeps_the_trust_level_of_a_remote_sessions_run(home: BrowserdHome, site: str) -> None:
+    """A remote session's run refused on the policy (the user's own loopback service), run again from the
+    console: it runs at remote trust again, so the person's click lends it no local rights."""
+    page = f"{site}/help.html"
+    batch = {"templateId": "batch_extract_pages", "inputs": {"urls": [page]}, "options": {"mode": "sync"}}
+    async with mcp_client(home, args=("--trust", "remote", *TOOLS)) as attacker:
+        planted = await call(attacker, "run_task_template", batch)
+    assert planted["status"] == "failed" and "URL_NOT_ALLOWED" in json.dumps(planted), planted
+    base = console_base(home)
+    async with chromium() as browser, opened_console(browser, home) as console:
+        origin = base.removesuffix("/console/")
+        url = f"{base}api/runs/{planted['runId']}/again"
+        again = await console.context.request.post(url, headers={"Origin": origin})
+        assert again.status == 200, await again.text()
+        run_id = (await again.json())["runId"]
+    async with mcp_client(home, args=TOOLS) as client:
+        with anyio.fail_after(60):
+            while (run := await call(client, "get_task_run", {"runId": run_id}))["status"] in ("queued", "running"):
+                await anyio.sleep(0.2)
+        assert run["status"] == "failed" and "URL_NOT_ALLOWED" in json.dumps(run), json.dumps(run)[:2000]
+        # The person's own run of the same inputs still works.
+        mine = await call(client, "run_task_template", batch)
+        assert mine["status"] == "succeeded", mine
+
+
+async def test_a_dry_run_loads_a_remote_flows_start_page_only_at_remote_trust(home: BrowserdHome, site: str) -> None:
+    """A remote session's flow that starts on the user's own loopback service: the console's dry run opens it
+    in a session of the flow's level, which refuses the page, and never in a local session's tab."""
+    start = f"{site}/help.html"
+    steps = [{"id": "read", "type": "extract"}]
+    planted_flow = {"id": "flow_planted_start", "name": "planted", "meta": {"startUrl": start}, "steps": steps}
+    async with mcp_client(home, args=("--trust", "remote", *TOOLS)) as attacker:
+        planted = (await call(attacker, "flow_save", {"flow": planted_flow}))["flowId"]
+    base = console_base(home)
+    origin = base.removesuffix("/console/")
+    async with chromium() as browser, opened_console(browser, home) as console:
+        dry = f"{base}api/flows/{planted}/dry-run"
+        answer = await console.context.request.post(dry, headers={"Origin": origin}, data={})
+        error = await answer.json()
+        assert answer.status == 400 and error["errorCode"] == "URL_NOT_ALLOWED", error
+        assert error["details"]["rule"] == "loopback", error
+        # Pointed at the blank tab of a local client's session, it does not load there either.
+        async with mcp_client(home, args=TOOLS) as client:
+            await call(client, "browser_tabs", {"action": "new"})
+            listing = (await (await console.context.request.get(f"{base}api/sessions")).json())["sessions"]
+            local = next(
+                row["sessionId"]
+                for row in listing
+                if row["trustLevel"] == "local" and row["transport"] != "console" and row["tabs"]
+            )
+            answer = await console.context.request.post(dry, headers={"Origin": origin}, data={"sessionId": local})
+            error = await answer.json()
+            assert answer.status == 400 and error["errorCode"] == "TRUST_LEVEL_NOT_ALLOWED", error
+            assert error["details"]["rule"] == "owner-trust", error

@@ -76,7 +76,8 @@ def run_refused(answer: dict[str, Any], code: str, rule: str) -> None:
     """A run stopped by the policy: failed, its failing step naming the code and rule."""
     assert answer.get("status") == "failed", f"expected {code} ({rule}), got: {json.dumps(answer)[:2000]}"
     assert answer["error"]["details"]["stepErrorCode"] == code, answer["error"]
-    # The failing step's report; a start URL is refused before the first step, in the run's own error only.
+    # The run's own error names the rule too: a start URL is refused before the first step, with no step report.
+    assert answer["error"]["details"].get("rule") == rule, answer["error"]
     step = next((s for s in answer.get("steps", []) if s["status"] == "failed"), None)
     if step is None:
         return
@@ -160,10 +161,15 @@ async def test_a_remote_flow_keeps_remote_rights_when_a_local_caller_or_trigger_
     async with remote(home) as attacker:
         flow_id = await save(attacker, "planted", **reader(url))
     async with local(home) as client:
-        # Called by the user's own agent.
+        # Called by the user's own agent: in a guarded session of its own, which the answer says (the call's
+        # tabTarget, current by default, does not apply).
         result = await client.call_tool("flow_run", {"flowId": flow_id})
         refused(result, "URL_NOT_ALLOWED", "file-scheme")
         assert text not in said(result)
+        assert "session of its own" in result.structured_content["note"], said(result)
+        assert "Note: " in text_of(result) and "tabTarget current" in text_of(result)
+        explicit = await client.call_tool("flow_run", {"flowId": flow_id, "tabTarget": "new"})
+        assert "note" not in explicit.structured_content, said(explicit)
         # Started through the run tools, not flow_run: refused rather than run with the caller's rights.
         direct = {"templateId": "flow", "inputs": {"flowId": flow_id, "tabTarget": "new"}, "options": {"mode": "sync"}}
         result = await client.call_tool("run_task_template", direct)
@@ -190,6 +196,24 @@ async def test_a_remote_flow_keeps_remote_rights_when_a_local_caller_or_trigger_
         assert run["status"] == "failed" and text not in json.dumps(run), json.dumps(run)[:2000]
         assert "URL_NOT_ALLOWED" in json.dumps(run["error"]), run["error"]
         ok(await client.call_tool("flow_schedule", {"action": "remove", "scheduleId": trigger["scheduleId"]}))
+
+
+async def test_a_remote_subflow_does_not_run_in_a_local_runs_unguarded_windows(home: BrowserdHome, site: str) -> None:
+    """A local flow that calls a remote-made subflow: the subflow's pages would load in the local run's windows,
+    which have no URL guard (a data: page it may open could load the user's own services as subresources), so
+    the subflow is refused; run on its own, the same flow gets a guarded session of its own."""
+    token = f"PLANTED-{secrets.token_hex(6)}"
+    page = f'data:text/html,<p>{token}</p><img src="{loopback(site)}">'
+    async with remote(home) as attacker:
+        planted = await save(attacker, "planted", **reader(page))
+    async with local(home) as client:
+        outer = await save(client, "caller", nodes=[{"id": "call", "type": "subflow", "flowId": planted}], edges=[])
+        result = await client.call_tool("flow_run", {"flowId": outer})
+        error = trust_refused(result, "owner-trust")
+        assert planted in error["error"]["details"]["stepError"] and token not in said(result), said(result)
+        alone = ok(await client.call_tool("flow_run", {"flowId": planted})).structured_content
+        assert alone["status"] == "succeeded" and token in alone["outputs"]["read"]["text"], alone
+        assert "session of its own" in alone["note"], alone
 
 
 async def test_a_remote_session_cannot_schedule_trigger_or_publish(home: BrowserdHome, site: str) -> None:
@@ -329,3 +353,55 @@ async def test_an_exported_script_carries_its_url_policy_or_is_refused(
         mine = await save(client, "mine", **reader(url))
         script = ok(await client.call_tool("flow_export", {"flowId": mine, "format": "playwright"}))
         assert "URL policy: local" in script.structured_content["script"] and text not in said(script)
+
+
+# -- history moves ---------------------------------------------------------------------------------
+
+
+async def test_back_forward_and_reload_refuse_a_history_entry_the_policy_refuses(home: BrowserdHome, site: str) -> None:
+    """A link the page followed to the user's own service leaves a history entry (the guard's refusal page):
+    reloading it or going forward to it is refused by the policy as a navigate to it is, not loaded again."""
+    target = loopback(site)
+    page = f'data:text/html,<a id="go" href="{target}">go</a>'
+    async with remote(home) as client:
+        ok(await client.call_tool("browser_open", {"url": page, "snapshot": "none"}))
+        direct = await client.call_tool("browser_open", {"url": target, "snapshot": "none"})
+        expected = failed(direct, "URL_NOT_ALLOWED")
+        assert expected["details"]["rule"] == "loopback", expected
+        await client.call_tool("browser_click", {"target": "#go"})
+        for move in ("reload", "back", "forward"):
+            result = await client.call_tool("browser_navigate", {"action": move})
+            if move == "back":
+                assert "data:text/html" in ok(result).structured_content["url"], said(result)
+                continue
+            error = failed(result, "URL_NOT_ALLOWED")
+            assert (error["details"]["rule"], error["details"]["url"]) == ("loopback", target), error
+            assert error["error"] == expected["error"], (error, expected)
+
+
+# -- published tools ---------------------------------------------------------------------------------
+
+
+async def test_a_remote_session_neither_lists_nor_calls_a_tool_a_local_session_published(home: BrowserdHome) -> None:
+    token = f"LOCAL-{secrets.token_hex(6)}"
+    slug = f"users_{secrets.token_hex(3)}"
+    async with local(home) as client:
+        nodes = [{"id": "keep", "type": "datasetWrite", "fields": {"note": token}}]
+        flow_id = await save(client, "published", nodes=nodes, edges=[])
+        ok(await client.call_tool("flow_publish", {"flowId": flow_id, "slug": slug, "description": token}))
+        assert f"flow_{slug}" in {t.name for t in (await client.list_tools()).tools}
+    try:
+        async with remote(home) as client:
+            listed_tools = (await client.list_tools()).tools
+            assert all(t.name != f"flow_{slug}" and token not in (t.description or "") for t in listed_tools)
+            result = await client.call_tool(f"flow_{slug}", {})
+            error = trust_refused(result, "remote-owner")
+            assert error["details"]["tool"] == f"flow_{slug}" and token not in said(result), said(result)
+        async with local(home) as client:
+            rows = ok(await client.call_tool("dataset_export", {"flowId": flow_id, "format": "json"}))
+            assert json.loads(rows.structured_content["text"]) == [], "the remote call ran the local flow"
+            # The user's own client still calls it.
+            ok(await client.call_tool(f"flow_{slug}", {}))
+    finally:
+        async with local(home) as client:
+            ok(await client.call_tool("flow_delete", {"flowId": flow_id}))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 
 import anyio
 import anyio.abc
@@ -65,8 +66,9 @@ async def recording_origin(received: list[bytes]) -> AsyncIterator[str]:
         tasks.cancel_scope.cancel()
 
 
-async def through_guard(build: str) -> tuple[bytes, bytes]:
-    """The guard's answer to the request `build` makes for the origin's host, and what the origin received."""
+async def through_guard(build: str, *, to_the_end: bool = False) -> tuple[bytes, bytes]:
+    """The guard's answer to the request `build` makes for the origin's host, and what the origin received;
+    `to_the_end`: every answer until the guard closes the connection (pipelined requests), not just the first."""
     received: list[bytes] = []
     async with recording_origin(received) as host, guard(remote_exempt_origins=[f"http://{host}"]) as proxy:
         port = int(proxy.server.rsplit(":", 1)[1])
@@ -75,7 +77,11 @@ async def through_guard(build: str) -> tuple[bytes, bytes]:
             await stream.send(build.replace("{host}", host).encode("latin-1"))
             with anyio.move_on_after(3):
                 try:
-                    while b"\r\n\r\n" not in answer or (answer.startswith(b"HTTP/1.1 200") and b"ok" not in answer):
+                    while (
+                        to_the_end
+                        or b"\r\n\r\n" not in answer
+                        or (answer.startswith(b"HTTP/1.1 200") and b"ok" not in answer)
+                    ):
                         answer += await stream.receive()
                 except (anyio.EndOfStream, anyio.BrokenResourceError):
                     pass
@@ -83,8 +89,8 @@ async def through_guard(build: str) -> tuple[bytes, bytes]:
     return answer, b"".join(received)
 
 
-def request(method: str, lines: list[str], body: bytes) -> str:
-    head = [f"{method} http://{{host}}/p HTTP/1.1", "Host: {host}", *lines]
+def request(method: str, lines: list[str], body: bytes, path: str = "/p") -> str:
+    head = [f"{method} http://{{host}}{path} HTTP/1.1", "Host: {host}", *lines]
     return "\r\n".join(head) + "\r\n\r\n" + body.decode("latin-1")
 
 
@@ -109,6 +115,31 @@ def test_an_ambiguous_request_is_refused_and_never_forwarded(
     answer, forwarded = anyio.run(through_guard, request(method, lines, body))
     assert forwarded == b"", f"{kind}: the origin received {forwarded!r}"
     assert answer.startswith(b"HTTP/1.1 400") or answer == b"", f"{kind}: the guard answered {answer[:200]!r}"
+
+
+@pytest.mark.parametrize("kind", sorted(AMBIGUOUS))
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    method=st.sampled_from(["GET", "POST"]),
+    first_body=st.binary(max_size=20),
+    n=st.integers(0, 40),
+    m=st.integers(0, 40),
+    body=st.sampled_from([b"", b"0\r\n\r\n" + SMUGGLED, b"abc"]),
+)
+def test_a_pipelined_ambiguous_request_is_refused_like_a_first_one(
+    kind: str, method: str, first_body: bytes, n: int, m: int, body: bytes
+) -> None:
+    """The ambiguous head arrives in the same read as a well-formed request's body: the first request is
+    relayed, the second refused and none of it forwarded."""
+    if kind == "duplicate Content-Length" and n == m:
+        m = n + 1
+    first = request("POST", [f"Content-Length: {len(first_body)}"], first_body)
+    second = request(method, [line.format(n=n, m=m) for line in AMBIGUOUS[kind]], body, path="/second")
+    answer, forwarded = anyio.run(partial(through_guard, first + second, to_the_end=True))
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+    assert forwarded.count(b"POST /p HTTP/1.1") == 1, forwarded
+    assert b"/second" not in forwarded and b"/admin" not in forwarded, f"{kind}: the origin received {forwarded!r}"
+    assert answer.count(b"HTTP/1.1 ") == 1 or b"HTTP/1.1 400" in answer, f"{kind}: the guard answered {answer!r}"
 
 
 @settings(max_examples=15, deadline=None)

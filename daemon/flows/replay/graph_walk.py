@@ -269,8 +269,14 @@ class Execution:
         # What the calling flow's owner may reach, whoever runs it: a remote flow cannot borrow a local one.
         owner = TrustPolicy(level_of(lane.flow.meta.owner), self.ctx.trust.urls)
         owner.check_owner(level_of(flow.meta.owner), f"flow {flow.id}", flowId=flow.id, nodeId=node.id)
-        check_graph(flow)
+        # A lower-trust subflow would load its pages in this run's windows, whose guard (if any) checks at the
+        # run's level: it is refused rather than run with rights its maker lacks.
         runner = lane.runner
+        hint = "Run that flow on its own with flow_run (it gets a guarded session of its own at its level)."
+        runner.trust.check_owner_trust(
+            level_of(flow.meta.owner), f"subflow `{node.id}`: flow {flow.id}", hint, flowId=flow.id, nodeId=node.id
+        )
+        check_graph(flow)
         values = {key: render(template, runner.values, runner.outputs) for key, template in (node.args or {}).items()}
         for variable in flow.variables:
             if variable.key not in values:
@@ -287,7 +293,6 @@ class Execution:
                         nodeId=node.id,
                     )
         inner = lane.fork(values=values, outputs={}, flow=flow, depth=lane.depth + 1, prefix=f"{node.id}/")
-        inner.runner.trust = runner.trust.lowered(level_of(flow.meta.owner))
         await self.run(inner)
         runner.outputs[node.id] = inner.runner.outputs
 

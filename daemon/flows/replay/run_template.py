@@ -13,14 +13,13 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from browserd.daemon.config import Config, RunsConfig
-from browserd.daemon.errors import BrowserdError, InvalidParameter, LimitExceeded, SiteMismatch, TrustLevelNotAllowed
+from browserd.daemon.errors import BrowserdError, InvalidParameter, LimitExceeded, SiteMismatch
 from browserd.daemon.flows.flow_model import MAX_CELL_CHARS, MAX_ROWS, Flow, RunRecord, StepReport
 from browserd.daemon.flows.graph import graph_of
 from browserd.daemon.flows.owners import level_of
 from browserd.daemon.flows.replay.graph_walk import Execution, Lane
 from browserd.daemon.flows.replay.model_choice import ModelChooser
 from browserd.daemon.flows.replay.step_runner import Runner, same_page
-from browserd.daemon.policy.trust import stricter
 from browserd.daemon.runs.run_context import RunContext
 from browserd.daemon.runs.run_manager import ActiveRun, RunManager, StartRequest
 from browserd.daemon.runs.run_records import RunMode, now_ms
@@ -225,13 +224,8 @@ def _check_owner(ctx: RunContext, flow: Flow) -> None:
     owner = level_of(flow.meta.owner)
     if not flow.meta.tool.published:
         ctx.trust.check_owner(owner, f"flow {flow.id}", flowId=flow.id)
-    if stricter(ctx.trust.level, owner) != ctx.trust.level:
-        raise TrustLevelNotAllowed(
-            f"flow {flow.id} was made by a {owner} session: it runs with {owner} rights only",
-            hint="Start it with flow_run, which gives it a session of its own at that level.",
-            rule="owner-trust",
-            flowId=flow.id,
-        )
+    hint = "Start it with flow_run, which gives it a session of its own at that level."
+    ctx.trust.check_owner_trust(owner, f"flow {flow.id}", hint, flowId=flow.id)
 
 
 async def start_flow_run(

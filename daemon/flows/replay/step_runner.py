@@ -357,7 +357,8 @@ class Runner:
         page = tab.page
         try:
             if url.startswith("history:"):
-                await move_in_history(page, cast(HistoryMove, url.removeprefix("history:")), timeout=timeout)
+                move = cast(HistoryMove, url.removeprefix("history:"))
+                await move_in_history(page, move, self.trust, timeout=timeout)
             else:
                 # Through the run's trust policy (the lower of the flow owner's and the caller's) and the guard.
                 await navigate(

@@ -111,7 +111,7 @@ class McpEndpoint:
     async def _list_tools(self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams) -> dict[str, Any]:
         token = token_of(ctx.request)
         daemon = self._daemon
-        tools = daemon.catalog.select(token.tools, daemon.config.mcp.tools)
+        tools = daemon.catalog.select(token.tools, daemon.config.mcp.tools, self.sessions.trust_of(token))
         result: dict[str, Any] = {"tools": [self._definition(t.spec()) for t in tools]}
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             # ttl 0: a flow published later must show up on the next list, not after a cache expires.

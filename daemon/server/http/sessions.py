@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from browserd.daemon.errors import SessionNotFound
-from browserd.daemon.policy.trust import stricter
+from browserd.daemon.policy.trust import TrustPolicy, stricter
 from browserd.daemon.server.http.tokens import TokenRecord
 from browserd.daemon.server.tool_clients import ToolClient
 
@@ -99,9 +99,15 @@ class HttpSessions:
             )
             await self._close(entry)
 
+    def trust_of(self, token: TokenRecord) -> TrustPolicy:
+        """What the token's sessions may do: its trust level, lowered to the daemon's max_trust_level."""
+        daemon = self._daemon
+        level = stricter(token.trust_level, daemon.config.daemon.max_trust_level)
+        return TrustPolicy(level, daemon.services.guards.policy)
+
     def _open(self, token: TokenRecord, mcp_session_id: str | None) -> HttpSession:
         daemon = self._daemon
-        trust = stricter(token.trust_level, daemon.config.daemon.max_trust_level)
+        trust = self.trust_of(token).level
         browser_session = daemon.services.sessions.create(f"http:{token.name}", trust, connected=True)
         client = ToolClient(daemon.services, daemon.catalog, browser_session, token.tools, None)
         entry = HttpSession(HANDLE_PREFIX + secrets.token_urlsafe(18), client, token, mcp_session_id)
