@@ -23,6 +23,9 @@ class TabCall:
     settles: bool = False
     # The child frame of the action's target; None in the main frame (or when the call does not settle).
     frame: Frame | None = None
+    # The element helper that took the action (elements/filling.py, choosing.py: "fill", "flatpickr", "mirror"...),
+    # set by the tool once it has acted: a recorded step keeps it, so its replay goes the same way.
+    setter: str | None = None
 
     async def locate(self, target: str) -> Target:
         """The element a ref or selector names (snapshots/targets.py). In a child frame, when the call settles,
