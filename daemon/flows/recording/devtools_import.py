@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from browserd.daemon.errors import InvalidParameter
-from browserd.daemon.flows.model import (
+from browserd.daemon.flows.flow_model import (
     Candidate,
     Fingerprint,
     Flow,
@@ -24,7 +24,7 @@ from browserd.daemon.flows.model import (
     VariableDef,
     new_flow_id,
 )
-from browserd.daemon.runs.records import now_ms
+from browserd.daemon.runs.run_records import now_ms
 
 _SENSITIVE = re.compile(r"pass|otp|one-time|card|cvc|cc-|secret|pin\b", re.I)
 _ARIA_ROLE = re.compile(r'^(.*)\[role="([a-z]+)"\]$')

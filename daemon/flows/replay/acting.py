@@ -27,7 +27,7 @@ from browserd.daemon.elements.choosing import choose
 from browserd.daemon.elements.dragging import drag
 from browserd.daemon.elements.filling import fill_field
 from browserd.daemon.errors import ElementNotFound
-from browserd.daemon.flows.model import Step
+from browserd.daemon.flows.flow_model import Step
 
 _PIN = "data-browserd-step"
 _PIN_JS = f"(el, token) => el.setAttribute('{_PIN}', token)"

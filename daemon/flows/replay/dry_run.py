@@ -9,8 +9,8 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.config import Config
+from browserd.daemon.flows.flow_model import Flow
 from browserd.daemon.flows.graph import graph_of
-from browserd.daemon.flows.model import Flow
 from browserd.daemon.flows.replay.step_runner import resolve
 from browserd.daemon.sessions.tab import Tab
 

@@ -32,7 +32,7 @@ from browserd.daemon.errors import (
     TargetNotVerified,
 )
 from browserd.daemon.flows.fingerprint_js import RESOLVE_ELEMENT_JS, RESOLVED_JS
-from browserd.daemon.flows.model import Retry, Step, StepReport, TargetLocator
+from browserd.daemon.flows.flow_model import Retry, Step, StepReport, TargetLocator
 from browserd.daemon.flows.placeholders import render
 from browserd.daemon.flows.replay.acting import act_on_element
 from browserd.daemon.policy.trust import TrustPolicy
