@@ -107,8 +107,8 @@ class Step(_Struct):
     delta: list[int] | None = None  # scroll by [dx, dy] when there is no target
     wait_text: str | None = None
     # fill, select, check: the element helper the recorded tool acted through (elements/filling.py,
-    # choosing.py): "fill", "keys", "picker", "flatpickr", "datepicker", "select", "mirror", "options",
-    # "label". Replay acts through the same helpers; absent in steps recorded before it was kept.
+    # choosing.py, checkables.py): "fill", "keys", "picker", "flatpickr", "datepicker", "select", "mirror",
+    # "options", "click", "label". Replay acts through the same helpers; absent in steps recorded before.
     setter: str | None = None
     timeout_ms: int | None = None
     retry: Retry | None = None

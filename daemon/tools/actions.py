@@ -289,10 +289,11 @@ async def _set_checked(
     await usable(target, verb)
     async with covers_named(target.locator, target.described, verb):
         with action_errors(verb, target.described):
-            note = await set_checked(target.locator, target.described, checked, _timeout(ctx, params.timeout))
+            toggled = await set_checked(target.locator, target.described, checked, _timeout(ctx, params.timeout))
+    call.setter = toggled.setter
     _done(response, "Checked" if checked else "Unchecked", target, f"{verb}()")
-    if note:
-        response.text(note)
+    if toggled.note:
+        response.text(toggled.note)
 
 
 @tab_tool(

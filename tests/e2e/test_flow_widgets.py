@@ -56,7 +56,7 @@ WIDGETS = {
         "mirror",
     ),
     "checkbox under its label": (
-        "w-checks.html", "browser_check", ("checkbox", "Send me the newsletter"), {}, None, "newsletter=on", None,
+        "w-checks.html", "browser_check", ("checkbox", "Send me the newsletter"), {}, None, "newsletter=on", "label",
     ),
 }  # fmt: skip
 

@@ -38,7 +38,7 @@ _THROUGH_HELPERS = frozenset({"fill", "select", "check", "uncheck"})
 
 @dataclass
 class Acted:
-    setter: str | None = None  # the element helper that took a fill or select
+    setter: str | None = None  # the element helper that took a fill, select or check
     read: dict[str, Any] | None = None  # what an extract step read, for the run's outputs
 
 
@@ -78,8 +78,7 @@ async def act_on_element(
             wanted = msgspec.json.decode(step.value or "{}")
             chosen = await choose(page, locator, described, wanted.get("labels"), wanted.get("values"), timeout_ms)
             return Acted(setter=chosen.setter)
-        await set_checked(locator, described, step.type == "check", timeout_ms)
-        return Acted()
+        return Acted(setter=(await set_checked(locator, described, step.type == "check", timeout_ms)).setter)
 
 
 async def _on_handle(
