@@ -2,7 +2,7 @@
 
 A Recorder step names its element by several selectors (aria/, css, xpath/, text/, pierce/), but has
 no identity fingerprint; its target is verified on replay by those selectors agreeing on one element
-(fingerprint_js.RESOLVE_JS). Typed values become variables without defaults: a Recorder file may hold a
+(flows/js/resolve.js). Typed values become variables without defaults: a Recorder file may hold a
 password, and browserd never stores one. Steps in iframes, and selectors that cross shadow roots, are
 not imported: they are named in the error.
 """

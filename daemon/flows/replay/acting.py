@@ -28,10 +28,11 @@ from browserd.daemon.elements.dragging import drag
 from browserd.daemon.elements.filling import fill_field
 from browserd.daemon.errors import ElementNotFound
 from browserd.daemon.flows.flow_model import Step
+from browserd.daemon.runtime.page_js import load_js
 
 _PIN = "data-browserd-step"
-_PIN_JS = f"(el, token) => el.setAttribute('{_PIN}', token)"
-_UNPIN_JS = f"(el) => el.removeAttribute('{_PIN}')"
+_PIN_JS = load_js("browserd.daemon.flows.replay", "pin.js")
+_UNPIN_JS = load_js("browserd.daemon.flows.replay", "unpin.js")
 # Steps whose action goes through an element helper of the tools (the rest act on the handle directly).
 _THROUGH_HELPERS = frozenset({"fill", "select", "check", "uncheck"})
 
@@ -49,12 +50,12 @@ async def pinned(element: ElementHandle) -> AsyncIterator[Locator]:
     if frame is None:
         raise ElementNotFound("the recorded element left the page before the step could act on it")
     token = secrets.token_hex(6)
-    await element.evaluate(_PIN_JS, token)
+    await element.evaluate(_PIN_JS, [_PIN, token])
     try:
         yield frame.locator(f'[{_PIN}="{token}"]')
     finally:
         with suppress(PlaywrightError):  # gone with a navigation the action caused
-            await element.evaluate(_UNPIN_JS)
+            await element.evaluate(_UNPIN_JS, _PIN)
 
 
 async def act_on_element(
