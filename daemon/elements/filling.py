@@ -19,6 +19,7 @@ from browserd.daemon.elements.usable import refused
 # The setters a fill goes through: Playwright's fill, arrow keys, a picker input's value with its events, or
 # the picker's own setter (keyed_values.Picked.setter names it: "flatpickr", "datepicker").
 NATIVE_FILL, ARROW_KEYS, PICKER_EVENTS = "fill", "keys", "picker"
+PICKERS_OWN = frozenset({"flatpickr", "datepicker"})
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,30 @@ async def test_a_flow_recorded_on_a_widget_library_replays_through_its_setter(
         assert answer["steps"][1].get("setter") == setter, answer["steps"][1]
 
 
+async def test_a_picker_fill_recorded_through_its_setter_stops_where_the_page_offers_none(
+    home: BrowserdHome, site: str
+) -> None:
+    """The page the flow replays on has lost its flatpickr instance: the step fails naming the setter it was
+    recorded through, rather than leaving the hidden field the form sends empty without a word."""
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        await call(client, "browser_open", {"url": f"{site}/w-pickers.html", "snapshot": "none"})
+        await call(client, "flow_record_start", {"name": "check-out"})
+        await act(client, "browser_fill", "#checkout-alt", value="10/22/2017")
+        recorded = (await call(client, "flow_record_stop", {"save": True})).structured_content
+        key = recorded["flow"]["variables"][0]["key"]
+        run = {
+            "flowId": recorded["flowId"],
+            "args": {key: "March 9 2018"},
+            "startUrl": f"{site}/w-pickers.html?v=nopicker",
+            "stepTimeoutMs": QUICK_MS,
+        }
+        answer = (await call(client, "flow_run", run)).structured_content
+        assert answer["status"] == "failed", answer
+        step = answer["steps"][0]
+        assert "flatpickr date picker's own setter" in step["message"], step
+        assert step["details"]["recorded"] == "flatpickr" and step["details"]["replayed"] == "picker", step
+
+
 async def test_a_flow_stored_in_an_earlier_shape_still_replays(home: BrowserdHome, site: str) -> None:
     """A schema-1 file (no nodes or edges; steps without a setter), as a browserd before typed recorded
     actions stored it: it loads, replays through the element helpers, and stays on disk as it was."""

@@ -25,8 +25,8 @@ from playwright.async_api import Error as PlaywrightError
 from browserd.daemon.elements.checkables import set_checked
 from browserd.daemon.elements.choosing import choose
 from browserd.daemon.elements.dragging import drag
-from browserd.daemon.elements.filling import fill_field
-from browserd.daemon.errors import ElementNotFound
+from browserd.daemon.elements.filling import PICKERS_OWN, fill_field
+from browserd.daemon.errors import ElementNotFound, ExecutionError
 from browserd.daemon.flows.flow_model import Step
 from browserd.daemon.runtime.page_js import load_js
 
@@ -74,7 +74,18 @@ async def act_on_element(
     described = _described(step)
     async with pinned(target) as locator:
         if step.type == "fill":
-            return Acted(setter=(await fill_field(page, locator, described, value, timeout_ms)).setter)
+            filled = await fill_field(page, locator, described, value, timeout_ms)
+            if step.setter in PICKERS_OWN and filled.setter != step.setter:
+                # The form may send the picker's own state (flatpickr's altInput): the events alone do not reach it.
+                raise ExecutionError(
+                    f"{described} was recorded through the {step.setter} date picker's own setter, which the page "
+                    "does not offer now: its value was set with input and change events only",
+                    hint="The page's date picker changed or has not started: check the page, then record the step "
+                    "again.",
+                    recorded=step.setter,
+                    replayed=filled.setter,
+                )
+            return Acted(setter=filled.setter)
         if step.type == "select":
             wanted = msgspec.json.decode(step.value or "{}")
             chosen = await choose(page, locator, described, wanted.get("labels"), wanted.get("values"), timeout_ms)
