@@ -227,7 +227,7 @@ class Runner:
         )
 
     async def _act(self, step: Step, resolved: dict[str, Resolved], deadline: float) -> str | None:
-        """Do the step; the element helper that took a fill or select (acting.py)."""
+        """Do the step; the element helper that took a fill, select or check (acting.py)."""
         page = self.tab.page
         timeout = max(1.0, (deadline - time.monotonic()) * 1000)
         target = resolved["target"].element if "target" in resolved else None
