@@ -5,14 +5,17 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import msgspec
+from playwright.async_api import Locator
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from browserd.daemon.elements.checkables import CHECKABLE_ROLES, is_checkable, set_checked, toggle
 from browserd.daemon.elements.choosing import MIRRORED_SELECT, OPTION_CLICKS, choose
 from browserd.daemon.elements.dragging import drag
-from browserd.daemon.elements.filling import fill_field
+from browserd.daemon.elements.fields import ARIA_VALUES, FieldInfo, check_taken, field_info, input_value
+from browserd.daemon.elements.filling import ARROW_KEYS, NATIVE_FILL, PICKER_EVENTS
+from browserd.daemon.elements.keyed_values import move_by_keys, set_picker_value
 from browserd.daemon.elements.overlays import BLOCK_ROLES, content_point, covers_named, patiently
-from browserd.daemon.elements.usable import usable
+from browserd.daemon.elements.usable import not_usable, usable
 from browserd.daemon.elements.wheel import position_at_rest
 from browserd.daemon.errors import ElementNotInteractable, InvalidParameter
 from browserd.daemon.flows.recording.recorded_action import (
@@ -162,15 +165,55 @@ def _written(response: Response, what: str, target: Target, code: str, submit: b
     records=lambda p: Fill(target=p.target, value=p.value),
 )
 async def browser_fill(ctx: ToolContext, call: TabCall, params: FillParams, response: Response) -> None:
-    target = await call.locate(params.target)
+    tab = call.tab
+
+    async def fill_plain(locator: Locator) -> None:
+        await locator.fill(params.value, timeout=params.timeout)
+
+    target = await call.locate(params.target, early=fill_plain)
+    # What kind of field it is decides the format it stores and the error that helps when it is no field;
+    # the same read says whether it is disabled or read-only, so the fill fails at once then.
+    # The snapshot already said it is a plain textbox one can edit: no closer look (one that has been disabled
+    # since fails when Playwright's fill gives up waiting for it to be editable).
+    if target.plain_text:
+        field = FieldInfo("text")
+    else:
+        with action_errors("fill", target.described):
+            field = await field_info(target.locator, target.described, params.timeout)
+        # The read found the element, so a disabled or read-only one fails now, not after the timeout.
+        if field.disabled or (field.readonly and not field.picker):
+            raise not_usable(target, "fill", "disabled" if field.disabled else "read-only")
+    stored = await input_value(tab.page, field, params.value, target.described)
+    note = f"It holds {stored!r}, the field's own format for {params.value!r}." if stored != params.value else ""
     with action_errors("fill", target.described):
-        filled = await fill_field(
-            call.tab.page, target.locator, target.described, params.value, params.timeout, target.plain_text
-        )
-        if params.submit:
+        if field.kind in ARIA_VALUES:
+            said = await move_by_keys(target.locator, field, stored, target.described, params.timeout)
+            note = f"It is a {field.described} moved by arrow keys; it now says {said!r}."
+        elif field.picker:
+            picked = await set_picker_value(target.locator, stored, params.timeout)
+            note = picked.note
+        elif target.under_way is not None:  # a plain text field's fill, started while its ref was checked
+            await target.under_way
+        else:
+            await target.locator.fill(stored, timeout=params.timeout)
+    # A picker's setter writes the field in its own format ("October 20, 2017"): that is the value taking.
+    if field.kind not in ARIA_VALUES and not (field.picker and picked.setter):
+
+        async def taken() -> None:
+            with action_errors("fill", target.described):
+                await check_taken(target.locator, field, stored, target.described, params.timeout)
+
+        # Pages rewrite or refuse values (masks, maxlength, scripts): "Filled" is said only of a value that took.
+        # Before an Enter, at once; else while the page settles, which saves a round trip.
+        await (taken() if params.submit else call.check_meanwhile(taken))
+    if params.submit:
+        with action_errors("fill", target.described):
             await target.locator.press(SUBMIT_KEY, timeout=params.timeout)
-    call.setter = filled.setter
-    _written(response, "Filled", target, f"fill({filled.stored!r})", params.submit, filled.note)
+    # The setter a recorded step keeps (elements/filling.py names them; replay fills through fill_field).
+    call.setter = (
+        ARROW_KEYS if field.kind in ARIA_VALUES else (picked.setter or PICKER_EVENTS) if field.picker else NATIVE_FILL
+    )
+    _written(response, "Filled", target, f"fill({stored!r})", params.submit, note)
 
 
 @tab_tool(

@@ -26,11 +26,17 @@ instead replays each target of tests/e2e/replay_cases.py, recorded on its page i
 every mutated page of its cases (issue 23 part 1), and prints per class (name, testid, lookalike) the share
 replayed correctly and the wrong-element actions, and the share of negative cases refused (targets:
 >= 97% correct, 0 wrong, 100% refused). Deterministic: counts, not times; --show lists every case's result.
+With --llm-fallback POLICY the daemon runs with `[flows] llm_fallback` on and a scripted model on loopback
+(tests/e2e/replay_models.py) answering every step the scorer leaves weak or ambiguous: `place` picks the
+element in the recorded container and row, `name` the one still showing the recorded name, `first` always the
+best-scored one (only the checks before acting stand between it and a wrong element); the figures then
+count the model's questions and the steps acted on its choice too.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -44,6 +50,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.bench.common import ready_shim, serve_site, stop_site, summary
 from tests.conftest import make_home
 from tests.e2e.replay_cases import CASES, TARGETS, Case, Target, outcome
+from tests.e2e.replay_models import POLICIES, answering
+from tests.llm_server import ScriptedModel, model_env, scripted_model
 
 STEPS = 30
 
@@ -105,7 +113,8 @@ def record_target(shim: Any, site: str, target: Target) -> tuple[str, dict[str, 
     return flow_id, {v["key"]: "x" for v in variables}
 
 
-def replay_case(shim: Any, site: str, flow: tuple[str, dict[str, str]], case: Case) -> str:
+def replay_case(shim: Any, site: str, flow: tuple[str, dict[str, str]], case: Case) -> tuple[str, dict[str, Any]]:
+    """What the case got (with the step's message when it was not correct), and the step's report."""
     run = data(
         shim.call_tool(
             "flow_run", {"flowId": flow[0], "args": flow[1], "startUrl": case.url(site), "stepTimeoutMs": 2000}
@@ -114,18 +123,27 @@ def replay_case(shim: Any, site: str, flow: tuple[str, dict[str, str]], case: Ca
     log = shim.call_tool("browser_get", {"what": "text", "target": "#log"})
     lines = " ".join(block.get("text", "") for block in log.get("content", [])).split()
     got = outcome(case, run["status"] == "succeeded", lines)
+    step = (run.get("steps") or [{}])[0]
     if got != "correct" and case.expect is not None:
-        step = (run.get("steps") or [{}])[0]
-        return f"{got} ({step.get('message') or step.get('matchedBy')})"
-    return got
+        return f"{got} ({step.get('message') or step.get('matchedBy')})", step
+    if got == "wrong":
+        acted = sorted({line.split(":", 1)[1] for line in lines if line.startswith(("click:", "input:"))})
+        return f"{got} (acted on {', '.join(acted) or 'nothing'})", step
+    return got, step
 
 
-def mutations(show: bool, only: str) -> None:
+def mutations(show: bool, only: str, policy: str | None) -> None:
     server, site = serve_site()
     home = make_home()
     results: dict[str, list[str]] = {}
+    chosen = own = 0
+    model: ScriptedModel | None = None
     try:
-        with ready_shim(home, ["--tools", "all"]) as shim:
+        with contextlib.ExitStack() as stack:
+            if policy is not None:
+                model = stack.enter_context(scripted_model(answering(POLICIES[policy])))
+                home.env.update(model_env(model), BROWSERD_FLOWS_LLM_FALLBACK="true")
+            shim = stack.enter_context(ready_shim(home, ["--tools", "all"]))
             cases = [case for case in CASES if only in case.label]
             flows = {
                 target: record_target(shim, site, target)
@@ -133,16 +151,27 @@ def mutations(show: bool, only: str) -> None:
                 if any(c.target == target for c in cases)
             }
             for case in cases:
-                said = replay_case(shim, site, flows[case.target], case)
+                said, step = replay_case(shim, site, flows[case.target], case)
                 got = said.split(" ", 1)[0]
                 results.setdefault(case.kind, []).append(got)
+                chosen += step.get("fallback") == "llm"
+                # A negative acted on: the recorded element itself (a synonym the scorer refuses by rule while the
+                # recorded name shows elsewhere), or another one.
+                own += case.kind == "negative" and said == f"wrong (acted on {case.target.who})"
                 if show:
-                    print(f"  {got:8} {case.label}{said[len(got) :]}")
+                    print(f"  {got:8} {case.label}{said[len(got) :]}{' [model]' if step.get('llm') else ''}")
     finally:
         home.stop_daemon()
         shutil.rmtree(home.root, ignore_errors=True)
         stop_site(server)
     figures: dict[str, Any] = {"loadavg": [round(x, 2) for x in os.getloadavg()]}
+    if model is not None:
+        figures["llm_fallback"] = {
+            "policy": policy,
+            "questions": len(model.turns),
+            "acted_on_choice": chosen,
+            "negatives_acted_on_the_recorded_element": own,
+        }
     for kind, got in results.items():
         share = "refused" if kind == "negative" else "correct"
         figures[kind] = {
@@ -165,6 +194,9 @@ def mutations(show: bool, only: str) -> None:
             continue
         shown = f"{f['refused_pct']}% refused" if kind == "negative" else f"{f['correct_pct']}% replayed correctly"
         print(f"{kind:9}: {shown} ({f['cases']} cases), {f['wrong']} wrong element(s)")
+    if model is not None:
+        print(f"model ({policy}): asked {len(model.turns)} time(s), its choice acted on in {chosen} step(s)")
+        print(f"of the negatives acted on, {own} on the recorded element itself, the others on another element")
     print(f"load average {figures['loadavg']}")
     print(json.dumps(figures))
 
@@ -176,9 +208,14 @@ def main() -> None:
     parser.add_argument("--mutations", action="store_true", help="the mutated-pages replay figures instead")
     parser.add_argument("--show", action="store_true", help="with --mutations: every case's result")
     parser.add_argument("--only", default="", help="with --mutations: the cases whose label holds this text")
+    parser.add_argument(
+        "--llm-fallback",
+        choices=sorted(POLICIES),
+        help="with --mutations: llm_fallback on, this scripted model",
+    )
     options = parser.parse_args()
     if options.mutations:
-        mutations(options.show, options.only)
+        mutations(options.show, options.only, options.llm_fallback)
         return
     server, site = serve_site()
     home = make_home()
