@@ -1,4 +1,5 @@
-"""One fill for browser_fill and a flow's replay: the value goes through the setter the field needs.
+"""A flow's replayed fill, through the setters browser_fill uses, chosen the same way (browser_fill itself,
+tools/actions.py, starts a plain field's fill while its ref is checked and names its setter from here).
 
 A text field takes Playwright's fill; an ARIA slider or spinbutton is moved by its arrow keys; a read-only
 date picker input is set through the picker's own setter (flatpickr, jQuery UI) or, failing one, with the
