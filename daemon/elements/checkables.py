@@ -58,16 +58,27 @@ async def checkable(locator: Locator, described: str, action: str, timeout_ms: f
     )
 
 
-async def set_checked(locator: Locator, described: str, checked: bool, timeout_ms: float) -> str:
-    """Toggle the target to `checked` the way a person would; a note on how, "" when it was plain."""
+# The setters a check goes through (a recorded step keeps which): a click on the control, or on its label.
+CONTROL_CLICK, LABEL_CLICK = "click", "label"
+
+
+@dataclass(frozen=True)
+class Toggled:
+    note: str  # how, for the answer; "" when it was plain
+    setter: str  # CONTROL_CLICK or LABEL_CLICK
+
+
+async def set_checked(locator: Locator, described: str, checked: bool, timeout_ms: float) -> Toggled:
+    """Toggle the target to `checked` the way a person would."""
     action = "check" if checked else "uncheck"
     box = await checkable(locator, described, action, timeout_ms)
     if box.disabled:
         raise ElementNotInteractable(
             f"{described} is disabled", hint="Do what enables it first, then retry.", action=action, target=described
         )
+    setter = LABEL_CLICK if box.via_label else CONTROL_CLICK
     if box.checked == checked:
-        return f"It was already {'checked' if checked else 'unchecked'}."
+        return Toggled(f"It was already {'checked' if checked else 'unchecked'}.", setter)
     if box.kind == "radio" and not checked:
         raise ElementNotInteractable(
             f"{described} is a radio button: it is unchecked by choosing another of its group",
@@ -78,7 +89,7 @@ async def set_checked(locator: Locator, described: str, checked: bool, timeout_m
     await _click(locator, box, described, action, timeout_ms)
     now = await _now_checked(locator)
     if now is None:
-        return "The page rendered it anew after the click: its state is in the snapshot."
+        return Toggled("The page rendered it anew after the click: its state is in the snapshot.", setter)
     if now != checked:
         raise ExecutionError(
             f"{described} is still {'unchecked' if checked else 'checked'} after clicking it"
@@ -87,7 +98,7 @@ async def set_checked(locator: Locator, described: str, checked: bool, timeout_m
             action=action,
             target=described,
         )
-    return _VIA_LABEL if box.via_label else ""
+    return Toggled(_VIA_LABEL if box.via_label else "", setter)
 
 
 async def is_checkable(locator: Locator) -> bool:

@@ -74,7 +74,7 @@ class FieldInfo:
         }.get(self.kind, f"{self.kind} field")
 
 
-async def field_info(locator: Locator, described: str, timeout_ms: int | None) -> FieldInfo:
+async def field_info(locator: Locator, described: str, timeout_ms: float | None) -> FieldInfo:
     """The field a fill would act on; a clear error naming the right call when it is not a text field."""
     field = FieldInfo(*await locator.evaluate(_FIELD_JS, timeout=timeout_ms))
     kind = field.kind
@@ -180,7 +180,9 @@ async def field_value(locator: Locator, described: str, timeout_ms: float | None
     return str(value)
 
 
-async def check_taken(locator: Locator, field: FieldInfo, stored: str, described: str, timeout_ms: int | None) -> None:
+async def check_taken(
+    locator: Locator, field: FieldInfo, stored: str, described: str, timeout_ms: float | None
+) -> None:
     """Fail when the field does not hold what was filled: the page dropped or changed it."""
     if field.kind == "contenteditable":
         now = await locator.inner_text(timeout=timeout_ms)

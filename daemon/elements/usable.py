@@ -40,6 +40,11 @@ _NOT_USABLE_HINTS = {
 
 
 def not_usable(target: Target, action: str, state: str) -> ElementNotInteractable:
+    return refused(target.described, action, state)
+
+
+def refused(described: str, action: str, state: str) -> ElementNotInteractable:
+    """The error for an element that is `state` (disabled, read-only), named as `described`."""
     return ElementNotInteractable(
-        f"{target.described} is {state}", hint=_NOT_USABLE_HINTS[state], action=action, target=target.described
+        f"{described} is {state}", hint=_NOT_USABLE_HINTS[state], action=action, target=described
     )

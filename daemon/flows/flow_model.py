@@ -106,6 +106,10 @@ class Step(_Struct):
     path: list[list[int]] | None = None
     delta: list[int] | None = None  # scroll by [dx, dy] when there is no target
     wait_text: str | None = None
+    # fill, select, check: the element helper the recorded tool acted through (elements/filling.py,
+    # choosing.py, checkables.py): "fill", "keys", "picker", "flatpickr", "datepicker", "select", "mirror",
+    # "options", "click", "label". Replay acts through the same helpers; absent in steps recorded before.
+    setter: str | None = None
     timeout_ms: int | None = None
     retry: Retry | None = None
     screenshot_on_fail: bool = True
@@ -242,6 +246,8 @@ class StepReport(_Struct):
     # A STOP's evidence: each candidate with what it found, and the best elements with their scores.
     details: dict[str, Any] | None = None
     screenshot_artifact_id: str | None = None
+    # The element helper the replay acted through (Step.setter), for a fill, select or check.
+    setter: str | None = None
 
 
 class RunRecord(_Struct):

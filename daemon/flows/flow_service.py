@@ -26,10 +26,12 @@ from browserd.daemon.flows.graph import GRAPH_HINT, check_graph
 from browserd.daemon.flows.owners import Actor, keeper
 from browserd.daemon.flows.recording.devtools_import import from_recorder
 from browserd.daemon.flows.recording.person_input import PersonInput
+from browserd.daemon.flows.recording.recorded_action import RecordedAction
 from browserd.daemon.flows.recording.tool_recorder import Recorder
 from browserd.daemon.flows.variables import ArgsBase, check_variables, parse_args
 from browserd.daemon.runs.run_records import now_ms
 from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.snapshots.tab_call import TabCall
 
 log = logging.getLogger(__name__)
 
@@ -115,22 +117,23 @@ class FlowService:
 
     @asynccontextmanager
     async def recording(
-        self, session_id: str, tool: str, tab: Tab, params: Any, response: Redactable
+        self, session_id: str, tab: Tab, action: RecordedAction | None, call: TabCall, response: Redactable
     ) -> AsyncIterator[None]:
-        """Around one tab action: while the session records, the action becomes a step if it succeeds, and
-        what the page reports of it is not taken for a person's input."""
+        """Around one tab call: while the session records, the call's action becomes a step if it succeeds
+        (through the element helper the tool reports on `call`), and what the page reports of it is not taken
+        for a person's input."""
         recorder = self.recorders.get(session_id)
         listener = await self._listen(session_id, tab) if recorder is not None else None
         async with listener.acting() if listener is not None else nullcontext():
-            if recorder is None or not recorder.wants(tool, tab):
+            if recorder is None or action is None or not recorder.watches(tab):
                 yield
                 return
             url_before = tab.page.url
-            pending = await recorder.before(tab, tool, params)
+            pending = await recorder.before(tab, action)
             yield
             if pending is None:
                 return
-            recorder.commit(pending, url_before)
+            recorder.commit(pending, url_before, call.setter)
             if pending.secret:
                 response.redact(pending.secret)
 

@@ -26,6 +26,9 @@ class TabCall:
     settles: bool = False
     # The child frame of the action's target; None in the main frame (or when the call does not settle).
     frame: Frame | None = None
+    # The element helper that took the action (elements/filling.py, choosing.py: "fill", "flatpickr", "mirror"...),
+    # set by the tool once it has acted: a recorded step keeps it, so its replay goes the same way.
+    setter: str | None = None
     # Reads that verify the action took (a fill's value), run while the page settles: they fail the call.
     checks: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
 

@@ -5,18 +5,29 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import msgspec
-from playwright.async_api import ElementHandle, Locator
+from playwright.async_api import Locator
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from browserd.daemon.elements.checkables import CHECKABLE_ROLES, is_checkable, set_checked, toggle
-from browserd.daemon.elements.choices import mirrored_select, native_options, native_select, pick_options
+from browserd.daemon.elements.choosing import MIRRORED_SELECT, OPTION_CLICKS, choose
 from browserd.daemon.elements.dragging import drag
 from browserd.daemon.elements.fields import ARIA_VALUES, FieldInfo, check_taken, field_info, input_value
+from browserd.daemon.elements.filling import ARROW_KEYS, NATIVE_FILL, PICKER_EVENTS
 from browserd.daemon.elements.keyed_values import move_by_keys, set_picker_value
 from browserd.daemon.elements.overlays import BLOCK_ROLES, content_point, covers_named, patiently
 from browserd.daemon.elements.usable import not_usable, usable
 from browserd.daemon.elements.wheel import position_at_rest
-from browserd.daemon.errors import ElementNotFound, ElementNotInteractable, InvalidParameter
+from browserd.daemon.errors import ElementNotInteractable, InvalidParameter
+from browserd.daemon.flows.recording.recorded_action import (
+    Choose,
+    Click,
+    Drag,
+    Fill,
+    Hover,
+    Press,
+    Scroll,
+    SetChecked,
+)
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.snapshots.targets import Target
@@ -91,7 +102,13 @@ def _done(response: Response, what: str, target: Target, code: str) -> None:
     response.code(f"await {target.code}.{code}")
 
 
-@tab_tool("browser_click", "pages", "Click an element (a ref or CSS selector).", ClickParams)
+@tab_tool(
+    "browser_click",
+    "pages",
+    "Click an element (a ref or CSS selector).",
+    ClickParams,
+    records=lambda p: Click(target=p.target, double=p.double),
+)
 async def browser_click(ctx: ToolContext, call: TabCall, params: ClickParams, response: Response) -> None:
     tab = call.tab
     target = await call.locate(params.target)
@@ -140,7 +157,13 @@ def _written(response: Response, what: str, target: Target, code: str, submit: b
         response.code(f"await {target.code}.press({SUBMIT_KEY!r})")
 
 
-@tab_tool("browser_fill", "pages", "Replace the value of an input or textarea.", FillParams)
+@tab_tool(
+    "browser_fill",
+    "pages",
+    "Replace the value of an input or textarea.",
+    FillParams,
+    records=lambda p: Fill(target=p.target, value=p.value),
+)
 async def browser_fill(ctx: ToolContext, call: TabCall, params: FillParams, response: Response) -> None:
     tab = call.tab
 
@@ -186,10 +209,20 @@ async def browser_fill(ctx: ToolContext, call: TabCall, params: FillParams, resp
     if params.submit:
         with action_errors("fill", target.described):
             await target.locator.press(SUBMIT_KEY, timeout=params.timeout)
+    # The setter a recorded step keeps (elements/filling.py names them; replay fills through fill_field).
+    call.setter = (
+        ARROW_KEYS if field.kind in ARIA_VALUES else (picked.setter or PICKER_EVENTS) if field.picker else NATIVE_FILL
+    )
     _written(response, "Filled", target, f"fill({stored!r})", params.submit, note)
 
 
-@tab_tool("browser_type", "pages", "Type text into an element key by key (after what it holds).", TypeParams)
+@tab_tool(
+    "browser_type",
+    "pages",
+    "Type text into an element key by key (after what it holds).",
+    TypeParams,
+    records=lambda p: Fill(target=p.target, value=p.text),
+)
 async def browser_type(ctx: ToolContext, call: TabCall, params: TypeParams, response: Response) -> None:
     delay = SLOW_TYPING_DELAY_MS if params.slowly else 0
     target = await call.locate(params.target)
@@ -202,7 +235,13 @@ async def browser_type(ctx: ToolContext, call: TabCall, params: TypeParams, resp
     _written(response, "Typed into", target, f"press_sequentially({params.text!r}{slow})", params.submit)
 
 
-@tab_tool("browser_press", "pages", "Press a key or chord (Enter, Control+A), on an element or the page.", PressParams)
+@tab_tool(
+    "browser_press",
+    "pages",
+    "Press a key or chord (Enter, Control+A), on an element or the page.",
+    PressParams,
+    records=lambda p: Press(keys=p.key, target=p.target),
+)
 async def browser_press(ctx: ToolContext, call: TabCall, params: PressParams, response: Response) -> None:
     tab = call.tab
     if params.target is None:
@@ -217,7 +256,9 @@ async def browser_press(ctx: ToolContext, call: TabCall, params: PressParams, re
     _done(response, f"Pressed {params.key} on", target, f"press({params.key!r})")
 
 
-@tab_tool("browser_hover", "pages", "Move the mouse over an element.", TargetParams)
+@tab_tool(
+    "browser_hover", "pages", "Move the mouse over an element.", TargetParams, records=lambda p: Hover(target=p.target)
+)
 async def browser_hover(ctx: ToolContext, call: TabCall, params: TargetParams, response: Response) -> None:
     tab = call.tab
     target = await call.locate(params.target)
@@ -236,50 +277,26 @@ async def browser_hover(ctx: ToolContext, call: TabCall, params: TargetParams, r
     "Choose options of a select by value or label: a native <select> or a custom one "
     "(Select2, react-select, an ARIA combobox), opened and picked from as a person would.",
     SelectParams,
+    records=lambda p: Choose(target=p.target, labels=p.labels, values=p.values),
 )
 async def browser_select(ctx: ToolContext, call: TabCall, params: SelectParams, response: Response) -> None:
-    tab = call.tab
     if not params.values and not params.labels:
         raise InvalidParameter("give values or labels to select", field="values")
     target = await call.locate(params.target)
-    choice: dict[str, Any] = {"value": params.values} if params.values else {"label": params.labels}
-    code = f"select_option({', '.join(f'{k}={v!r}' for k, v in choice.items())})"
+    timeout = _timeout(ctx, params.timeout)
     with action_errors("select", target.described):
-        native = await native_select(target.locator, params.timeout)
-        if native is None:
-            wanted = params.labels or params.values or []
-            await pick_options(tab.page, target.locator, wanted, target.described, _timeout(ctx, params.timeout))
-            response.data({"selected": wanted})
-            _done(response, f"Selected {', '.join(wanted)} in", target, "click()")
-            response.text("It is a custom select: it was opened and the option clicked.")
-            return
-        # The target is the <select> (or its label) in the usual case: its own locator chooses, with no handle.
-        select = target.locator if native.own else await mirrored_select(target.locator, params.timeout)
-        if select is None:
-            raise ElementNotFound(f"{target.described} changed while the select was being chosen in")
-        try:
-            # A library's hidden <select> is not for people to see, so Playwright's visibility wait is skipped.
-            chosen = await select.select_option(**choice, timeout=params.timeout, force=native.hidden)
-        except PlaywrightTimeout as exc:
-            raise await _missing_option(select, target, choice) from exc
-        finally:
-            if isinstance(select, ElementHandle):
-                await select.dispose()
-    response.data({"selected": chosen})
-    _done(response, f"Selected {', '.join(chosen)} in", target, code)
-    if native.hidden:
+        chosen = await choose(call.tab.page, target.locator, target.described, params.labels, params.values, timeout)
+    call.setter = chosen.setter
+    response.data({"selected": chosen.selected})
+    if chosen.setter == OPTION_CLICKS:
+        _done(response, f"Selected {', '.join(chosen.selected)} in", target, "click()")
+        response.text("It is a custom select: it was opened and the option clicked.")
+        return
+    choice = {"value": params.values} if params.values else {"label": params.labels}
+    code = f"select_option({', '.join(f'{k}={v!r}' for k, v in choice.items())})"
+    _done(response, f"Selected {', '.join(chosen.selected)} in", target, code)
+    if chosen.setter == MIRRORED_SELECT:
         response.text("It is a custom select: the hidden <select> it mirrors was set.")
-
-
-async def _missing_option(select: Locator | ElementHandle, target: Target, choice: dict[str, Any]) -> ElementNotFound:
-    labels = await native_options(select)
-    kind, wanted = next(iter(choice.items()))
-    return ElementNotFound(
-        f"{target.described} has no option with {kind} {', '.join(map(repr, wanted))}; its options are "
-        + ", ".join(map(repr, labels)),
-        hint="Pass labels (or values) from that list.",
-        options=labels,
-    )
 
 
 def _timeout(ctx: ToolContext, timeout_ms: float | None) -> float:
@@ -294,23 +311,42 @@ async def _set_checked(
     await usable(target, verb)
     async with covers_named(target.locator, target.described, verb):
         with action_errors(verb, target.described):
-            note = await set_checked(target.locator, target.described, checked, _timeout(ctx, params.timeout))
+            toggled = await set_checked(target.locator, target.described, checked, _timeout(ctx, params.timeout))
+    call.setter = toggled.setter
     _done(response, "Checked" if checked else "Unchecked", target, f"{verb}()")
-    if note:
-        response.text(note)
+    if toggled.note:
+        response.text(toggled.note)
 
 
-@tab_tool("browser_check", "pages", "Tick a checkbox or choose a radio button.", TargetParams)
+@tab_tool(
+    "browser_check",
+    "pages",
+    "Tick a checkbox or choose a radio button.",
+    TargetParams,
+    records=lambda p: SetChecked(target=p.target, checked=True),
+)
 async def browser_check(ctx: ToolContext, call: TabCall, params: TargetParams, response: Response) -> None:
     await _set_checked(ctx, call, params, response, True)
 
 
-@tab_tool("browser_uncheck", "pages", "Untick a checkbox.", TargetParams)
+@tab_tool(
+    "browser_uncheck",
+    "pages",
+    "Untick a checkbox.",
+    TargetParams,
+    records=lambda p: SetChecked(target=p.target, checked=False),
+)
 async def browser_uncheck(ctx: ToolContext, call: TabCall, params: TargetParams, response: Response) -> None:
     await _set_checked(ctx, call, params, response, False)
 
 
-@tab_tool("browser_drag", "pages", "Drag one element onto another.", DragParams)
+@tab_tool(
+    "browser_drag",
+    "pages",
+    "Drag one element onto another.",
+    DragParams,
+    records=lambda p: Drag(source=p.source, target=p.target),
+)
 async def browser_drag(ctx: ToolContext, call: TabCall, params: DragParams, response: Response) -> None:
     tab = call.tab
     source = await call.locate(params.source)
@@ -321,7 +357,13 @@ async def browser_drag(ctx: ToolContext, call: TabCall, params: DragParams, resp
     response.code(f"await {source.code}.drag_to({target.code})")
 
 
-@tab_tool("browser_scroll", "pages", "Scroll an element into view, or the page by a wheel delta.", ScrollParams)
+@tab_tool(
+    "browser_scroll",
+    "pages",
+    "Scroll an element into view, or the page by a wheel delta.",
+    ScrollParams,
+    records=lambda p: Scroll(target=p.target, delta=(p.delta_x, p.delta_y)),
+)
 async def browser_scroll(ctx: ToolContext, call: TabCall, params: ScrollParams, response: Response) -> None:
     tab = call.tab
     wheel = bool(params.delta_x or params.delta_y)

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import msgspec
 
 from browserd.daemon.errors import InvalidParameter, NavigationTimeout
+from browserd.daemon.flows.recording.recorded_action import MoveInHistory, Navigate
 from browserd.daemon.sessions.navigation import HistoryMove, WaitUntil, check_url, goto, move_in_history, timed_out
 from browserd.daemon.sessions.page_errors import navigation_errors, page_errors
 from browserd.daemon.sessions.tab import Tab
@@ -103,6 +104,7 @@ async def _open_target(ctx: ToolContext, params: OpenParams) -> Tab:
     OpenParams,
     resolve=_open_target,
     titled=True,
+    records=lambda p: Navigate(url=p.url),
 )
 async def browser_open(ctx: ToolContext, call: TabCall, params: OpenParams, response: Response) -> None:
     tab = call.tab
@@ -121,7 +123,14 @@ async def browser_open(ctx: ToolContext, call: TabCall, params: OpenParams, resp
     await _navigated(tab, "Opened", response, loaded.reply, f"await page.goto({params.url!r})")
 
 
-@tab_tool("browser_navigate", "pages", "Go back, forward, or reload the tab.", NavigateParams, titled=True)
+@tab_tool(
+    "browser_navigate",
+    "pages",
+    "Go back, forward, or reload the tab.",
+    NavigateParams,
+    titled=True,
+    records=lambda p: MoveInHistory(move=p.action),
+)
 async def browser_navigate(ctx: ToolContext, call: TabCall, params: NavigateParams, response: Response) -> None:
     tab = call.tab
     page = tab.page

@@ -10,6 +10,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from browserd.daemon.elements.fields import field_value
 from browserd.daemon.errors import ExecutionError, InvalidParameter
+from browserd.daemon.flows.recording.recorded_action import Read, WaitForText
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.sessions.screenshots import ImageFormat, capture, element_clip, page_clip
 from browserd.daemon.snapshots.tab_call import TabCall
@@ -39,6 +40,13 @@ class GetParams(TabParams, kw_only=True):
     name: Annotated[str, msgspec.Meta(description="The attribute to read (what=attribute).")] | None = None
 
 
+def _read_step(params: GetParams) -> Read | None:
+    """A read of an element's text, value or attribute is a step, whose replay puts it in the run's outputs."""
+    if params.target is not None and (params.what == "text" or params.what == "value" or params.what == "attribute"):
+        return Read(target=params.target, what=params.what, attribute=params.name)
+    return None
+
+
 class IsParams(TabParams, kw_only=True):
     state: Literal["visible", "enabled", "checked", "editable"]
     target: TargetText
@@ -53,7 +61,12 @@ class ScreenshotParams(TabParams, kw_only=True):
 
 
 @tab_tool(
-    "browser_wait", "pages", "Wait for text, an element, a URL, network idle, or a time (at most 60 s).", WaitParams
+    "browser_wait",
+    "pages",
+    "Wait for text, an element, a URL, network idle, or a time (at most 60 s).",
+    WaitParams,
+    # Only a wait for text is a step: the other waits are for the agent's own pace, not the flow's.
+    records=lambda p: WaitForText(text=p.text) if p.text else None,
 )
 async def browser_wait(ctx: ToolContext, call: TabCall, params: WaitParams, response: Response) -> None:
     tab = call.tab
@@ -108,6 +121,7 @@ async def browser_wait(ctx: ToolContext, call: TabCall, params: WaitParams, resp
     "Read text, html, value, an attribute, the title, the URL, a count or a box.",
     GetParams,
     read_only=True,
+    records=_read_step,
 )
 async def browser_get(ctx: ToolContext, call: TabCall, params: GetParams, response: Response) -> None:
     tab = call.tab

@@ -13,6 +13,7 @@ import msgspec
 
 from browserd.daemon.elements import shadows
 from browserd.daemon.errors import ElementNotFound
+from browserd.daemon.flows.recording.recorded_action import RecordedAction
 from browserd.daemon.sessions.tab import NAVIGATED, Tab, call_deadline_s
 from browserd.daemon.snapshots.aria_capture import PAGE_FACTS_JS, PageFacts
 from browserd.daemon.snapshots.reader import SnapshotOptions, read
@@ -42,6 +43,8 @@ class ActionParams(TabParams):
 P = TypeVar("P", bound=TabParams)
 TabHandler = Callable[[ToolContext, TabCall, P, Response], Awaitable[None]]
 TabResolver = Callable[[ToolContext, P], Awaitable[Tab]]
+# The flow step a call is, while the session records (None: this call is no step, e.g. a wait for a time).
+Records = Callable[[P], RecordedAction | None]
 
 
 def tab_tool(
@@ -53,9 +56,11 @@ def tab_tool(
     read_only: bool = False,
     resolve: TabResolver[P] | None = None,
     titled: bool = False,
+    records: Records[P] | None = None,
 ) -> Callable[[TabHandler[P]], Tool[P]]:
     """A tool on one tab: by default the one named by tabId, else the active tab. `titled`: its structured
-    answer holds the page's title, read once the page has settled (with the snapshot, when there is one)."""
+    answer holds the page's title, read once the page has settled (with the snapshot, when there is one).
+    `records`: the action a call is, recorded as a flow step while the session records one."""
 
     def register(handler: TabHandler[P]) -> Tool[P]:
         async def run(ctx: ToolContext, args: P, response: Response) -> None:
@@ -65,7 +70,8 @@ def tab_tool(
                 tab.take_events()  # what happened before this call was reported by an earlier one
                 call = TabCall(tab, settles=isinstance(args, ActionParams) and args.snapshot != "none")
                 # While the session records a flow, the action becomes a step (daemon/flows/recording/tool_recorder.py).
-                async with ctx.services.flows.recording(ctx.session.id, name, tab, args, response):
+                action = records(args) if records is not None else None
+                async with ctx.services.flows.recording(ctx.session.id, tab, action, call, response):
                     try:
                         await handler(ctx, call, args, response)
                     except ElementNotFound as exc:

@@ -10,7 +10,8 @@ Prints figures, never asserts them (DESIGN.md §6):
 2. Resolution + verification per step: each step's resolveMs (every candidate found and every element
    scored against the fingerprint, in one evaluate), median and p95 (target <= 15 ms).
 3. From a broken first candidate to a verified alternative: the flow-form flow replayed on ?v=ids, whose
-   recorded `#signin` no longer exists; the Sign in step's resolveMs (target <= 300 ms).
+   recorded `#signin` no longer exists; the Sign in step's resolveMs (target <= 300 ms). The same runs'
+   two fill steps give a fill step's tookMs (resolution, the fill through elements/filling.py, settling).
 4. tools/list cost of --published published flows (two variables each): characters added, compact JSON
    (target <= 6,000).
 5. What recording costs a tool call: browser_click (no snapshot) on flow-steps.html, in --runs rounds of
@@ -243,7 +244,7 @@ def main() -> None:
                 ("browser_click", {"target": "#signin"}),
             ]
             form_id = record(shim, f"{site}/flow-form.html", form)
-            fallbacks = []
+            fallbacks, fills = [], []
             for _ in range(options.runs):
                 run = data(
                     shim.call_tool(
@@ -256,7 +257,9 @@ def main() -> None:
                 if not step.get("fallback"):
                     raise SystemExit(f"expected a fallback: {step}")
                 fallbacks.append(step["resolveMs"])
+                fills += [s["tookMs"] for s in run["steps"][:2]]
             figures["broken_first_candidate_ms"] = summary(fallbacks)
+            figures["fill_step_ms"] = summary(fills)
 
             figures.update(recording_cost(shim, site, options.runs))
 
@@ -280,6 +283,8 @@ def main() -> None:
     print(f"resolution + verification per step: median {res.get('median')} ms, p95 {res.get('p95')} ms (target <= 15)")
     broken = figures["broken_first_candidate_ms"]
     print(f"broken first candidate -> verified alternative: median {broken.get('median')} ms (target <= 300)")
+    fill = figures["fill_step_ms"]
+    print(f"a fill step (resolve, act through elements/filling.py, settle): median {fill.get('median')} ms")
     added = figures["tools_list_chars_added"]
     print(f"{figures['published_flows']} published flows add {added} chars to tools/list (target <= 6000)")
     plain, recorded = figures["click_ms"], figures["click_recording_ms"]
@@ -287,6 +292,8 @@ def main() -> None:
         f"browser_click: median {plain.get('median')} ms, while recording {recorded.get('median')} ms "
         f"({figures['recording_ratio']}x); flow_record_start median {figures['record_start_ms'].get('median')} ms"
     )
+    figures["loadavg"] = [round(x, 2) for x in os.getloadavg()]
+    print(f"load average {figures['loadavg']}")
     print(json.dumps(figures))
 
 

@@ -153,10 +153,14 @@ const whereabouts = (el) => {
     after: textNear(el, true, row) };
 };
 const describe = (el) => ({ ...identity(el), ...whereabouts(el) });
-const visible = (el) => {
+const drawn = (el) => {
   const r = el.getBoundingClientRect();
   if (r.width === 0 && r.height === 0) return false;
   const s = getComputedStyle(el);
   return s.visibility !== 'hidden' && s.display !== 'none' && Number(s.opacity) !== 0;
 };
+// A checkbox or radio that a theme hides (opacity 0 under its label, display:none) is drawn by its label: a
+// person sees and clicks that, and replay checks it through the label (elements/checkables.py).
+const visible = (el) => drawn(el)
+  || (el.matches('input[type=checkbox], input[type=radio]') && [...(el.labels || [])].some(drawn));
 const disabled = (el) => !!el.disabled || el.getAttribute('aria-disabled') === 'true' || !!el.closest('fieldset:disabled');

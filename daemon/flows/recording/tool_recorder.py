@@ -1,8 +1,9 @@
 """Recording the session's own tool actions into a draft flow (issue 14 item 2, S4-35..S4-45, D-47, D-48).
 
-The tab-tool wrapper hands every action to `FlowService.recording`; while a recording is on, the
-recorder describes the action's element(s) BEFORE the action runs (one evaluate per target: the
-candidates and the identity fingerprint), and keeps the step only if the action succeeded. What was
+Each action tool declares the typed action a call of it is (recorded_action.py); while a recording is on,
+the tab-tool wrapper hands it to `FlowService.recording`, and the recorder describes the action's
+element(s) BEFORE the action runs (one evaluate per target: the candidates and the identity fingerprint)
+and keeps the step only if the action succeeded, with the element helper that took it (`setter`). What was
 typed never enters the flow: a fill becomes `{key}` and a variable; password, one-time-code and card
 fields are sensitive variables with no default.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 import msgspec
 from playwright.async_api import Error as PlaywrightError
@@ -30,6 +31,21 @@ from browserd.daemon.flows.flow_model import (
     VariableDef,
     new_flow_id,
 )
+from browserd.daemon.flows.recording.recorded_action import (
+    Choose,
+    Click,
+    Drag,
+    Fill,
+    Hover,
+    MoveInHistory,
+    Navigate,
+    Press,
+    Read,
+    RecordedAction,
+    Scroll,
+    SetChecked,
+    WaitForText,
+)
 from browserd.daemon.runs.run_records import now_ms
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.snapshots.targets import locate
@@ -39,13 +55,6 @@ _RANK = {"testid": 0, "css": 1, "role": 2, "label": 3, "placeholder": 4, "text":
 # (`aria`, a name without a role, comes only from Chrome Recorder imports.)
 # A person's events that are a step on their target alone.
 _ON_ELEMENT: dict[str, StepType] = {"click": "click", "dblclick": "dblclick", "check": "check", "uncheck": "uncheck"}
-RECORDED_TOOLS = frozenset(
-    {
-        "browser_open", "browser_navigate", "browser_click", "browser_fill", "browser_type", "browser_press",
-        "browser_select", "browser_check", "browser_uncheck", "browser_drag", "browser_scroll", "browser_wait",
-        "browser_hover", "browser_get",
-    }
-)  # fmt: skip
 
 
 @dataclass
@@ -138,50 +147,45 @@ class Recorder:
     def watches(self, tab: Tab) -> bool:
         return self.tab_id is None or tab.id == self.tab_id
 
-    def wants(self, tool: str, tab: Tab) -> bool:
-        return tool in RECORDED_TOOLS and self.watches(tab)
-
     def _id(self) -> str:
         return f"s{len(self.steps) + 1}"
 
-    async def before(self, tab: Tab, tool: str, params: Any) -> Pending | None:
+    async def before(self, tab: Tab, action: RecordedAction) -> Pending | None:
         """The step an action will be, described from the page as it is before the action."""
         step_id = self._id()
-        if tool == "browser_open":
-            return Pending(Step(id=step_id, type="navigate", url=params.url))
-        if tool == "browser_navigate":
-            return Pending(Step(id=step_id, type="navigate", url=f"history:{params.action}"))
-        if tool == "browser_get":
-            return await self._extract(tab, step_id, params)
-        if tool == "browser_wait":
-            return Pending(Step(id=step_id, type="wait", wait_text=params.text)) if params.text else None
-        if tool == "browser_scroll" and params.target is None:
-            return Pending(Step(id=step_id, type="scroll", delta=[params.delta_x, params.delta_y]))
-        if tool == "browser_press":
-            target = (await capture(tab, params.target)).locator if params.target else None
-            return Pending(Step(id=step_id, type="key", keys=params.key, target=target))
-        if tool == "browser_drag":
-            source, end = await capture(tab, params.source), await capture(tab, params.target)
+        if isinstance(action, Navigate):
+            return Pending(Step(id=step_id, type="navigate", url=action.url))
+        if isinstance(action, MoveInHistory):
+            return Pending(Step(id=step_id, type="navigate", url=f"history:{action.move}"))
+        if isinstance(action, Read):
+            return await self._extract(tab, step_id, action)
+        if isinstance(action, WaitForText):
+            return Pending(Step(id=step_id, type="wait", wait_text=action.text))
+        if isinstance(action, Press):
+            target = (await capture(tab, action.target)).locator if action.target else None
+            return Pending(Step(id=step_id, type="key", keys=action.keys, target=target))
+        if isinstance(action, Drag):
+            source, end = await capture(tab, action.source), await capture(tab, action.target)
             return Pending(Step(id=step_id, type="drag", target=source.locator, end=end.locator))
-        captured = await capture(tab, params.target)
-        simple: dict[str, StepType] = {
-            "browser_check": "check",
-            "browser_uncheck": "uncheck",
-            "browser_hover": "hover",
-            "browser_scroll": "scroll",
-        }
-        if tool in simple:
-            return Pending(Step(id=step_id, type=simple[tool], target=captured.locator))
-        if tool == "browser_click":
-            kind: StepType = "dblclick" if params.double else "click"
-            return Pending(Step(id=step_id, type=kind, target=captured.locator))
-        if tool == "browser_select":
-            choice = {"labels": params.labels} if params.labels else {"values": params.values}
+        if isinstance(action, Scroll):
+            over = (await capture(tab, action.target)).locator if action.target else None
+            delta = list(action.delta) if over is None or any(action.delta) else None
+            return Pending(Step(id=step_id, type="scroll", target=over, delta=delta))
+        captured = await capture(tab, action.target)
+        if isinstance(action, Fill):
+            return self._fill(step_id, captured, action.value)
+        if isinstance(action, Click):
+            return Pending(Step(id=step_id, type="dblclick" if action.double else "click", target=captured.locator))
+        if isinstance(action, SetChecked):
+            return Pending(Step(id=step_id, type="check" if action.checked else "uncheck", target=captured.locator))
+        if isinstance(action, Choose):
+            choice = {"labels": action.labels} if action.labels else {"values": action.values}
             return Pending(
                 Step(id=step_id, type="select", target=captured.locator, value=msgspec.json.encode(choice).decode())
             )
-        # browser_fill and browser_type: the value becomes a variable.
-        return self._fill(step_id, captured, params.value if tool == "browser_fill" else params.text)
+        if isinstance(action, Hover):
+            return Pending(Step(id=step_id, type="hover", target=captured.locator))
+        assert_never(action)
 
     def _fill(self, step_id: str, captured: Captured, typed: str | None) -> Pending:
         """A fill step whose value is a new variable; what was typed is at most a non-sensitive default."""
@@ -232,14 +236,12 @@ class Recorder:
         if step is not None:
             self.commit(Pending(step), url_before)
 
-    async def _extract(self, tab: Tab, step_id: str, params: Any) -> Pending | None:
+    async def _extract(self, tab: Tab, step_id: str, action: Read) -> Pending | None:
         """browser_get of an element's text, value or attribute: replay reads it into the run's outputs."""
-        if params.target is None or params.what not in ("text", "value", "attribute"):
-            return None
-        captured = await capture(tab, params.target)
+        captured = await capture(tab, action.target)
         if captured.sensitive:
             return None  # a sensitive field's value must not become a run output
-        what = f"attribute:{params.name}" if params.what == "attribute" else params.what
+        what = f"attribute:{action.attribute}" if action.what == "attribute" else action.what
         return Pending(Step(id=step_id, type="extract", target=captured.locator, value=what))
 
     def tab_step(self, kind: StepType, url: str | None) -> None:
@@ -247,8 +249,10 @@ class Recorder:
         if self.tab_id is None:  # recording one tab alone: switching away from it is not part of the flow
             self.commit(Pending(Step(id=self._id(), type=kind, url=url or None)), "")
 
-    def commit(self, pending: Pending, url_before: str) -> None:
+    def commit(self, pending: Pending, url_before: str, setter: str | None = None) -> None:
+        """Keep a step whose action succeeded; `setter`: the element helper the action went through."""
         step = pending.step
+        step.setter = setter
         if not self.steps and step.type != "navigate" and url_before.startswith("http"):
             # A flow that starts on a page it does not open itself is bound to that page (S4-118).
             self.start_url = url_before

@@ -22,7 +22,6 @@ from playwright.async_api import ElementHandle, Frame
 from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.config import Config
-from browserd.daemon.elements.dragging import drag
 from browserd.daemon.errors import (
     BrowserdError,
     ElementAmbiguous,
@@ -35,6 +34,7 @@ from browserd.daemon.errors import (
 from browserd.daemon.flows.fingerprint_js import RESOLVE_ELEMENT_JS, RESOLVED_JS, SENSITIVE_CSS
 from browserd.daemon.flows.flow_model import ModelPick, Retry, Step, StepReport, TargetLocator
 from browserd.daemon.flows.placeholders import render
+from browserd.daemon.flows.replay.acting import act_on_element
 from browserd.daemon.flows.replay.model_choice import ASKABLE, ModelChooser, refusal
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.sessions.navigation import HistoryMove, move_in_history, navigate
@@ -149,7 +149,7 @@ class Runner:
                 # The step's time went on waiting for a clear winner and on the model: acting gets its own.
                 deadline = time.monotonic() + self.timeout_s(step)
             try:
-                await self._act(step, resolved, deadline)
+                setter = await self._act(step, resolved, deadline)
                 break
             except PlaywrightError as exc:
                 failures += 1
@@ -173,6 +173,7 @@ class Runner:
             step_id=step.id, type=step.type, status="success", took_ms=int((time.monotonic() - started) * 1000)
         )
         report.attempts = attempts
+        report.setter = setter
         if step.target is not None:
             report.resolve_ms = round(self._resolve_s * 1000, 2)
         suggestion: list[int] | None = None
@@ -283,7 +284,8 @@ class Runner:
             **more,
         )
 
-    async def _act(self, step: Step, resolved: dict[str, Resolved], deadline: float) -> None:
+    async def _act(self, step: Step, resolved: dict[str, Resolved], deadline: float) -> str | None:
+        """Do the step; the element helper that took a fill, select or check (acting.py)."""
         page = self.tab.page
         timeout = max(1.0, (deadline - time.monotonic()) * 1000)
         target = resolved["target"].element if "target" in resolved else None
@@ -306,52 +308,19 @@ class Runner:
         elif target is None:
             raise ExecutionError(f"step {step.id} ({step.type}) has no target", stepId=step.id)
         else:
-            await self._on_element(step, target, resolved, timeout)
-
-    async def _on_element(
-        self, step: Step, target: ElementHandle, resolved: dict[str, Resolved], timeout: float
-    ) -> None:
-        kind = step.type
-        if kind in ("click", "dblclick"):
-            await (target.click if kind == "click" else target.dblclick)(timeout=timeout)
-        elif kind == "fill":
-            # Playwright's fill types into the field and fires input and change, as a person's typing does.
-            await target.fill(render(step.value or "", self.values, self.outputs), timeout=timeout)
-        elif kind == "select":
-            choice = msgspec.json.decode(step.value or "{}")
-            if "labels" in choice:
-                await target.select_option(label=choice["labels"], timeout=timeout)
-            else:
-                await target.select_option(value=choice.get("values") or [], timeout=timeout)
-        elif kind in ("check", "uncheck"):
-            await target.set_checked(kind == "check", timeout=timeout)
-        elif kind == "hover":
-            await target.hover(timeout=timeout)
-        elif kind == "scroll":
-            await target.scroll_into_view_if_needed(timeout=timeout)
-            box = await target.bounding_box() if step.delta else None
-            if step.delta and box is not None:
-                # A person's scrolling inside this element (a feed, a list): the wheel over it, by as much.
-                await self.tab.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-                dx, dy = step.delta[:2]
-                await self.tab.page.mouse.wheel(dx, dy)
-        elif kind == "key":
-            for key in (step.keys or "").split():
-                await target.press(key, timeout=timeout)
-        elif kind == "drag":
-            end = resolved["end"].element
-            if end is None:
-                raise ElementNotFound("the drag's drop target is not on the page")
-            await drag(self.tab.page, target, end, timeout, step.path or ())
-        elif kind == "extract":
-            what = step.value or "text"
-            if what == "value":
-                read: str | None = await target.input_value(timeout=timeout)
-            elif what.startswith("attribute:"):
-                read = await target.get_attribute(what.removeprefix("attribute:"))
-            else:
-                read = await target.inner_text()
-            self.outputs[step.id] = {what.split(":", 1)[0]: read}
+            end = resolved["end"].element if "end" in resolved else None
+            value = render(step.value or "", self.values, self.outputs) if step.type == "fill" else ""
+            try:
+                acted = await act_on_element(page, step, target, end, value, timeout)
+            except BrowserdError as exc:
+                # A helper's error may quote the value (a field that did not take it): never a sensitive one.
+                exc.message = scrub(exc.message, self.secrets)
+                exc.details = {k: scrub(v, self.secrets) if isinstance(v, str) else v for k, v in exc.details.items()}
+                raise
+            if acted.read is not None:
+                self.outputs[step.id] = acted.read
+            return acted.setter
+        return None
 
     async def navigate_in(self, tab: Tab, url: str, timeout: float) -> None:
         page = tab.page

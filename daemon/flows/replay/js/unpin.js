@@ -1,0 +1,2 @@
+// Takes a replayed step's mark away once the step has acted (acting.py).
+(el, attribute) => el.removeAttribute(attribute)
