@@ -558,8 +558,10 @@ async def test_race_scrapes_publishing_during_a_login_never_roll_it_back(home: B
         stop_scraping = anyio.Event()
 
         async def scraper(worker: int) -> None:
+            # The scrapes go on until the race has been seen (a slow login start must not find them all done);
+            # the bound only keeps a broken login from scraping for ever.
             nonlocal scrapes
-            for step in range(40):
+            for step in range(500):
                 if stop_scraping.is_set():
                     return
                 url = f"{site}/set-cookie?w{worker}=s{step}"
