@@ -22,9 +22,11 @@ Then one line of JSON with every figure. Runs in an isolated browserd home on 12
     .venv/bin/python tests/bench/flows.py --mutations [--show] [--only TEXT]
 
 instead replays each target of tests/e2e/replay_cases.py, recorded on its page in tests/site/replay/, on
-every mutated page of its cases (issue 23 part 1), and prints per class (name, testid, lookalike) the share
-replayed correctly and the wrong-element actions, and the share of negative cases refused (targets:
->= 97% correct, 0 wrong, 100% refused). Deterministic: counts, not times; --show lists every case's result.
+every mutated page of its cases (issue 23 part 1), and prints per class (name, testid, lookalike, structure)
+the share replayed correctly and the wrong-element actions, and the share of negative cases refused
+(targets: >= 97% correct, 0 wrong, 100% refused); then the same for the held-out set of
+tests/e2e/replay_heldout.py, printed apart as "held-out (new)". Deterministic: counts, not times; --show
+lists every case's result.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.bench.common import ready_shim, serve_site, stop_site, summary
 from tests.conftest import make_home
-from tests.e2e.replay_cases import CASES, TARGETS, Case, Target, outcome
+from tests.e2e.replay_cases import CASES, Case, Target, outcome
+from tests.e2e.replay_heldout import HELD_OUT
 
 STEPS = 30
 
@@ -119,30 +122,28 @@ def replay_case(shim: Any, site: str, flow: tuple[str, dict[str, str]], case: Ca
     return got
 
 
-def mutations(show: bool, only: str) -> None:
-    server, site = serve_site()
-    home = make_home()
+def replay_set(shim: Any, site: str, cases: list[Case], show: bool) -> dict[str, list[str]]:
+    """Each case's outcome (correct, wrong, refused) by class; one recording per target."""
     results: dict[str, list[str]] = {}
-    try:
-        with ready_shim(home, ["--tools", "all"]) as shim:
-            cases = [case for case in CASES if only in case.label]
-            flows = {
-                target: record_target(shim, site, target)
-                for target in TARGETS
-                if any(c.target == target for c in cases)
-            }
-            for case in cases:
-                said = replay_case(shim, site, flows[case.target], case)
-                got = said.split(" ", 1)[0]
-                results.setdefault(case.kind, []).append(got)
-                if show:
-                    print(f"  {got:8} {case.label}{said[len(got) :]}")
-    finally:
-        home.stop_daemon()
-        shutil.rmtree(home.root, ignore_errors=True)
-        stop_site(server)
-    figures: dict[str, Any] = {"loadavg": [round(x, 2) for x in os.getloadavg()]}
-    for kind, got in results.items():
+    flows: dict[Target, tuple[str, dict[str, str]]] = {}
+    for case in cases:
+        if case.target not in flows:
+            flows[case.target] = record_target(shim, site, case.target)
+        said = replay_case(shim, site, flows[case.target], case)
+        got = said.split(" ", 1)[0]
+        results.setdefault(case.kind, []).append(got)
+        if show:
+            print(f"  {got:8} {case.label}{said[len(got) :]}")
+    return results
+
+
+def shares(results: dict[str, list[str]]) -> dict[str, Any]:
+    """Per class: cases, correct (refused for negatives), its share and the wrong-element actions."""
+    figures: dict[str, Any] = {}
+    positive = [g for kind, got in results.items() if kind != "negative" for g in got]
+    for kind, got in [*results.items(), ("positive", positive)]:
+        if not got:
+            continue
         share = "refused" if kind == "negative" else "correct"
         figures[kind] = {
             "cases": len(got),
@@ -150,20 +151,39 @@ def mutations(show: bool, only: str) -> None:
             f"{share}_pct": round(100 * got.count(share) / len(got), 1),
             "wrong": got.count("wrong"),
         }
-    positive = [g for kind, got in results.items() if kind != "negative" for g in got]
-    if positive:
-        figures["positive"] = {
-            "cases": len(positive),
-            "correct": positive.count("correct"),
-            "correct_pct": round(100 * positive.count("correct") / len(positive), 1),
-            "wrong": positive.count("wrong"),
-        }
-    for kind in ("name", "testid", "lookalike", "positive", "negative"):
+    return figures
+
+
+def print_shares(title: str, figures: dict[str, Any]) -> None:
+    print(title)
+    for kind in ("name", "testid", "lookalike", "structure", "positive", "negative"):
         f = figures.get(kind)
         if f is None:
             continue
         shown = f"{f['refused_pct']}% refused" if kind == "negative" else f"{f['correct_pct']}% replayed correctly"
-        print(f"{kind:9}: {shown} ({f['cases']} cases), {f['wrong']} wrong element(s)")
+        print(f"  {kind:9}: {shown} ({f['cases']} cases), {f['wrong']} wrong element(s)")
+
+
+def mutations(show: bool, only: str) -> None:
+    server, site = serve_site()
+    home = make_home()
+    sets = {"tuned": CASES, "held-out (new)": HELD_OUT}
+    figures: dict[str, Any] = {}
+    try:
+        with ready_shim(home, ["--tools", "all"]) as shim:
+            for title, cases in sets.items():
+                chosen = [case for case in cases if only in case.label]
+                if show and chosen:
+                    print(f"{title}:")
+                figures[title] = shares(replay_set(shim, site, chosen, show))
+    finally:
+        home.stop_daemon()
+        shutil.rmtree(home.root, ignore_errors=True)
+        stop_site(server)
+    for title, got in figures.items():
+        if got:
+            print_shares(f"{title} (tests/e2e/{'replay_heldout' if title != 'tuned' else 'replay_cases'}.py):", got)
+    figures["loadavg"] = [round(x, 2) for x in os.getloadavg()]
     print(f"load average {figures['loadavg']}")
     print(json.dumps(figures))
 
