@@ -19,7 +19,7 @@ Prints figures, never asserts them (DESIGN.md §6):
    itself (it injects the listener into the tab).
 Then one line of JSON with every figure. Runs in an isolated browserd home on 127.0.0.1.
 
-    .venv/bin/python tests/bench/flows.py --mutations [--show] [--only TEXT]
+    .venv/bin/python tests/bench/flows.py --mutations [--show] [--only TEXT] [--set both|tuned|held-out]
 
 instead replays each target of tests/e2e/replay_cases.py, recorded on its page in tests/site/replay/, on
 every mutated page of its cases (issue 23 part 1), and prints per class (name, testid, lookalike, structure)
@@ -164,10 +164,13 @@ def print_shares(title: str, figures: dict[str, Any]) -> None:
         print(f"  {kind:9}: {shown} ({f['cases']} cases), {f['wrong']} wrong element(s)")
 
 
-def mutations(show: bool, only: str) -> None:
+SETS = {"tuned": CASES, "held-out (new)": HELD_OUT}
+
+
+def mutations(show: bool, only: str, which: str) -> None:
     server, site = serve_site()
     home = make_home()
-    sets = {"tuned": CASES, "held-out (new)": HELD_OUT}
+    sets = {title: cases for title, cases in SETS.items() if which in ("both", title.split(" ")[0])}
     figures: dict[str, Any] = {}
     try:
         with ready_shim(home, ["--tools", "all"]) as shim:
@@ -195,9 +198,10 @@ def main() -> None:
     parser.add_argument("--mutations", action="store_true", help="the mutated-pages replay figures instead")
     parser.add_argument("--show", action="store_true", help="with --mutations: every case's result")
     parser.add_argument("--only", default="", help="with --mutations: the cases whose label holds this text")
+    parser.add_argument("--set", choices=["both", "tuned", "held-out"], default="both", help="with --mutations")
     options = parser.parse_args()
     if options.mutations:
-        mutations(options.show, options.only)
+        mutations(options.show, options.only, options.set)
         return
     server, site = serve_site()
     home = make_home()
