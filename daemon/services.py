@@ -7,25 +7,25 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from browserd.daemon.bridge.server import BridgeServer
+from browserd.daemon.bridge.bridge_server import BridgeServer
 from browserd.daemon.config import Config
 from browserd.daemon.errors import ExecutionError, UnknownTool
 from browserd.daemon.events import Events
+from browserd.daemon.flows.flow_service import FlowService
 from browserd.daemon.flows.replay.run_template import FlowRun
-from browserd.daemon.flows.service import FlowService
-from browserd.daemon.llm.service import Llm
+from browserd.daemon.llm.llm_service import Llm
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.policy.urls import UrlPolicy
-from browserd.daemon.profiles.registry import Profiles
-from browserd.daemon.runs.manager import RunManager
-from browserd.daemon.runs.templates.registry import TemplateRegistry, builtin_templates
+from browserd.daemon.profiles.profile_registry import Profiles
+from browserd.daemon.runs.run_manager import RunManager
+from browserd.daemon.runs.templates.template_registry import TemplateRegistry, builtin_templates
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.executor import TaskExecutor
 from browserd.daemon.runtime.pool import BrowserPool
 from browserd.daemon.scrape.shared import ScrapeShared
 from browserd.daemon.sessions.backends.factory import Backends
-from browserd.daemon.sessions.manager import SessionManager
 from browserd.daemon.sessions.session import Session
+from browserd.daemon.sessions.session_manager import SessionManager
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from browserd.daemon.sessions.calls import CALLS_KEPT
+from browserd.daemon.sessions.call_log import CALLS_KEPT
 
 if TYPE_CHECKING:
     from browserd.daemon.services import Services
@@ -48,7 +48,7 @@ def runs(services: Services) -> dict[str, Any]:
 
 
 def log(services: Services) -> list[dict[str, Any]]:
-    """The sessions' recent tool calls, oldest first (sessions/calls.py: never a value)."""
+    """The sessions' recent tool calls, oldest first (sessions/call_log.py: never a value)."""
     calls = [
         {"sessionId": session.id, **call}
         for session in services.sessions.sessions.values()

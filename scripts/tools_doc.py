@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from browserd.daemon.tools import catalog, registry  # noqa: E402
+from browserd.daemon.tools import catalog, tool_registry  # noqa: E402
 
 DOC = REPO / "docs" / "tools.md"
 HEADER = """# Tools
@@ -48,7 +48,7 @@ def _first_sentence(text: str) -> str:
 
 def render() -> str:
     modules = _modules()
-    order = {group: index for index, group in enumerate(registry.GROUPS)}
+    order = {group: index for index, group in enumerate(tool_registry.GROUPS)}
     tools = sorted(catalog.build_catalog(), key=lambda t: (order.get(t.group, len(order)), t.name))
     rows = [f"| `{t.name}` | {t.group} | `{modules[t.name]}` | {_first_sentence(t.description)} |" for t in tools]
     return HEADER + "\n".join(rows) + "\n"

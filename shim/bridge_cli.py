@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from browserd.shim.control import control_request, data_or_fail
+from browserd.shim.control_client import control_request, data_or_fail
 
 
 def _ask(action: str, params: dict[str, Any] | None = None) -> dict[str, Any]:

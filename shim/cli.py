@@ -108,12 +108,12 @@ def daemon(foreground: bool, quiet: bool, http: str | None, tls_cert: str | None
         os.environ["BROWSERD_HTTP_TLS_KEY"] = os.path.abspath(tls_key)
     config = _load_config()
     if foreground:
-        from browserd.daemon.server.app import serve
+        from browserd.daemon.server.daemon_process import serve
 
         sys.exit(serve(config, foreground=not quiet))
     import asyncio
 
-    from browserd.shim.control import control_request
+    from browserd.shim.control_client import control_request
 
     payload = asyncio.run(control_request("status", spawn=True))
     click.echo(f"browserd daemon running (pid {payload.data['pid']}) on {paths.socket_path()}")
@@ -128,7 +128,7 @@ def daemon(foreground: bool, quiet: bool, http: str | None, tls_cert: str | None
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def status(as_json: bool) -> None:
     """Sessions, tabs, runs, browser and memory of the running daemon."""
-    from browserd.shim.control import run_control
+    from browserd.shim.control_client import run_control
 
     payload = run_control("status")
     if payload is None:
@@ -214,7 +214,7 @@ def status(as_json: bool) -> None:
 )
 def console(open_browser: bool | None) -> None:
     """A one-time link to the console, a local page of sessions, runs and flows (docs/console.md)."""
-    from browserd.shim.control import data_or_fail, run_control
+    from browserd.shim.control_client import data_or_fail, run_control
 
     payload = run_control("console")
     if payload is None:
@@ -234,7 +234,7 @@ def console(open_browser: bool | None) -> None:
 @click.option("--wait", "wait_s", default=15.0, show_default=True, help="Seconds to wait for the daemon to exit.")
 def stop(wait_s: float) -> None:
     """Stop the daemon: sessions and browsers close, the socket is removed."""
-    from browserd.shim.control import run_control
+    from browserd.shim.control_client import run_control
 
     payload = run_control("stop")
     if payload is None:
@@ -341,7 +341,7 @@ def scrape(
     import asyncio
 
     from browserd.protocol.messages import ImageContent, TextContent
-    from browserd.shim.control import tool_call
+    from browserd.shim.control_client import tool_call
 
     arguments: dict[str, object] = {
         "url": url,

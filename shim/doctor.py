@@ -129,7 +129,7 @@ def check_socket_dir() -> Check:
 
 
 async def _daemon_status() -> dict[str, Any] | None:
-    from browserd.shim.control import control_request
+    from browserd.shim.control_client import control_request
 
     try:
         payload = await asyncio.wait_for(control_request("status"), STATUS_TIMEOUT_S)

@@ -13,7 +13,7 @@ from typing import Any, BinaryIO
 import click
 
 from browserd.protocol.messages import ClientInfo
-from browserd.shim.control import data_or_fail
+from browserd.shim.control_client import data_or_fail
 from browserd.shim.daemon_client import DaemonClient
 
 TERMINAL = ("succeeded", "failed", "partial_success", "canceled")

@@ -16,10 +16,10 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
-from browserd.daemon.agent.actions import ActionResult, AgentBrowser, parse_arguments
+from browserd.daemon.agent.agent_actions import ActionResult, AgentBrowser, parse_arguments
 from browserd.daemon.agent.prompt import Fence, system_message, task_message
 from browserd.daemon.errors import BrowserdError, LimitExceeded
-from browserd.daemon.llm.model import Message, Model, ToolCall, Usage
+from browserd.daemon.llm.chat_model import Message, Model, ToolCall, Usage
 from browserd.daemon.llm.schema import NotJson, parse_answer, validation_errors
 from browserd.daemon.llm.structured import refused
 

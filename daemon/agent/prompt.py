@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from browserd.daemon.llm.model import Message
+from browserd.daemon.llm.chat_model import Message
 from browserd.daemon.llm.structured import markers
 
 RULES = """You are a web agent working in a browser for a user. You act only through the tools offered.

@@ -17,7 +17,7 @@ import httpx
 from browserd.daemon.config import SearchConfig
 from browserd.daemon.errors import SearchFailed
 from browserd.daemon.scrape.links import extract_links
-from browserd.daemon.scrape.service import ScrapeRequest, load_page
+from browserd.daemon.scrape.scrape_service import ScrapeRequest, load_page
 from browserd.protocol.messages import TrustLevel
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """Who may open the console: the person at this machine who ran `browserd console` (issue 25, DESIGN.md §7).
 
 `browserd console` asks the daemon over its Unix socket (same user only) for a one-time link. Opening it
-trades the link's token for a cookie (guard.py sets it HttpOnly, SameSite=Strict, path /console). Both
+trades the link's token for a cookie (console_guard.py sets it HttpOnly, SameSite=Strict, path /console). Both
 live in memory only, so a daemon restart ends them. No starlette here: the daemon holds one ConsoleAuth
 whether or not it serves HTTP.
 """

@@ -14,7 +14,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from browserd.daemon import summary
-from browserd.daemon.bridge.control import bridge_control
+from browserd.daemon.bridge.bridge_control import bridge_control
 from browserd.daemon.console.client import ConsoleClient, answers_errors, json_answer
 from browserd.daemon.profiles.meta import decode_meta
 from browserd.protocol import __version__

@@ -17,7 +17,7 @@ from browserd.daemon.flows.catalogue.schedules import next_time
 from browserd.daemon.flows.graph import graph_of
 from browserd.daemon.flows.replay.dry_run import dry_run
 from browserd.daemon.flows.replay.run_template import page_before
-from browserd.daemon.runs.records import now_ms
+from browserd.daemon.runs.run_records import now_ms
 from browserd.daemon.sessions.navigation import goto
 
 # Flow runs looked through for a flow's last replay (newest first).

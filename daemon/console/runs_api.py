@@ -10,7 +10,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from browserd.daemon.console.client import ConsoleClient, answers_errors, body_of, int_param, json_answer
-from browserd.daemon.runs.records import RunRecord
+from browserd.daemon.runs.run_records import RunRecord
 
 LIST_LIMIT = 100
 # A flow run's stored inputs that flow_run takes again (not its tab, which may be gone, nor a pinned version).

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.flows import conditions
-from browserd.daemon.flows.model import Flow, Step
+from browserd.daemon.flows.flow_model import Flow, Step
 
 LOOPS = frozenset({"while", "foreach"})
 # What each kind needs besides its id, by field name (snake_case as on Step; camelCase in messages).

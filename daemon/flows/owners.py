@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from browserd.daemon.flows.model import Owner
+from browserd.daemon.flows.flow_model import Owner
 from browserd.daemon.policy.trust import TrustPolicy, stricter
 from browserd.protocol.messages import TrustLevel
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from browserd.daemon.errors import InvalidParameter
-from browserd.daemon.flows.model import VARIABLE_KEY, Flow, VariableDef
+from browserd.daemon.flows.flow_model import VARIABLE_KEY, Flow, VariableDef
 
 RESERVED = frozenset(
     {"tabTarget", "refresh", "captureNetwork", "returnLogs", "timeoutMs", "stepTimeoutMs", "startUrl", "mode", "flowId"}

@@ -16,7 +16,7 @@ import httpx
 
 from browserd.daemon.config import LlmConfig
 from browserd.daemon.errors import LlmFailed
-from browserd.daemon.llm.model import Completion, Message, ToolCall, Usage
+from browserd.daemon.llm.chat_model import Completion, Message, ToolCall, Usage
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from browserd.daemon.errors import LlmFailed
-from browserd.daemon.llm.model import Completion, Message, ToolCall, Usage
+from browserd.daemon.llm.chat_model import Completion, Message, ToolCall, Usage
 from browserd.daemon.llm.schema import NotJson, parse_answer
 
 Ask = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]

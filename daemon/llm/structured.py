@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from browserd.daemon.errors import AnswerInvalid
-from browserd.daemon.llm.model import Message, Model, Usage
+from browserd.daemon.llm.chat_model import Message, Model, Usage
 from browserd.daemon.llm.schema import NotJson, parse_answer, validation_errors
 
 ANSWER_SHOWN = 2_000  # characters of a refused answer an error carries

@@ -20,10 +20,10 @@ from __future__ import annotations
 from browserd.daemon.profiles.ids import validate_profile_id
 from browserd.daemon.profiles.locks import PublishLockTimeout, login_lock, publish_lock
 from browserd.daemon.profiles.meta import SnapshotMeta, checksum_of, writer_id
+from browserd.daemon.profiles.profile_folder import INITIAL_STATE, ProfileStore, Snapshot
+from browserd.daemon.profiles.profile_registry import Profiles
 from browserd.daemon.profiles.publish import PublishResult, PublishStatus, publish_authoritative, publish_cas
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
-from browserd.daemon.profiles.registry import Profiles
-from browserd.daemon.profiles.store import INITIAL_STATE, ProfileStore, Snapshot
 
 __all__ = [
     "INITIAL_STATE",

@@ -21,8 +21,8 @@ from browserd.daemon.errors import ExecutionError
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.locks import login_lock
+from browserd.daemon.profiles.profile_registry import Profiles
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
-from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.chromium import find_chromium, launch_args
 from browserd.daemon.sessions.navigation import navigate
 

@@ -9,7 +9,7 @@ from typing import Literal
 import msgspec
 
 from browserd.daemon.profiles.locks import PublishLockTimeout, publish_lock
-from browserd.daemon.profiles.store import ProfileStore
+from browserd.daemon.profiles.profile_folder import ProfileStore
 
 log = logging.getLogger(__name__)
 

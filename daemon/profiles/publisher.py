@@ -19,8 +19,8 @@ import anyio
 import anyio.abc
 import msgspec
 
+from browserd.daemon.profiles.profile_folder import ProfileStore
 from browserd.daemon.profiles.publish import PublishResult, publish_authoritative, publish_cas
-from browserd.daemon.profiles.store import ProfileStore
 from browserd.daemon.runtime.browser import is_crash
 
 log = logging.getLogger(__name__)

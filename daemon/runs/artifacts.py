@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import anyio
 
 from browserd.daemon.errors import ArtifactExpired, ArtifactNotFound, InvalidParameter
-from browserd.daemon.runs.records import ArtifactRecord, now_ms
-from browserd.daemon.runs.store import RunStore
+from browserd.daemon.runs.run_records import ArtifactRecord, now_ms
+from browserd.daemon.runs.run_store import RunStore
 
 MIME_TYPES = {
     "application/json": "json",

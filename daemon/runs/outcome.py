@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from browserd.daemon.errors import StepExecutionFailed
-from browserd.daemon.runs.context import RunContext
-from browserd.daemon.runs.records import RunStatus
+from browserd.daemon.runs.run_context import RunContext
+from browserd.daemon.runs.run_records import RunStatus
 from browserd.protocol.messages import ErrorInfo
 
 

@@ -5,7 +5,7 @@
 One scheduler loop owns all the state (frontier, seen URLs, counts) and has at most `concurrency`
 page loads running at a time, and as many pages again being extracted: extraction runs in worker
 threads (bounded by the daemon's extraction limiter) while the next pages load. Each load goes
-through the scrape service (fast path or browser, daemon/scrape/service.py) and the shared
+through the scrape service (fast path or browser, daemon/scrape/scrape_service.py) and the shared
 TaskExecutor, so a crawl obeys the daemon's worker limit like any scrape. Finished pages come back
 to the loop over a stream, are de-duplicated, handed to `on_page` in the order they finish, and
 their links join the frontier.
@@ -54,7 +54,7 @@ from browserd.daemon.scrape.extract import extract, extract_links
 from browserd.daemon.scrape.links import absolute_http_url
 from browserd.daemon.scrape.mapping import SitemapMode, read_sitemaps, site_of
 from browserd.daemon.scrape.robots import Robots, read_robots
-from browserd.daemon.scrape.service import ScrapeRequest, load_page
+from browserd.daemon.scrape.scrape_service import ScrapeRequest, load_page
 from browserd.daemon.scrape.task import Render, Via
 from browserd.protocol.messages import TrustLevel
 

@@ -2,7 +2,7 @@
 
 One connection is one session (DESIGN.md §2). Every request runs in the connection's task group,
 so closing the connection cancels its requests before the session's pages close; a session that a
-run still works in, or that login_keep_session kept, outlives the connection (sessions/manager.py).
+run still works in, or that login_keep_session kept, outlives the connection (sessions/session_manager.py).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from browserd.daemon.errors import (
 )
 from browserd.daemon.llm.sampling import SamplingModel
 from browserd.daemon.policy.trust import stricter
-from browserd.daemon.server.calls import ToolClient, guarded
 from browserd.daemon.server.sampling_relay import SamplingRelay
+from browserd.daemon.server.tool_clients import ToolClient, guarded
 from browserd.daemon.tools.response import error_payload
 from browserd.protocol.framing import FrameError, encode_frame, read_frame
 from browserd.protocol.messages import (
@@ -51,7 +51,7 @@ from browserd.protocol.messages import (
 )
 
 if TYPE_CHECKING:
-    from browserd.daemon.server.app import Daemon
+    from browserd.daemon.server.daemon_process import Daemon
 
 log = logging.getLogger(__name__)
 

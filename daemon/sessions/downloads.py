@@ -22,7 +22,7 @@ from playwright.async_api import APIRequestContext, Download
 from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.runtime.tasks import TaskOwner
-from browserd.daemon.sessions.records import now_iso
+from browserd.daemon.sessions.page_records import now_iso
 
 log = logging.getLogger(__name__)
 

@@ -16,14 +16,14 @@ from browserd.daemon.config import BrowserConfig
 from browserd.daemon.errors import BrowserdError, LimitExceeded, PageCrashed, SessionNotFound
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.policy.trust import TrustPolicy
+from browserd.daemon.profiles.profile_registry import Profiles
 from browserd.daemon.profiles.publisher import StateSource
-from browserd.daemon.profiles.registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
-from browserd.daemon.sessions.backends.base import Backend, BackendKind, SpareWindow, WindowRequest
+from browserd.daemon.sessions.backends.backend import Backend, BackendKind, SpareWindow, WindowRequest
 from browserd.daemon.sessions.backends.factory import Backends
-from browserd.daemon.sessions.calls import CallLog
+from browserd.daemon.sessions.call_log import CallLog
 from browserd.daemon.sessions.downloads import Downloads
-from browserd.daemon.sessions.records import Dialogs
+from browserd.daemon.sessions.page_records import Dialogs
 from browserd.daemon.sessions.routes import Routes, numbered
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import ProfileLink, Viewport, Window, WindowOptions

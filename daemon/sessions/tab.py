@@ -16,7 +16,7 @@ from playwright.async_api import Response as PageResponse
 
 from browserd.daemon.errors import BrowserdError, ExecutionError, NavigationTimeout
 from browserd.daemon.sessions.network import NetworkLog
-from browserd.daemon.sessions.records import CONSOLE_BUFFER, ConsoleRecord, DialogRecord
+from browserd.daemon.sessions.page_records import CONSOLE_BUFFER, ConsoleRecord, DialogRecord
 from browserd.daemon.sessions.ref_table import RefTable
 from browserd.daemon.snapshots.aria import Node
 from browserd.daemon.snapshots.page_scripts import catch_up

@@ -16,9 +16,9 @@ from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.policy.urls import Refusal
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
 from browserd.daemon.runtime.tasks import TaskOwner
-from browserd.daemon.sessions.backends.base import Backend
+from browserd.daemon.sessions.backends.backend import Backend
 from browserd.daemon.sessions.downloads import Downloads
-from browserd.daemon.sessions.records import Dialogs
+from browserd.daemon.sessions.page_records import Dialogs
 from browserd.daemon.sessions.routes import Routes, numbered
 from browserd.daemon.sessions.tab import Tab
 

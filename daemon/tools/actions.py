@@ -20,9 +20,9 @@ from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.snapshots.targets import Target
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.tabtool import ActionParams, TargetText, TimeoutMs, tab_tool
+from browserd.daemon.tools.tool_registry import Tool
 
 Modifier = Literal["Alt", "Control", "ControlOrMeta", "Meta", "Shift"]
 SUBMIT_KEY = "Enter"

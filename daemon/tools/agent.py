@@ -7,12 +7,12 @@ from typing import Annotated, Any
 import msgspec
 
 from browserd.daemon.agent.search import web_search as search
-from browserd.daemon.runs.records import RunMode
+from browserd.daemon.runs.run_records import RunMode
 from browserd.daemon.runs.templates.agent import TIMEOUT_MARGIN_MS, AgentInputs
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.task_runs import RunOptions, RunTemplateParams, TaskRun, run_template
+from browserd.daemon.tools.tool_registry import Params, Tool, tool
 
 
 class AgentRunParams(AgentInputs, kw_only=True):

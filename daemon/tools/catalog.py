@@ -19,7 +19,7 @@ from browserd.daemon.tools import (
     storage,
     tabs,
 )
-from browserd.daemon.tools.registry import Catalog
+from browserd.daemon.tools.tool_registry import Catalog
 
 
 def build_catalog() -> Catalog:

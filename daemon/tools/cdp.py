@@ -12,8 +12,8 @@ from browserd.daemon.errors import CdpConnectFailed, InvalidParameter, UrlNotAll
 from browserd.daemon.policy.addresses import address_rule
 from browserd.daemon.policy.origins import DEFAULT_PORTS
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
+from browserd.daemon.tools.tool_registry import Params, Tool, tool
 
 _SCHEMES = ("http", "https", "ws", "wss")
 

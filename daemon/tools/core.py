@@ -10,8 +10,8 @@ from typing import Any
 import msgspec
 
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import NoParams, Tool, tool
 from browserd.daemon.tools.response import Response
+from browserd.daemon.tools.tool_registry import NoParams, Tool, tool
 from browserd.protocol import __version__
 from browserd.protocol.messages import PROTOCOL_VERSION
 

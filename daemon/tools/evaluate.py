@@ -15,9 +15,9 @@ from browserd.daemon.runtime.browser import is_crash
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.tabtool import ActionParams, SnapshotMode, TargetText, TimeoutMs, tab_tool
+from browserd.daemon.tools.tool_registry import Tool
 
 # Playwright prefixes the page's error with the API that ran it: "Page.evaluate: Error: boom".
 _API_PREFIX = re.compile(r"^\w+\.evaluate: ")

@@ -14,9 +14,9 @@ from browserd.daemon.sessions.files import output_file, upload_files
 from browserd.daemon.sessions.page_errors import action_errors, page_errors
 from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.tabtool import ActionParams, TabParams, TargetText, TimeoutMs, tab_tool
+from browserd.daemon.tools.tool_registry import Params, Tool, tool
 
 MAX_UPLOAD_FILES = 100
 # A click meant to open a file chooser: how long to wait for the chooser, unless the call says.

@@ -14,17 +14,17 @@ import msgspec
 from browserd.daemon.errors import ExecutionError, InvalidParameter, NotSupported
 from browserd.daemon.flows.catalogue.datasets import DatasetFormat, as_text, flatten
 from browserd.daemon.flows.catalogue.python_export import check_urls, playwright_script
-from browserd.daemon.flows.model import MAX_ROWS, Flow, StepReport
+from browserd.daemon.flows.flow_model import MAX_ROWS, Flow, StepReport
 from browserd.daemon.flows.owners import Actor, level_of
 from browserd.daemon.flows.replay.run_template import check_from_step
 from browserd.daemon.flows.variables import args_struct, parse_args, tool_schema, values_of
-from browserd.daemon.runs.manager import StartRequest
-from browserd.daemon.runs.records import RunMode
+from browserd.daemon.runs.run_manager import StartRequest
+from browserd.daemon.runs.run_records import RunMode
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import NoParams, Params, Tool, tool
 from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.tabtool import TabId
 from browserd.daemon.tools.task_runs import task_run, wait_for_run
+from browserd.daemon.tools.tool_registry import NoParams, Params, Tool, tool
 
 FlowRef = Annotated[str, msgspec.Meta(description="flowId (flow_...) or a published slug.")]
 TabTarget = Literal["current", "new"]

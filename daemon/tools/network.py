@@ -16,9 +16,9 @@ from browserd.daemon.sessions.urlglob import is_glob
 from browserd.daemon.sessions.window import Window
 from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.tabtool import TabParams, tab_tool
+from browserd.daemon.tools.tool_registry import Params, Tool, tool
 
 _URL_SHOWN = 200  # characters of a URL in a listing line; the structured data has it whole
 _STATUS = re.compile(r"^\s*(?:(?P<class>[1-5])xx|(?P<op>>=|<=|>|<|=)?\s*(?P<code>\d{3}))\s*$", re.IGNORECASE)

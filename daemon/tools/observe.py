@@ -8,12 +8,12 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from browserd.daemon.errors import InvalidParameter
-from browserd.daemon.sessions.records import DIALOG_HISTORY
+from browserd.daemon.sessions.page_records import DIALOG_HISTORY
 from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.tabtool import TabParams, tab_tool
+from browserd.daemon.tools.tool_registry import Params, Tool, tool
 
 ConsoleLevel = Literal["all", "error", "warning", "info", "log", "debug"]
 # A level and everything more severe: asking for warnings also shows errors and uncaught exceptions.

@@ -16,9 +16,9 @@ from browserd.daemon.snapshots import aria
 from browserd.daemon.snapshots.reader import SnapshotOptions, read, save
 from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.tabtool import ActionParams, SnapshotMode, TabParams, TimeoutMs, tab_tool
+from browserd.daemon.tools.tool_registry import Tool
 
 BLANK = "about:blank"
 DOWNLOAD_NOTICE_S = 2.0  # how long after that error the download's own event may take to arrive

@@ -15,9 +15,9 @@ from browserd.daemon.runtime.images import image_size
 from browserd.daemon.sessions.page_errors import action_errors, page_errors
 from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Tool
 from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.tabtool import ActionParams, TabParams, TargetText, TimeoutMs, tab_tool
+from browserd.daemon.tools.tool_registry import Tool
 
 MAX_WAIT_MS = 60_000
 MIN_READABLE_WIDTH_PX = 400

@@ -10,9 +10,8 @@ from typing import Annotated, Any
 
 import msgspec
 
-from browserd.daemon.runs.records import RunStatus
+from browserd.daemon.runs.run_records import RunStatus
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import NoParams, Params, Tool, input_schema, output_schema, tool
 from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.task_runs import (
     RunAnswer,
@@ -23,6 +22,7 @@ from browserd.daemon.tools.task_runs import (
     run_template,
     task_run,
 )
+from browserd.daemon.tools.tool_registry import NoParams, Params, Tool, input_schema, output_schema, tool
 
 RunId = Annotated[str, msgspec.Meta(description="The runId run_task_template answered with.")]
 MAX_LIST = 100

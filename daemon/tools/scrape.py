@@ -12,18 +12,18 @@ from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.llm.schema import check_schema
 from browserd.daemon.llm.structured import extract_json
 from browserd.daemon.profiles.publisher import StateSource
-from browserd.daemon.runs.records import RunMode
+from browserd.daemon.runs.run_records import RunMode
 from browserd.daemon.runs.templates.crawl import CrawlInputs, crawl_request
 from browserd.daemon.runtime.images import image_size
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.mapping import MapRequest, MapTask, SitemapMode
+from browserd.daemon.scrape.scrape_service import ScrapeRequest, load_page, render
 from browserd.daemon.scrape.selectors import check_selectors
-from browserd.daemon.scrape.service import ScrapeRequest, load_page, render
 from browserd.daemon.scrape.task import Format, Render
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.task_runs import RunOptions, RunTemplateParams, TaskRun, run_template
+from browserd.daemon.tools.tool_registry import Params, Tool, tool
 
 MAX_WAIT_FOR_MS = 60_000
 # json: the page's main content read by the model ([llm]) into the shape `schema` gives, as `prompt` asks.

@@ -14,8 +14,8 @@ from browserd.daemon.sessions import storage
 from browserd.daemon.sessions.page_errors import page_errors
 from browserd.daemon.sessions.window import Window
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
+from browserd.daemon.tools.tool_registry import Params, Tool, tool
 
 # In an answer that would be too long, longer values are cut to this many characters.
 VALUE_KEEP_CHARS = 200

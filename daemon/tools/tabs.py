@@ -12,8 +12,8 @@ from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import Window, WindowOptions
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Params, Tool, tool
 from browserd.daemon.tools.response import Response
+from browserd.daemon.tools.tool_registry import Params, Tool, tool
 
 
 class TabsParams(Params, kw_only=True):

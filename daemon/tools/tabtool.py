@@ -19,8 +19,8 @@ from browserd.daemon.snapshots.reader import SnapshotOptions, read
 from browserd.daemon.snapshots.settle import Settled
 from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Params, Tool
 from browserd.daemon.tools.response import Response
+from browserd.daemon.tools.tool_registry import Params, Tool
 
 TabId = str  # the active tab when left out, as everywhere: saying so in every schema costs every client
 TargetText = Annotated[str, msgspec.Meta(description="Ref (e5) or CSS selector.")]

@@ -10,11 +10,11 @@ import anyio
 import msgspec
 
 from browserd.daemon.errors import request_timeout
-from browserd.daemon.runs.manager import ActiveRun, RunView, StartRequest
-from browserd.daemon.runs.records import RunMode, RunRecord, RunStatus
+from browserd.daemon.runs.run_manager import ActiveRun, RunView, StartRequest
+from browserd.daemon.runs.run_records import RunMode, RunRecord, RunStatus
 from browserd.daemon.tools.context import ToolContext
-from browserd.daemon.tools.registry import Params
 from browserd.daemon.tools.response import Response
+from browserd.daemon.tools.tool_registry import Params
 
 # Runs with more steps than this list them in get_task_run only when includeSteps asks.
 INLINE_STEPS = 50

@@ -18,8 +18,8 @@ import anyio
 import pytest
 from playwright.async_api import async_playwright
 
+from browserd.daemon.bridge.bridge_server import BridgeServer
 from browserd.daemon.bridge.pairing import Pairing
-from browserd.daemon.bridge.server import BridgeServer
 from browserd.daemon.config import BridgeConfig
 from browserd.daemon.errors import ExecutionError
 from tests.conftest import BROWSERD, BrowserdHome, Gates, mcp_client, wait_for

@@ -342,7 +342,7 @@ async def test_large_content_becomes_an_artifact_read_back_in_chunks(home: Brows
 async def test_a_5_mb_artifact_is_read_back_byte_exact(home: BrowserdHome) -> None:
     """S1-36: saved through the store, read through a real daemon sharing the data folder."""
     from browserd.daemon.runs.artifacts import ArtifactStore
-    from browserd.daemon.runs.store import RunStore
+    from browserd.daemon.runs.run_store import RunStore
 
     payload = os.urandom(5 * 1024 * 1024 + 123)
     root = runs_db(home).parent

@@ -600,7 +600,7 @@ def short_socket(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 async def test_tools_changed_reaches_every_shim_and_a_session_holds_the_daemon(short_socket: Path) -> None:
     """§2, D-06: TOOLS_CHANGED goes to each shim with its tool list; a connected session holds the
     daemon awake (idle holder "session") until the connection closes."""
-    from browserd.daemon.server.app import Daemon
+    from browserd.daemon.server.daemon_process import Daemon
     from browserd.daemon.server.listener import bind_socket
     from browserd.shim.daemon_client import DaemonClient
 

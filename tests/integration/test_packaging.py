@@ -40,7 +40,7 @@ def test_editable_install_imports_every_layer(tmp_path: Path) -> None:
     result = run(
         VENV_PYTHON,
         "-c",
-        "import browserd.protocol, browserd.daemon.server.app, browserd.shim.cli, browserd.shim.mcp_server;"
+        "import browserd.protocol, browserd.daemon.server.daemon_process, browserd.shim.cli, browserd.shim.mcp_server;"
         "print(browserd.daemon.__file__)",
         cwd=tmp_path,  # not the repo: the import must come from the install, not the working folder
     )
@@ -109,7 +109,7 @@ def test_built_wheel_installs_and_imports_without_the_source_tree(tmp_path: Path
     units = run(
         fresh_python,
         "-c",
-        "import browserd.daemon.server.app, browserd.shim.mcp_server;"
+        "import browserd.daemon.server.daemon_process, browserd.shim.mcp_server;"
         "from importlib import resources;"
         "print(resources.files('browserd.shim').joinpath('units', 'browserd.service').read_text());"
         "print(resources.files('browserd.shim').joinpath('units', 'browserd.socket').read_text())",

@@ -1,10 +1,10 @@
-"""The session's log of tool calls (daemon/sessions/calls.py) holds what a call aimed at, never a value."""
+"""The session's log of tool calls (daemon/sessions/call_log.py) holds what a call aimed at, never a value."""
 
 from __future__ import annotations
 
 import time
 
-from browserd.daemon.sessions.calls import CALLS_KEPT, CallLog
+from browserd.daemon.sessions.call_log import CALLS_KEPT, CallLog
 from browserd.daemon.tools.actions import FillParams, TypeParams
 from browserd.daemon.tools.pages import OpenParams
 

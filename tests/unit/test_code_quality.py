@@ -114,3 +114,23 @@ def test_a_tool_module_imports_no_other_tool_module() -> None:
         and module.split(".")[3] != path.stem
     }
     assert not crossing, "\n".join(sorted(crossing))
+
+
+def test_a_module_name_leads_to_one_file() -> None:
+    """A name in a traceback or a log names one file (docs/architecture.md): no two modules share a basename,
+    except a tool group's module (`tools/<group>.py`) and a template's (`runs/templates/<id>.py`), which are
+    named after what the user calls them."""
+    named_after_the_user = {DAEMON / "tools", DAEMON / "runs" / "templates"}
+    modules = [
+        path
+        for folder in ("daemon", "shim", "protocol")
+        for path in (REPO / folder).rglob("*.py")
+        if path.name not in {"__init__.py", "__main__.py"} and path.parent not in named_after_the_user
+    ]
+    seen: dict[str, Path] = {}
+    repeated = set()
+    for path in sorted(modules):
+        if path.name in seen:
+            repeated.add(f"{seen[path.name].relative_to(REPO)} and {path.relative_to(REPO)}")
+        seen.setdefault(path.name, path)
+    assert not repeated, "\n".join(sorted(repeated))

@@ -1,4 +1,4 @@
-"""The console's door (daemon/console/guard.py): the one-time link, the cookie, and the Host, Origin and
+"""The console's door (daemon/console/console_guard.py): the one-time link, the cookie, and the Host, Origin and
 client-address checks, on a tiny app behind the real guard (the end-to-end side is tests/e2e/test_console.py)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from starlette.routing import Mount, Route
 from starlette.testclient import TestClient
 
 from browserd.daemon.console.auth import ConsoleAuth
-from browserd.daemon.console.guard import COOKIE, ConsoleGuard
+from browserd.daemon.console.console_guard import COOKIE, ConsoleGuard
 
 BASE = "http://127.0.0.1:8123"
 

@@ -11,9 +11,9 @@ import pytest
 
 from browserd.daemon.config import Config, FlowsConfig, SecurityConfig
 from browserd.daemon.errors import TrustLevelNotAllowed
-from browserd.daemon.flows.model import Owner, decode
+from browserd.daemon.flows.flow_model import Owner, decode
+from browserd.daemon.flows.flow_service import FlowService
 from browserd.daemon.flows.owners import Actor, keeper
-from browserd.daemon.flows.service import FlowService
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.protocol.messages import TrustLevel

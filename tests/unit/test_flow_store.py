@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from browserd.daemon.errors import LimitExceeded
-from browserd.daemon.flows.catalogue.store import SCHEMA_VERSION, FlowStore
+from browserd.daemon.flows.catalogue.flow_store import SCHEMA_VERSION, FlowStore
 from browserd.daemon.runtime.sqlite_store import StoreError
 
 pytestmark = pytest.mark.anyio

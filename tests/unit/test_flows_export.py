@@ -11,7 +11,7 @@ import pytest
 
 from browserd.daemon.errors import NotSupported
 from browserd.daemon.flows.catalogue.python_export import playwright_script
-from browserd.daemon.flows.model import Flow
+from browserd.daemon.flows.flow_model import Flow
 
 
 def node(node_id: str, kind: str, **fields: Any) -> dict[str, Any]:

@@ -10,8 +10,8 @@ import pytest
 
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.flows import conditions
+from browserd.daemon.flows.flow_model import SCHEMA, Flow, VariableDef, decode
 from browserd.daemon.flows.graph import check_graph, graph_of
-from browserd.daemon.flows.model import SCHEMA, Flow, VariableDef, decode
 from browserd.daemon.flows.placeholders import value
 from browserd.daemon.flows.variables import tool_schema
 

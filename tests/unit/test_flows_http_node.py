@@ -7,7 +7,7 @@ import pytest
 
 from browserd.daemon.config import SecurityConfig
 from browserd.daemon.errors import UrlNotAllowed
-from browserd.daemon.flows.model import Step
+from browserd.daemon.flows.flow_model import Step
 from browserd.daemon.flows.replay import http_node
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.policy.trust import TrustPolicy

@@ -9,10 +9,10 @@ import msgspec
 import pytest
 
 from browserd.daemon.errors import InvalidParameter
-from browserd.daemon.flows.model import Flow, VariableDef, decode, encode
+from browserd.daemon.flows.flow_model import Flow, VariableDef, decode, encode
 from browserd.daemon.flows.placeholders import render, variables_in
 from browserd.daemon.flows.variables import args_struct, check_variables, parse_args
-from browserd.daemon.tools.registry import Params, input_schema
+from browserd.daemon.tools.tool_registry import Params, input_schema
 
 
 def flow(*variables: VariableDef) -> Flow:

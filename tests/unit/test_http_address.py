@@ -9,7 +9,7 @@ import pytest
 from browserd.daemon.config import HttpConfig
 from browserd.daemon.errors import InvalidParameter, NotAllowed
 from browserd.daemon.server.http.address import DEFAULT_PORT, ListenAddress, parse_listen
-from browserd.daemon.server.http.server import check_listen
+from browserd.daemon.server.http.http_server import check_listen
 from browserd.daemon.server.http.tokens import TokenStore
 
 

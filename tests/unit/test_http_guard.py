@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from browserd.daemon.config import HttpConfig
 from browserd.daemon.server.http.address import ListenAddress
-from browserd.daemon.server.http.guard import RateLimit, security_settings
+from browserd.daemon.server.http.mcp_guard import RateLimit, security_settings
 
 
 def test_a_token_gets_its_burst_then_waits_for_the_refill() -> None:

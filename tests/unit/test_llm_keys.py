@@ -10,7 +10,7 @@ import pytest
 from browserd.daemon.config import LlmConfig
 from browserd.daemon.errors import LlmNotConfigured
 from browserd.daemon.llm.keys import api_key
-from browserd.daemon.llm.service import Llm
+from browserd.daemon.llm.llm_service import Llm
 
 KEY = "sk-unit-93b1"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from browserd.daemon.config import LlmConfig
 from browserd.daemon.llm.endpoint import Endpoint
+from browserd.daemon.llm.llm_service import Llm
 from browserd.daemon.llm.sampling import SamplingModel, sampling_request
-from browserd.daemon.llm.service import Llm
 
 ENDPOINT = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
 

@@ -37,7 +37,7 @@ from browserd.daemon.profiles import (
     publish_lock,
     validate_profile_id,
 )
-from browserd.daemon.profiles import store as store_module
+from browserd.daemon.profiles import profile_folder as store_module
 from tests.conftest import REPO, VENV_BIN
 
 pytestmark = pytest.mark.anyio

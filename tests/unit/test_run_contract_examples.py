@@ -17,13 +17,13 @@ import msgspec
 import pytest
 
 from browserd.daemon.errors import TemplateVersionUnsupported
-from browserd.daemon.runs.templates.base import Template
 from browserd.daemon.runs.templates.batch_extract import BatchExtractPages
-from browserd.daemon.runs.templates.registry import TemplateRegistry
+from browserd.daemon.runs.templates.template_interface import Template
+from browserd.daemon.runs.templates.template_registry import TemplateRegistry
 from browserd.daemon.tools import core, runs
-from browserd.daemon.tools.registry import Tool, input_schema
 from browserd.daemon.tools.scrape import crawl
 from browserd.daemon.tools.task_runs import RunMetrics, RunProgress, TaskRun
+from browserd.daemon.tools.tool_registry import Tool, input_schema
 from browserd.protocol.messages import ErrorInfo
 
 TOOLS: dict[str, Tool[Any]] = {t.name: t for t in [*runs.TOOLS, *core.TOOLS]}

@@ -26,12 +26,12 @@ from browserd.daemon.errors import (
     TemplateNotFound,
     TemplateVersionUnsupported,
 )
-from browserd.daemon.runs.context import RunContext
-from browserd.daemon.runs.manager import ActiveRun, RunManager, StartRequest
-from browserd.daemon.runs.records import RunRecord, StepRecord, now_ms
-from browserd.daemon.runs.store import SCHEMA_VERSION, RunStore, StoreError
-from browserd.daemon.runs.templates.base import Inputs, Template
-from browserd.daemon.runs.templates.registry import TemplateRegistry
+from browserd.daemon.runs.run_context import RunContext
+from browserd.daemon.runs.run_manager import ActiveRun, RunManager, StartRequest
+from browserd.daemon.runs.run_records import RunRecord, StepRecord, now_ms
+from browserd.daemon.runs.run_store import SCHEMA_VERSION, RunStore, StoreError
+from browserd.daemon.runs.templates.template_interface import Inputs, Template
+from browserd.daemon.runs.templates.template_registry import TemplateRegistry
 from browserd.daemon.services import Services
 from browserd.daemon.sessions.session import Session
 

@@ -8,15 +8,15 @@ from pathlib import Path
 import anyio
 import pytest
 
-from browserd.daemon.bridge.server import BridgeServer
+from browserd.daemon.bridge.bridge_server import BridgeServer
 from browserd.daemon.config import BridgeConfig, BrowserConfig, ProfilesConfig, SecurityConfig
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.policy.urls import UrlPolicy
-from browserd.daemon.profiles.registry import Profiles
+from browserd.daemon.profiles.profile_registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.pool import BrowserPool
 from browserd.daemon.sessions.backends.factory import Backends
-from browserd.daemon.sessions.manager import KEPT, SessionManager
+from browserd.daemon.sessions.session_manager import KEPT, SessionManager
 
 pytestmark = pytest.mark.anyio
 

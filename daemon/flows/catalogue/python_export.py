@@ -17,8 +17,8 @@ from typing import Any
 
 from browserd.daemon.errors import NotSupported, UrlNotAllowed
 from browserd.daemon.flows import conditions, placeholders
+from browserd.daemon.flows.flow_model import Candidate, Flow, Step, TargetLocator
 from browserd.daemon.flows.graph import Graph, graph_of
-from browserd.daemon.flows.model import Candidate, Flow, Step, TargetLocator
 from browserd.daemon.flows.placeholders import variables_in
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.protocol.messages import TrustLevel

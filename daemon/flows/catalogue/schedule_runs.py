@@ -15,7 +15,7 @@ import anyio
 from browserd.daemon.flows.catalogue.schedules import Schedule
 from browserd.daemon.flows.owners import level_of
 from browserd.daemon.policy.trust import stricter
-from browserd.daemon.runs.manager import StartRequest
+from browserd.daemon.runs.run_manager import StartRequest
 from browserd.protocol.messages import TrustLevel
 
 if TYPE_CHECKING:

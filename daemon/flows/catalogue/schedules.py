@@ -29,7 +29,7 @@ import msgspec
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from browserd.daemon.errors import InvalidParameter
-from browserd.daemon.flows.model import Owner
+from browserd.daemon.flows.flow_model import Owner
 from browserd.daemon.sessions.urlglob import url_glob
 from browserd.protocol.messages import TrustLevel
 

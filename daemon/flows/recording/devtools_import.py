@@ -2,7 +2,7 @@
 
 A Recorder step names its element by several selectors (aria/, css, xpath/, text/, pierce/), but has
 no identity fingerprint; its target is verified on replay by those selectors agreeing on one element
-(fingerprint_js.RESOLVE_JS). Typed values become variables without defaults: a Recorder file may hold a
+(flows/js/resolve.js). Typed values become variables without defaults: a Recorder file may hold a
 password, and browserd never stores one. Steps in iframes, and selectors that cross shadow roots, are
 not imported: they are named in the error.
 """
@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from browserd.daemon.errors import InvalidParameter
-from browserd.daemon.flows.model import (
+from browserd.daemon.flows.flow_model import (
     Candidate,
     Fingerprint,
     Flow,
@@ -24,7 +24,7 @@ from browserd.daemon.flows.model import (
     VariableDef,
     new_flow_id,
 )
-from browserd.daemon.runs.records import now_ms
+from browserd.daemon.runs.run_records import now_ms
 
 _SENSITIVE = re.compile(r"pass|otp|one-time|card|cvc|cc-|secret|pin\b", re.I)
 _ARIA_ROLE = re.compile(r'^(.*)\[role="([a-z]+)"\]$')

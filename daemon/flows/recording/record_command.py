@@ -17,14 +17,14 @@ from playwright.async_api import BrowserContext
 
 from browserd.daemon.config import Config
 from browserd.daemon.errors import NotSupported
-from browserd.daemon.flows.model import Flow
+from browserd.daemon.flows.flow_model import Flow
 from browserd.daemon.flows.recording.person_input import PersonInput
 from browserd.daemon.flows.recording.tool_recorder import Recorder
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.profiles.locks import login_lock
 from browserd.daemon.profiles.login import launch, wait_for_enter, wait_for_signal
-from browserd.daemon.profiles.registry import Profiles
+from browserd.daemon.profiles.profile_registry import Profiles
 from browserd.daemon.sessions.navigation import navigate
 
 

@@ -19,7 +19,7 @@ from playwright.async_api import Frame, Locator
 
 from browserd.daemon.errors import ElementNotFound
 from browserd.daemon.flows.fingerprint_js import CAPTURE_JS, FRAME_CSS_JS
-from browserd.daemon.flows.model import (
+from browserd.daemon.flows.flow_model import (
     Candidate,
     Fingerprint,
     Flow,
@@ -30,7 +30,7 @@ from browserd.daemon.flows.model import (
     VariableDef,
     new_flow_id,
 )
-from browserd.daemon.runs.records import now_ms
+from browserd.daemon.runs.run_records import now_ms
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.snapshots.targets import locate
 

@@ -9,35 +9,18 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.config import Config
+from browserd.daemon.flows.flow_model import Flow
 from browserd.daemon.flows.graph import graph_of
-from browserd.daemon.flows.model import Flow
 from browserd.daemon.flows.replay.step_runner import resolve
+from browserd.daemon.runtime.page_js import load_js
 from browserd.daemon.sessions.tab import Tab
 
 # How long the outlines stay in the page: long enough to look at, not left over for a later snapshot or action.
 OUTLINE_S = 60
 # Draws one outline with its label over an element; every outline carries the marker attribute, so the next
 # dry run (or CLEAR_JS) takes them all away and nothing else.
-MARK_JS = """(el, [label, outlineMs]) => {
-  const r = el.getBoundingClientRect();
-  const box = document.createElement('div');
-  box.setAttribute('data-browserd-dry-run', '');
-  // Out of the accessibility tree (a snapshot never shows it), and gone after a while on its own.
-  box.setAttribute('aria-hidden', 'true');
-  setTimeout(() => box.remove(), outlineMs);
-  const colour = '#2f9e44';
-  Object.assign(box.style, { position: 'absolute', left: `${r.left + scrollX}px`, top: `${r.top + scrollY}px`,
-    width: `${r.width}px`, height: `${r.height}px`, outline: `3px solid ${colour}`, zIndex: '2147483647',
-    pointerEvents: 'none', boxSizing: 'border-box' });
-  const tag = document.createElement('span');
-  tag.textContent = label;
-  Object.assign(tag.style, { position: 'absolute', left: '0', top: '-1.4em', background: colour, color: '#fff',
-    font: '12px/1.3 sans-serif', padding: '0 4px', whiteSpace: 'nowrap' });
-  box.append(tag);
-  document.documentElement.append(box);
-  return { x: r.left, y: r.top, width: r.width, height: r.height };
-}"""
-CLEAR_JS = "() => document.querySelectorAll('[data-browserd-dry-run]').forEach((n) => n.remove())"
+MARK_JS = load_js("browserd.daemon.flows.replay", "dry_run_mark.js")
+CLEAR_JS = load_js("browserd.daemon.flows.replay", "dry_run_clear.js")
 
 
 async def dry_run(tab: Tab, flow: Flow, config: Config) -> list[dict[str, Any]]:

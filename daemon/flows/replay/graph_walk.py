@@ -21,14 +21,14 @@ import msgspec
 from browserd.daemon.errors import BrowserdError, InvalidParameter, LimitExceeded
 from browserd.daemon.flows import conditions
 from browserd.daemon.flows.fingerprint_js import SENSITIVE_CSS
+from browserd.daemon.flows.flow_model import MAX_CELL_CHARS, MAX_ROWS, Flow, RunRecord, Step, StepReport
 from browserd.daemon.flows.graph import Graph, check_graph, graph_of
-from browserd.daemon.flows.model import MAX_CELL_CHARS, MAX_ROWS, Flow, RunRecord, Step, StepReport
 from browserd.daemon.flows.owners import level_of
 from browserd.daemon.flows.placeholders import render, value
 from browserd.daemon.flows.replay import http_node
 from browserd.daemon.flows.replay.step_runner import Runner, same_page, scrub
 from browserd.daemon.policy.trust import TrustPolicy
-from browserd.daemon.runs.context import RunContext
+from browserd.daemon.runs.run_context import RunContext
 from browserd.daemon.sessions.session import TabNotFound
 from browserd.daemon.sessions.tab import Tab
 

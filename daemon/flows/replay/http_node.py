@@ -18,7 +18,7 @@ import anyio
 import msgspec
 
 from browserd.daemon.errors import ExecutionError, NavigationTimeout
-from browserd.daemon.flows.model import Step
+from browserd.daemon.flows.flow_model import Step
 from browserd.daemon.flows.placeholders import render
 from browserd.daemon.policy.proxy import GuardProxy, Guards
 from browserd.daemon.policy.trust import TrustPolicy

@@ -14,15 +14,15 @@ import msgspec
 
 from browserd.daemon.config import Config, RunsConfig
 from browserd.daemon.errors import BrowserdError, InvalidParameter, LimitExceeded, SiteMismatch, TrustLevelNotAllowed
+from browserd.daemon.flows.flow_model import MAX_CELL_CHARS, MAX_ROWS, Flow, RunRecord, StepReport
 from browserd.daemon.flows.graph import graph_of
-from browserd.daemon.flows.model import MAX_CELL_CHARS, MAX_ROWS, Flow, RunRecord, StepReport
 from browserd.daemon.flows.owners import level_of
 from browserd.daemon.flows.replay.graph_walk import Execution, Lane
 from browserd.daemon.flows.replay.step_runner import Runner, same_page
 from browserd.daemon.policy.trust import stricter
-from browserd.daemon.runs.context import RunContext
-from browserd.daemon.runs.records import now_ms
-from browserd.daemon.runs.templates.base import Inputs, Template
+from browserd.daemon.runs.run_context import RunContext
+from browserd.daemon.runs.run_records import now_ms
+from browserd.daemon.runs.templates.template_interface import Inputs, Template
 from browserd.daemon.sessions.navigation import goto
 from browserd.daemon.sessions.tab import Tab
 

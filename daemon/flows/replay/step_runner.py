@@ -1,6 +1,6 @@
 """Replaying a flow's steps on one tab, acting only on an element that is verifiably the recorded one.
 
-Each step resolves every candidate of its target in one page evaluate (fingerprint_js.RESOLVE_JS; a second
+Each step resolves every candidate of its target in one page evaluate (flows/js/resolve.js; a second
 fetches its report), scores every element found against the recorded fingerprint, and acts only when
 one visible element scores at least the threshold and leads the next by the margin (issue 14 item 3).
 Until then it polls with backoff up to the step's timeout, then STOPs with the candidates, what each
@@ -33,7 +33,7 @@ from browserd.daemon.errors import (
     TargetNotVerified,
 )
 from browserd.daemon.flows.fingerprint_js import RESOLVE_ELEMENT_JS, RESOLVED_JS
-from browserd.daemon.flows.model import Retry, Step, StepReport, TargetLocator
+from browserd.daemon.flows.flow_model import Retry, Step, StepReport, TargetLocator
 from browserd.daemon.flows.placeholders import render
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.sessions.navigation import HistoryMove, move_in_history, navigate

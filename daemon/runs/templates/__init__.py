@@ -1,1 +1,1 @@
-"""Task templates: the interface (base.py), the registry, and one module per template."""
+"""Task templates: the interface (template_interface.py), the registry, and one module per template."""

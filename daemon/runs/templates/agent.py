@@ -1,7 +1,7 @@
 """`agent` 1.0.0: a prompt-driven agent (reference/002's L3, issue 26) as a task run.
 
 The model ([llm], or the caller's own through sampling) browses in a window of the run's own session,
-isolated from the caller's, through the browser tools' code (daemon/agent/actions.py), inside the
+isolated from the caller's, through the browser tools' code (daemon/agent/agent_actions.py), inside the
 caller's trust level and the run's allowedDomains, and answers JSON shaped by `schema`. Each action is
 a step (its name: the action and the model's reason); the step trace (and, when asked, a screenshot
 per step) are artifacts; `result` holds the answer, the model, its token usage and the steps taken.
@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import anyio
 import msgspec
 
-from browserd.daemon.agent.actions import AgentBrowser, SnapshotForm
+from browserd.daemon.agent.agent_actions import AgentBrowser, SnapshotForm
 from browserd.daemon.agent.domains import AllowedDomains
 from browserd.daemon.agent.loop import Agent, AgentState, AgentTask
 from browserd.daemon.agent.search import configured as search_configured
@@ -27,8 +27,8 @@ from browserd.daemon.config import Config
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.llm.schema import check_schema
 from browserd.daemon.policy.trust import TrustPolicy
-from browserd.daemon.runs.context import RunContext
-from browserd.daemon.runs.templates.base import Inputs, Template
+from browserd.daemon.runs.run_context import RunContext
+from browserd.daemon.runs.templates.template_interface import Inputs, Template
 from browserd.daemon.scrape.links import check_http_url
 
 MAX_URLS = 20
@@ -87,7 +87,7 @@ class AgentRun(Template[AgentInputs]):
     outputs = AgentResult
     limits = {"maxUrls": MAX_URLS, "maxSteps": 200}  # noqa: RUF012
     max_timeout_ms = 840_000 + TIMEOUT_MARGIN_MS
-    # How pages are shown to the model (daemon/agent/actions.py says why; tests/bench/agent.py measures it).
+    # How pages are shown to the model (daemon/agent/agent_actions.py says why; tests/bench/agent.py measures it).
     form: SnapshotForm = "interactive"
 
     def check(self, inputs: AgentInputs, config: Config) -> None:

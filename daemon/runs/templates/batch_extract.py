@@ -22,12 +22,12 @@ from browserd.daemon.errors import BrowserdError, ExecutionError, InvalidParamet
 from browserd.daemon.llm.schema import check_schema
 from browserd.daemon.llm.structured import JsonAnswer, extract_json
 from browserd.daemon.policy.trust import TrustPolicy
-from browserd.daemon.runs.context import RunContext
-from browserd.daemon.runs.templates.base import Inputs, Template
+from browserd.daemon.runs.run_context import RunContext
+from browserd.daemon.runs.templates.template_interface import Inputs, Template
 from browserd.daemon.scrape.document import parse
 from browserd.daemon.scrape.extract import extract_links
 from browserd.daemon.scrape.links import check_http_url
-from browserd.daemon.scrape.service import ScrapeRequest, load_page, render
+from browserd.daemon.scrape.scrape_service import ScrapeRequest, load_page, render
 from browserd.daemon.scrape.task import Render
 
 MAX_URLS = 1000
@@ -38,7 +38,7 @@ BatchFormat = Literal["markdown", "text", "html", "json"]
 
 
 class PageLoadInputs(Inputs, kw_only=True):
-    """How templates that scrape pages load them (daemon/scrape/service.py), as `scrape` does."""
+    """How templates that scrape pages load them (daemon/scrape/scrape_service.py), as `scrape` does."""
 
     only_main_content: Annotated[bool, msgspec.Meta(description="Drop navigation, footers, ads.")] = True
     page_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=300_000, description="Load timeout per page.")] | None = None

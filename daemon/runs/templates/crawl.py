@@ -15,9 +15,9 @@ import msgspec
 
 from browserd.daemon.config import Config, CrawlConfig, RunsConfig
 from browserd.daemon.errors import BrowserdError, InvalidParameter
-from browserd.daemon.runs.context import RunContext
-from browserd.daemon.runs.templates.base import Template
+from browserd.daemon.runs.run_context import RunContext
 from browserd.daemon.runs.templates.batch_extract import PageJsonInputs, Summary
+from browserd.daemon.runs.templates.template_interface import Template
 from browserd.daemon.scrape.crawl import Crawler, CrawlPage, CrawlRequest, StopReason, compile_patterns
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.mapping import SitemapMode

@@ -19,8 +19,8 @@ import msgspec
 
 from browserd.daemon.config import RunsConfig
 from browserd.daemon.errors import InvalidParameter
-from browserd.daemon.runs.context import RunContext
-from browserd.daemon.runs.templates.base import Inputs, Template
+from browserd.daemon.runs.run_context import RunContext
+from browserd.daemon.runs.templates.template_interface import Inputs, Template
 
 if TYPE_CHECKING:
     from browserd.daemon.services import ToolCaller

@@ -25,9 +25,9 @@ from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.config import Config, RunsConfig
 from browserd.daemon.errors import BrowserdError, ExecutionError
-from browserd.daemon.runs.context import RunContext
-from browserd.daemon.runs.templates.base import Inputs, Template
+from browserd.daemon.runs.run_context import RunContext
 from browserd.daemon.runs.templates.batch_extract import Summary, plain_text
+from browserd.daemon.runs.templates.template_interface import Inputs, Template
 from browserd.daemon.scrape.extract import extract, extract_links
 from browserd.daemon.scrape.links import check_http_url
 from browserd.daemon.scrape.smartwait import smart_wait

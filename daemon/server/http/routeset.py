@@ -1,6 +1,6 @@
-"""A part of the daemon's HTTP server (app.py mounts every one): its routes, life cycle and status.
+"""A part of the daemon's HTTP server (http_app.py mounts every one): its routes, life cycle and status.
 
-Kept apart from app.py, which imports every part's factory, so a part's module can import this one
+Kept apart from http_app.py, which imports every part's factory, so a part's module can import this one
 without an import cycle.
 """
 

@@ -24,11 +24,11 @@ import anyio
 
 from browserd.daemon.errors import SessionNotFound
 from browserd.daemon.policy.trust import stricter
-from browserd.daemon.server.calls import ToolClient
 from browserd.daemon.server.http.tokens import TokenRecord
+from browserd.daemon.server.tool_clients import ToolClient
 
 if TYPE_CHECKING:
-    from browserd.daemon.server.app import Daemon
+    from browserd.daemon.server.daemon_process import Daemon
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from playwright.async_api import Browser, BrowserContext, Page
 
 from browserd.daemon.errors import BrowserdError
 from browserd.daemon.runtime.browser import BrowserRuntime
-from browserd.daemon.sessions.backends.base import Backend, BackendKind
+from browserd.daemon.sessions.backends.backend import Backend, BackendKind
 
 
 class CdpAttach(Backend):

@@ -6,11 +6,11 @@ from typing import ClassVar
 
 from playwright.async_api import Browser, Page
 
+from browserd.daemon.bridge.bridge_server import BridgeServer
 from browserd.daemon.bridge.relay import CdpRelay
-from browserd.daemon.bridge.server import BridgeServer
 from browserd.daemon.errors import BrowserdError
 from browserd.daemon.runtime.browser import BrowserRuntime
-from browserd.daemon.sessions.backends.base import BackendKind
+from browserd.daemon.sessions.backends.backend import BackendKind
 from browserd.daemon.sessions.backends.cdp import CdpAttach
 
 CONNECT_TIMEOUT_MS = 15_000

@@ -6,13 +6,13 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from browserd.daemon.bridge.server import BridgeServer
+from browserd.daemon.bridge.bridge_server import BridgeServer
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.policy.proxy import Guards
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.pool import BrowserPool
-from browserd.daemon.sessions.backends.base import Backend, SpareWindow, WindowRequest
+from browserd.daemon.sessions.backends.backend import Backend, SpareWindow, WindowRequest
 from browserd.daemon.sessions.backends.cdp import CdpAttach
 from browserd.daemon.sessions.backends.extension import ExtensionTabs
 from browserd.daemon.sessions.backends.own import OwnChromium

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from playwright.async_api import Browser, BrowserContext, Page
 
 from browserd.daemon.policy.proxy import GuardProxy, Guards
-from browserd.daemon.sessions.backends.base import Backend, BackendKind, Capability, SpareWindow, WindowRequest
+from browserd.daemon.sessions.backends.backend import Backend, BackendKind, Capability, SpareWindow, WindowRequest
 
 
 class OwnChromium(Backend):

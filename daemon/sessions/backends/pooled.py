@@ -14,7 +14,7 @@ from playwright.async_api import BrowserContext, Page
 from browserd.daemon.policy.route_guard import RouteGuard
 from browserd.daemon.policy.urls import UrlPolicy
 from browserd.daemon.runtime.pool import Slot
-from browserd.daemon.sessions.backends.base import Backend, BackendKind, Capability, WindowRequest
+from browserd.daemon.sessions.backends.backend import Backend, BackendKind, Capability, WindowRequest
 
 
 class PooledWindow(Backend):

@@ -18,8 +18,8 @@ import anyio
 from anyio.abc import SocketListener, SocketStream
 
 from browserd.daemon import summary
-from browserd.daemon.bridge.control import ACTIONS as BRIDGE_ACTIONS
-from browserd.daemon.bridge.control import bridge_control
+from browserd.daemon.bridge.bridge_control import ACTIONS as BRIDGE_ACTIONS
+from browserd.daemon.bridge.bridge_control import bridge_control
 from browserd.daemon.config import Config
 from browserd.daemon.console.auth import ConsoleAuth
 from browserd.daemon.errors import BrowserdError, NotAllowed, NotSupported
@@ -45,7 +45,7 @@ from browserd.protocol.framing import encode_frame
 from browserd.protocol.messages import Payload
 
 if TYPE_CHECKING:
-    from browserd.daemon.server.http.server import HttpServer
+    from browserd.daemon.server.http.http_server import HttpServer
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +200,7 @@ class Daemon:
                 if self.config.bridge.enabled:  # the daemon owns the bridge's port only while it is enabled
                     await tg.start(services.bridge.serve)
                 if http_sock is not None:
-                    from browserd.daemon.server.http.server import HttpServer
+                    from browserd.daemon.server.http.http_server import HttpServer
 
                     self.http = HttpServer(self, http_sock)
                     await tg.start(self.http.serve)
@@ -296,7 +296,7 @@ def _http_socket(config: Config, inherited: socket.socket | None) -> socket.sock
         return None
     # Imported only when serving HTTP: the HTTP stack (starlette, uvicorn, the MCP SDK) costs start-up time.
     from browserd.daemon.server.http.address import ListenAddress
-    from browserd.daemon.server.http.server import bind, check_listen
+    from browserd.daemon.server.http.http_server import bind, check_listen
     from browserd.daemon.server.http.tokens import TokenStore
 
     tokens = TokenStore.of(config.http)

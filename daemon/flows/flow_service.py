@@ -19,16 +19,16 @@ from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.config import Config
 from browserd.daemon.errors import FlowNotFound, InvalidParameter
+from browserd.daemon.flows.catalogue.flow_store import FlowStore, IndexRow
 from browserd.daemon.flows.catalogue.schedules import CRON_HINT, Schedule, Scheduler, check_cron, new_schedule_id
-from browserd.daemon.flows.catalogue.store import FlowStore, IndexRow
+from browserd.daemon.flows.flow_model import FLOW_ID, SLUG, Flow, StepType, ToolMeta, decode, new_flow_id
 from browserd.daemon.flows.graph import GRAPH_HINT, check_graph
-from browserd.daemon.flows.model import FLOW_ID, SLUG, Flow, StepType, ToolMeta, decode, new_flow_id
 from browserd.daemon.flows.owners import Actor, keeper
 from browserd.daemon.flows.recording.devtools_import import from_recorder
 from browserd.daemon.flows.recording.person_input import PersonInput
 from browserd.daemon.flows.recording.tool_recorder import Recorder
 from browserd.daemon.flows.variables import ArgsBase, check_variables, parse_args
-from browserd.daemon.runs.records import now_ms
+from browserd.daemon.runs.run_records import now_ms
 from browserd.daemon.sessions.tab import Tab
 
 log = logging.getLogger(__name__)

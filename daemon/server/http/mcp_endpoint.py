@@ -3,9 +3,9 @@
 The SDK's session manager serves every era its client speaks: legacy sessions (initialize, then one
 `Mcp-Session-Id`, answers and progress on SSE streams) and the stateless 2026-07-28 single exchange.
 The handlers here only translate: the tool catalog, errors and answers are the ones the stdio shim
-gives (daemon/server/calls.py, protocol/mcp.py). Per call they find the caller's token (guard.py) and
+gives (daemon/server/tool_clients.py, protocol/mcp.py). Per call they find the caller's token (mcp_guard.py) and
 browser session (sessions.py); a long call from a client that declares the tasks extension becomes a
-task (daemon/server/mcp_tasks.py).
+task (daemon/server/http_tasks.py).
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from browserd.daemon.errors import BrowserdError, InvalidParameter
-from browserd.daemon.server.calls import guarded
-from browserd.daemon.server.http.guard import McpGuard, token_of
+from browserd.daemon.server.http.mcp_guard import McpGuard, token_of
 from browserd.daemon.server.http.routeset import RouteSet
 from browserd.daemon.server.http.sessions import HttpSession, HttpSessions
 from browserd.daemon.server.http.tokens import TokenStore
-from browserd.daemon.server.mcp_tasks import McpTasks
+from browserd.daemon.server.http_tasks import McpTasks
+from browserd.daemon.server.tool_clients import guarded
 from browserd.daemon.tools.context import Progress
 from browserd.daemon.tools.response import error_payload
 from browserd.protocol import __version__
@@ -47,7 +47,7 @@ from browserd.protocol.mcp_tasks import (
 from browserd.protocol.messages import Payload, ToolSpec
 
 if TYPE_CHECKING:
-    from browserd.daemon.server.app import Daemon
+    from browserd.daemon.server.daemon_process import Daemon
 
 log = logging.getLogger(__name__)
 

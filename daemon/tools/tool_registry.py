@@ -130,7 +130,7 @@ class Tool(Generic[P]):
 
     async def run(self, ctx: ToolContext, params: P, response: Response) -> None:
         """The handler, with a tab that went back to its user reported as that (tools/departures.py); the
-        call goes in the session's log (sessions/calls.py) however it ends."""
+        call goes in the session's log (sessions/call_log.py) however it ends."""
         started = time.time()
         error_code: str | None = "CANCELLED"
         try:

@@ -12,9 +12,9 @@ from starlette.staticfiles import StaticFiles
 
 from browserd.daemon.console.auth import PREFIX, ConsoleAuth
 from browserd.daemon.console.client import ConsoleClient
+from browserd.daemon.console.console_guard import ConsoleGuard
 from browserd.daemon.console.daemon_api import daemon_routes
 from browserd.daemon.console.flows_api import flows_routes
-from browserd.daemon.console.guard import ConsoleGuard
 from browserd.daemon.console.runs_api import runs_routes
 from browserd.daemon.console.sessions_api import sessions_routes
 from browserd.daemon.console.stream import stream_routes

@@ -10,8 +10,8 @@ import anyio.abc
 
 from browserd.daemon.config import ProfilesConfig
 from browserd.daemon.profiles.ids import validate_profile_id
+from browserd.daemon.profiles.profile_folder import ProfileStore, Snapshot
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
-from browserd.daemon.profiles.store import ProfileStore, Snapshot
 
 
 class Profiles:

@@ -19,9 +19,9 @@ from browserd.daemon.runtime.browser import is_crash
 from browserd.daemon.services import Services
 from browserd.daemon.sessions.session import Session
 from browserd.daemon.tools.context import Progress, ToolContext
-from browserd.daemon.tools.registry import Catalog, Tool
 from browserd.daemon.tools.response import PageSeen, error_payload
 from browserd.daemon.tools.response import Response as ToolResponse
+from browserd.daemon.tools.tool_registry import Catalog, Tool
 from browserd.protocol.messages import Payload, ToolSpec
 
 log = logging.getLogger(__name__)

@@ -6,10 +6,10 @@ How to add a template:
    camelCase on the wire, unknown fields refused; its JSON Schema becomes `inputsSchema`), a Struct
    describing `result` (its schema becomes `outputsSchema`), and a subclass of `Template[YourInputs]`
    setting the class attributes below and implementing `run`.
-2. Add an instance to `builtin_templates()` in `daemon/runs/templates/registry.py`.
+2. Add an instance to `builtin_templates()` in `daemon/runs/templates/template_registry.py`.
 3. Test it end to end through `run_task_template` (tests/e2e/test_runs.py shows how).
 
-`run(ctx, inputs)` gets a RunContext (daemon/runs/context.py documents it: steps, items, artifacts,
+`run(ctx, inputs)` gets a RunContext (daemon/runs/run_context.py documents it: steps, items, artifacts,
 output, progress, cancellation, the run's session and the services). It returns nothing: the
 manager decides the run's status from its steps and items (reference/001 §6, D-36, D-37), applies
 the timeout and the concurrency limit, and writes the result. Raise a BrowserdError (daemon/errors.py)
@@ -30,7 +30,7 @@ from browserd.daemon.policy.trust import TrustPolicy
 from browserd.protocol.messages import TrustLevel
 
 if TYPE_CHECKING:
-    from browserd.daemon.runs.context import RunContext
+    from browserd.daemon.runs.run_context import RunContext
     from browserd.daemon.services import ToolCaller
 
 

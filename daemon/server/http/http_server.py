@@ -20,11 +20,11 @@ from anyio.abc import TaskStatus
 from browserd.daemon.config import HttpConfig
 from browserd.daemon.errors import NotAllowed
 from browserd.daemon.server.http.address import ListenAddress, parse_listen
-from browserd.daemon.server.http.app import HttpApp, build_app
+from browserd.daemon.server.http.http_app import HttpApp, build_app
 from browserd.daemon.server.http.tokens import TokenStore
 
 if TYPE_CHECKING:
-    from browserd.daemon.server.app import Daemon
+    from browserd.daemon.server.daemon_process import Daemon
 
 log = logging.getLogger(__name__)
 # uvicorn's own start and stop lines repeat the daemon's; its errors still reach the daemon log.

@@ -6,11 +6,11 @@ from typing import Any
 
 from browserd.daemon.errors import TemplateNotFound, TemplateVersionUnsupported
 from browserd.daemon.runs.templates.agent import AgentRun
-from browserd.daemon.runs.templates.base import Template
 from browserd.daemon.runs.templates.batch_extract import BatchExtractPages
 from browserd.daemon.runs.templates.crawl import Crawl
 from browserd.daemon.runs.templates.login_session import LoginKeepSession
 from browserd.daemon.runs.templates.multi_tab_compare import MultiTabCompare
+from browserd.daemon.runs.templates.template_interface import Template
 
 
 def _version_key(version: str) -> tuple[int, ...]:
@@ -83,6 +83,6 @@ class TemplateRegistry:
 
 
 def builtin_templates() -> list[Template[Any]]:
-    """Add a new template here (daemon/runs/templates/base.py says how to write one). Templates of the
+    """Add a new template here (daemon/runs/templates/template_interface.py says how to write one). Templates of the
     packages above runs (a flow's replay) are added where the daemon is put together (services.py)."""
     return [BatchExtractPages(), LoginKeepSession(), Crawl(), MultiTabCompare(), AgentRun()]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from browserd.daemon.bridge.bridge_server import BridgeServer
 from browserd.daemon.bridge.pairing import EXTENSION_ID
-from browserd.daemon.bridge.server import BridgeServer
 from browserd.daemon.errors import BridgeDisabled, InvalidParameter
 
 ACTIONS = ("bridge.status", "bridge.pair", "bridge.unpair")

@@ -5,7 +5,7 @@ does; at most maxConcurrentRuns run at once and the rest wait `queued`; each run
 (the effective timeout, counted from `running`, D-36) and holds the daemon's idle exit while it is
 queued or running. A run gets its own session unless the caller named one; that session is closed
 at the end unless the caller named it or the template keeps it. A run holds its session while it is
-active (sessions/manager.py), so a named session outlives its client until the run ends.
+active (sessions/session_manager.py), so a named session outlives its client until the run ends.
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ from browserd.daemon.errors import (
 )
 from browserd.daemon.policy.trust import stricter
 from browserd.daemon.runs.artifacts import ArtifactStore, Chunk
-from browserd.daemon.runs.context import RunCancelRequested, RunContext
 from browserd.daemon.runs.outcome import outcome
-from browserd.daemon.runs.records import (
+from browserd.daemon.runs.run_context import RunCancelRequested, RunContext
+from browserd.daemon.runs.run_records import (
     TERMINAL,
     ArtifactRecord,
     RunMode,
@@ -46,9 +46,9 @@ from browserd.daemon.runs.records import (
     StepRecord,
     now_ms,
 )
-from browserd.daemon.runs.store import RunStore
-from browserd.daemon.runs.templates.base import Inputs, Template
-from browserd.daemon.runs.templates.registry import TemplateRegistry
+from browserd.daemon.runs.run_store import RunStore
+from browserd.daemon.runs.templates.template_interface import Inputs, Template
+from browserd.daemon.runs.templates.template_registry import TemplateRegistry
 from browserd.daemon.runtime.idle_hold import IdleHold, NoIdleHold
 from browserd.protocol.messages import ErrorInfo, TrustLevel
 

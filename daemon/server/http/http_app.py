@@ -19,12 +19,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from browserd.daemon.console.app import console_mount
-from browserd.daemon.server.http.mcp import mcp_routes
+from browserd.daemon.console.console_routes import console_mount
+from browserd.daemon.server.http.mcp_endpoint import mcp_routes
 from browserd.daemon.server.http.routeset import RouteSet as RouteSet
 
 if TYPE_CHECKING:
-    from browserd.daemon.server.app import Daemon
+    from browserd.daemon.server.daemon_process import Daemon
 
 
 RouteSetFactory = Callable[["Daemon"], "RouteSet | None"]

@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from browserd.daemon.runs.records import ArtifactRecord, RunRecord, StepRecord
+from browserd.daemon.runs.run_records import ArtifactRecord, RunRecord, StepRecord
 from browserd.daemon.runtime.sqlite_store import SqliteStore, StoreError
 
 __all__ = ["SCHEMA_VERSION", "RunStore", "StoreError"]

@@ -27,10 +27,10 @@ from playwright.async_api import Browser
 
 from browserd.daemon.config import BrowserConfig
 from browserd.daemon.policy.proxy import Guards
-from browserd.daemon.profiles.registry import Profiles
+from browserd.daemon.profiles.profile_registry import Profiles
 from browserd.daemon.runtime.browser import BrowserRuntime
 from browserd.daemon.runtime.idle_hold import IdleHold, NoIdleHold
-from browserd.daemon.sessions.backends.base import SpareWindow
+from browserd.daemon.sessions.backends.backend import SpareWindow
 from browserd.daemon.sessions.backends.factory import Backends
 from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab, attach_stopper

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from browserd.daemon.config import LlmConfig
 from browserd.daemon.errors import LlmNotConfigured
+from browserd.daemon.llm.chat_model import Model
 from browserd.daemon.llm.endpoint import Endpoint
 from browserd.daemon.llm.keys import api_key
-from browserd.daemon.llm.model import Model
 
 
 def configured(config: LlmConfig) -> bool:

@@ -17,7 +17,7 @@ The RunManager builds one RunContext per run. A template reports everything thro
 - `ctx.check_cancelled()`: raises RunCancelRequested once cancel_task_run was called; call it
   between units of work that are not steps. Never catch RunCancelRequested.
 - `ctx.session` (the run's Session, with its windows and tabs), `ctx.services` (executor, scrape
-  through `browserd.daemon.scrape.service.load_page/render`, profiles, config), `ctx.trust` (the
+  through `browserd.daemon.scrape.scrape_service.load_page/render`, profiles, config), `ctx.trust` (the
   TrustPolicy every page load, profile and script of the run must pass, daemon/policy/trust.py),
   and `await ctx.call_tool(name, arguments)`, which runs a browser tool's handler in-process on the
   run's session (never through MCP) and returns its structured data. The tools reach runs through
@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any
 from browserd.daemon.errors import BrowserdError
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.runs.artifacts import ArtifactStore
-from browserd.daemon.runs.records import ArtifactRecord, RunRecord, StepRecord, now_ms
-from browserd.daemon.runs.store import RunStore
+from browserd.daemon.runs.run_records import ArtifactRecord, RunRecord, StepRecord, now_ms
+from browserd.daemon.runs.run_store import RunStore
 
 if TYPE_CHECKING:
     from browserd.daemon.services import Services

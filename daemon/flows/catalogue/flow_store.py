@@ -21,7 +21,7 @@ import msgspec
 
 from browserd.daemon.errors import LimitExceeded
 from browserd.daemon.flows.catalogue.schedules import Schedule
-from browserd.daemon.flows.model import Flow, Owner, decode, encode
+from browserd.daemon.flows.flow_model import Flow, Owner, decode, encode
 from browserd.daemon.runtime.sqlite_store import SqliteStore
 
 SCHEMA_VERSION = 2
