@@ -71,7 +71,7 @@
     const CLICKABLE = new Set(['link', 'button']);
     const sameRole = (a, b) => a === b || (CLICKABLE.has(a) && CLICKABLE.has(b));
     const score = (d) => {
-      let total = 0, got = 0, conflicts = 0, row;
+      let total = 0, got = 0, conflicts = 0, rowAgrees;
       const tier = fp.name ? tierOf(d) : 'same';
       for (const [k, w] of Object.entries(WEIGHTS)) {
         const was = fp[k], now = d[k];
@@ -88,10 +88,10 @@
         } else if (NAMES.has(k)) credit = NAME_CREDIT[nameTier(was, now)];
         else if (WHERE.has(k)) credit = near(was, now);
         if (k !== 'name' && share !== ABSENT && credit < (NAMES.has(k) ? 0.5 : 0.8)) conflicts++;
-        if (k === 'row') row = credit;
+        if (k === 'row') rowAgrees = credit;
         total += w * share; got += w * share * credit;
       }
-      return { score: total ? got / total : 0, tier, conflicts, row };
+      return { score: total ? got / total : 0, tier, conflicts, rowAgrees };
     };
     const names = new Map();
     const nameIn = (n) => { if (!names.has(n)) names.set(n, nameOf(n)); return names.get(n); };
@@ -126,7 +126,7 @@
     const rate = (entry, d) => {
       const s = known ? score(d) : { score: agreement(entry.hits), tier: 'same', conflicts: 0 };
       return Object.assign(entry, { score: Math.round(s.score * 1000) / 1000, tag: d.tag, name: d.name,
-        container: d.container, match: s.tier, conflicts: s.conflicts, row: s.row });
+        container: d.container, match: s.tier, conflicts: s.conflicts, rowAgrees: s.rowAgrees });
     };
     const order = (a, b) => b.score - a.score || b.hits.length - a.hits.length;
     // Every element is rated on who it is, as if where it is agreed too (the most it could score); only the
@@ -165,7 +165,7 @@
         && group.parentElement === home.parentElement;
     };
     // Nor is an element whose recorded row (a card's, a table row's words) disagrees where the winner's agrees.
-    const toldApart = (s) => best.row >= 0.8 && s.row !== undefined && s.row < 0.8;
+    const toldApart = (s) => best.rowAgrees >= 0.8 && s.rowAgrees !== undefined && s.rowAgrees < 0.8;
     const rival = weakName && (crowded || live.some((s) => s !== best && ((best.match === 'synonym' && STRONG_TIERS.has(s.match))
       || (!toldApart(s) && (s.conflicts === 0 || (home && groupOf(s.n) === home)
         || (!parallel(s.n) && s.score >= threshold - 2 * margin))))));
