@@ -44,6 +44,7 @@ const SYNONYM_GROUPS = [
   ['compose', 'new message', 'write'],
   ['reply', 'respond'],
   ['quantity', 'qty'],
+  ['create', 'add', 'new'],
   ['information', 'info'],
   ['forgot password', 'reset password'],
 ];
@@ -83,18 +84,27 @@ const canonical = (ws) => {
 };
 // The shorter name's words in order inside the longer one, at most three words more, and none of the words
 // one has beyond the other a word that changes the action.
+// A linking word (`as`, `with`) changes the action only with a word of its own after it (`Save as draft`), not
+// between two words that were there (`Export CSV` -> `Export as CSV`).
+const LINKING = new Set(['as', 'with', 'via', 'using']);
 const within = (short, long) => {
   if (long.length > short.length + 3) return false;
-  let i = 0; const extra = [];
-  for (const w of long) { if (i < short.length && w === short[i]) i++; else extra.push(w); }
-  return i === short.length && extra.length > 0 && !extra.some((w) => CHANGERS.has(w));
+  let i = 0, changes = false; const extra = [];
+  for (const [at, w] of long.entries()) {
+    if (i < short.length && w === short[i]) { i++; continue; }
+    extra.push(w);
+    const linking = LINKING.has(w) && i > 0 && i < short.length && long[at + 1] === short[i];
+    if (CHANGERS.has(w) && !linking) changes = true;
+  }
+  return i === short.length && extra.length > 0 && !changes;
 };
 // Words added (Save -> Save changes), or dropped while at least half stay (Apply filters -> Apply).
 const contained = (a, b) => within(a, b) || (b.length * 2 >= a.length && within(b, a));
 // An icon glyph that is a whole name, read as the word it stands for (`×` is Close): graded as a synonym.
 const GLYPHS = {
   '×': 'close', '✕': 'close', '✖': 'close', '☰': 'menu', '🔍': 'search', '🔎': 'search', '⋯': 'more', '⋮': 'more',
-  '🗑': 'delete', '✎': 'edit', '✏': 'edit', '⚙': 'settings',
+  '🗑': 'delete', '✎': 'edit', '✏': 'edit', '⚙': 'settings', '›': 'next', '»': 'next', '→': 'next', '‹': 'back',
+  '«': 'back', '←': 'back',
 };
 const glyphWords = (s) => { const g = GLYPHS[(s || '').replace(/[\s\uFE0F]+/g, '')]; return !squash(s) && g ? [g] : null; };
 const STRONG_TIERS = new Set(['same', 'normalized', 'count']);
