@@ -1,5 +1,7 @@
 """The replay benchmark's held-out set (issue 23 part 1): pages and changes modelled on real sites between
-deploys, written before their engineer read the scorer, and run once before any change to it.
+deploys, written before their engineer read the scorer, and run once before any change to it (the last 19,
+"late", were written after reading it, and also run once before the changes they led to; docs/flows.md has
+both first runs).
 
 The pages in tests/site/replay/ are `inbox.html` (a webmail list: icon buttons named only by aria-label,
 css-module classes, React ids such as `:r3:`), `product.html` (a shop theme's product form and cart drawer),
