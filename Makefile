@@ -34,10 +34,11 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	./scripts/typecheck.sh
-	@if [ -x "$(ESLINT)" ]; then $(MAKE) --no-print-directory lint-js; else echo "eslint not installed (make eslint): extension-bridge/ not linted"; fi
+	@if [ -x "$(ESLINT)" ]; then $(MAKE) --no-print-directory lint-js; else echo "eslint not installed (make eslint): extension-bridge/ and the page scripts not linted"; fi
 
 lint-js:
 	$(ESLINT) --config extension-bridge/eslint.config.mjs extension-bridge/
+	$(ESLINT) --config daemon/eslint.config.mjs --max-warnings 0 daemon/
 
 eslint:
 	npm install --prefix "$(ESLINT_DIR)" --no-audit --no-fund eslint@9

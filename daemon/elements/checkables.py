@@ -14,63 +14,13 @@ from playwright.async_api import Locator
 
 from browserd.daemon.elements.overlays import patiently
 from browserd.daemon.errors import ElementNotInteractable, ExecutionError
+from browserd.daemon.runtime.page_js import load_js, with_prelude
 
-# What the target is as a checkable: itself, the control of a label, or the one checkable inside it
-# (a ref on the paragraph or row a theme draws around a hidden input).
-_CHECKABLE = (
-    "input[type=checkbox], input[type=radio], [role=checkbox], [role=radio], [role=switch], "
-    "[role=menuitemcheckbox], [role=menuitemradio]"
-)
-_FIND_JS = f"""(start) => {{
-  const el = start.tagName === 'LABEL' && start.control ? start.control : start;
-  if (el.matches('{_CHECKABLE}')) return el;
-  const inside = el.querySelectorAll('{_CHECKABLE}');
-  return inside.length === 1 ? inside[0] : null;
-}}"""
-# Where a person's click toggles it: the input when a click at its centre lands on it, else a visible
-# label of it, else the (visible) element the target named around it, else nothing.
-_CLICK_AT_JS = """(start, el) => {
-  const native = el.tagName === 'INPUT';
-  // Opacity 0 is no reason: themes lay a transparent input over their drawing so that it takes the click.
-  const shown = (node) => {
-    const box = node.getBoundingClientRect();
-    return box.width > 1 && box.height > 1 && getComputedStyle(node).visibility !== 'hidden';
-  };
-  const labels = [...(el.labels || [])];
-  // Where a click at the input's centre lands: the input, one of its labels (drawn over it), or elsewhere.
-  const landing = () => {
-    if (!shown(el)) return null;
-    el.scrollIntoView({ block: 'center', inline: 'center' });
-    const box = el.getBoundingClientRect();
-    const top = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
-    if (top && (top === el || el.contains(top))) return el;
-    return labels.find((label) => label.contains(top)) || null;
-  };
-  return !native ? el
-    : landing() || labels.find((label) => shown(label) || [...label.children].some(shown))
-      || (start !== el && shown(start) ? start : null);
-}"""
-# What the target is as a checkable, in one read that hands back no object: `click` says where the click
-# goes ("target": the target itself, so its locator clicks it; "other": a label or wrapper, fetched
-# only then; null: nothing a person sees).
-_PROBE_JS = f"""(start) => {{
-  const el = ({_FIND_JS})(start);
-  if (!el) return {{ kind: 'none', tag: start.tagName.toLowerCase() }};
-  const native = el.tagName === 'INPUT';
-  const clickAt = ({_CLICK_AT_JS})(start, el);
-  return {{ kind: native ? el.type : el.getAttribute('role'),
-    checked: native ? el.checked : el.getAttribute('aria-checked') === 'true',
-    disabled: el.matches(':disabled') || el.getAttribute('aria-disabled') === 'true',
-    click: !clickAt ? null : clickAt === start ? 'target' : 'other',
-    viaLabel: !!clickAt && clickAt !== el && clickAt !== start }};
-}}"""
-_CLICK_TARGET_JS = f"(start) => ({_CLICK_AT_JS})(start, ({_FIND_JS})(start))"
-# The state after the click; null when the page rendered the element anew (React and the like replace
-# the whole list on a change): the old element no longer says anything. See _now_checked for the root.
-_CHECKED_JS = f"""(start) => {{
-  const el = start === document.documentElement ? null : ({_FIND_JS})(start);
-  return !el ? null : el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked') === 'true';
-}}"""
+_CHECKABLE = load_js("browserd.daemon.elements", "checkable.prelude.js")
+_PROBE_JS = with_prelude(load_js("browserd.daemon.elements", "checkable_probe.js"), _CHECKABLE)
+_CLICK_TARGET_JS = with_prelude(load_js("browserd.daemon.elements", "checkable_click_target.js"), _CHECKABLE)
+_CHECKED_JS = with_prelude(load_js("browserd.daemon.elements", "checkable_checked.js"), _CHECKABLE)
+_FOUND_JS = with_prelude(load_js("browserd.daemon.elements", "checkable_found.js"), _CHECKABLE)
 
 
 # Snapshot roles of the elements this module clicks through their labels.
@@ -142,7 +92,7 @@ async def set_checked(locator: Locator, described: str, checked: bool, timeout_m
 
 async def is_checkable(locator: Locator) -> bool:
     """Whether the target is (or stands for) a checkbox, radio or switch."""
-    found: bool = await locator.evaluate("(start) => !!(" + _FIND_JS + ")(start)")
+    found: bool = await locator.evaluate(_FOUND_JS)
     return found
 
 

@@ -19,88 +19,20 @@ from playwright.async_api import ElementHandle, Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from browserd.daemon.errors import ElementNotFound
+from browserd.daemon.runtime.page_js import load_js, with_prelude
 
 # How long an opened combobox one can type into is given to show the option before the label is typed.
 TYPE_AFTER_MS = 500
 # Options come within this after the click or the typing that asks for them (an animation, a debounce, a
 # fetch); the action's own timeout, when shorter, wins.
 OPTIONS_WAIT_MS = 3_000
-_TYPABLE_JS = "(el) => el.matches('input:not([type=hidden]):not([readonly]):not([disabled]), textarea')"
+_TYPABLE_JS = load_js("browserd.daemon.elements", "typable.js")
 
-# How far up from the widget a mirrored <select> is looked for: Select2 puts its combobox three levels
-# inside the container that follows the <select>; farther up is the form, holding other fields' selects.
-_MIRROR_DEPTH = 4
-
-# A <select> kept out of people's sight: the mirror of a widget drawn in its place.
-_HIDDEN_JS = """(el) => {
-  const box = el.getBoundingClientRect();
-  const style = getComputedStyle(el);
-  return box.width <= 1 || box.height <= 1 || style.visibility === 'hidden' || style.opacity === '0'
-    || el.getAttribute('aria-hidden') === 'true';
-}"""
-
-# The native <select> behind the target: the target itself, a label's control, or a select hidden from
-# view (so it is the widget's mirror, not a field of its own) inside or just before one of its ancestors.
-# The climb stops where an ancestor holds a control of something else: that is the form, not the widget.
-_NATIVE_JS = f"""(start) => {{
-  if (start.tagName === 'SELECT') return start;
-  if (start.tagName === 'LABEL' && start.control && start.control.tagName === 'SELECT') return start.control;
-  const hidden = {_HIDDEN_JS};
-  const CONTROLS = 'input:not([type=hidden]), textarea, button, select, [role=combobox], [contenteditable=""], '
-    + '[contenteditable=true]';
-  const foreign = (node) => [...node.querySelectorAll(CONTROLS)].some(
-    (el) => !start.contains(el) && !el.contains(start) && !hidden(el));
-  let node = start;
-  for (let depth = 0; node && node !== document.body && depth < {_MIRROR_DEPTH}; depth++, node = node.parentElement) {{
-    if (foreign(node)) return null;
-    const inside = node.querySelectorAll('select');
-    if (inside.length > 1) return null;
-    if (inside.length === 1) return hidden(inside[0]) ? inside[0] : null;
-    const before = node.previousElementSibling;
-    if (before && before.tagName === 'SELECT') return hidden(before) ? before : null;
-  }}
-  return null;
-}}"""
-
-# Helpers shared by the option scripts: what is on screen, the popup a combobox names, an element's text.
-_OPTION_HELPERS = """
-  const shown = (el) => {
-    const box = el.getBoundingClientRect();
-    return box.width > 0 && box.height > 0 && getComputedStyle(el).visibility !== 'hidden';
-  };
-  const text = (el) => (el.getAttribute('aria-label') || el.textContent || '').replace(/\\s+/g, ' ').trim();
-  const popup = () => {
-    const box = start.matches('[aria-controls], [aria-owns]') ? start
-      : start.querySelector('[aria-controls], [aria-owns]');
-    const id = box && (box.getAttribute('aria-controls') || box.getAttribute('aria-owns'));
-    return (id && document.getElementById(id.split(' ')[0])) || document;
-  };
-  const options = () => [...popup().querySelectorAll('[role=option]')].filter(shown);
-"""
-
-# The option named `wanted` on screen, or null: an option of the widget's popup (else any visible one)
-# by exact text, then ignoring case; else, for dropdowns without ARIA, the innermost visible element
-# outside the widget whose whole text is `wanted` (or whose data-value is).
-_FIND_OPTION_JS = (
-    "([start, wanted]) => {"
-    + _OPTION_HELPERS
-    + """
-  const want = wanted.replace(/\\s+/g, ' ').trim();
-  const listed = options();
-  const byValue = (el) => el.getAttribute('data-value') === want;
-  const exact = listed.find((el) => text(el) === want || byValue(el));
-  if (exact) return exact;
-  const folded = listed.find((el) => text(el).toLowerCase() === want.toLowerCase());
-  if (folded || listed.length) return folded || null;
-  const all = document.body.querySelectorAll('li, div, span, a, p, button, label, td');
-  for (const el of all) {
-    if (start.contains(el) || !shown(el)) continue;
-    if ((text(el) === want || byValue(el)) && ![...el.children].some((child) => text(child) === want)) return el;
-  }
-  return null;
-}"""
-)
-_LIST_OPTIONS_JS = "(start) => {" + _OPTION_HELPERS + "  return options().map(text).slice(0, 30);\n}"
+_SELECT_MIRROR = load_js("browserd.daemon.elements", "select_mirror.prelude.js")
+_NATIVE_JS = with_prelude(load_js("browserd.daemon.elements", "native_select.js"), _SELECT_MIRROR)
+_OPTION_HELPERS = load_js("browserd.daemon.elements", "options.prelude.js")
+_FIND_OPTION_JS = with_prelude(load_js("browserd.daemon.elements", "find_option.js"), _OPTION_HELPERS)
+_LIST_OPTIONS_JS = with_prelude(load_js("browserd.daemon.elements", "list_options.js"), _OPTION_HELPERS)
 
 
 @dataclass(frozen=True)
@@ -111,17 +43,8 @@ class NativeSelect:
     hidden: bool  # a library's mirror, kept out of sight: Playwright's visibility wait is skipped
 
 
-# One read: whether the target is a <select> (or its label), the hidden mirror of a widget, or neither.
-_CLASSIFY_JS = f"""(start) => {{
-  const select = ({_NATIVE_JS})(start);
-  if (!select) return null;
-  const own = select === start || select === start.control;
-  return [own, ({_HIDDEN_JS})(select)];
-}}"""
-_OPTIONS_JS = """(start) => {
-  const select = start.tagName === 'SELECT' ? start : start.control;
-  return [...select.options].map((o) => o.label || o.text).slice(0, 30);
-}"""
+_CLASSIFY_JS = with_prelude(load_js("browserd.daemon.elements", "select_kind.js"), _SELECT_MIRROR)
+_OPTIONS_JS = load_js("browserd.daemon.elements", "select_options.js")
 
 
 async def native_select(locator: Locator, timeout_ms: float | None) -> NativeSelect | None:

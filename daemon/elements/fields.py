@@ -16,30 +16,10 @@ from dateutil import parser as dateparser  # type: ignore[import-untyped]
 from playwright.async_api import Locator, Page
 
 from browserd.daemon.errors import ElementNotInteractable, ExecutionError, InvalidParameter
+from browserd.daemon.runtime.page_js import load_js
 
-# The element fill acts on (Playwright retargets a label to its control) and what it is.
-_FIELD_JS = """(e) => {
-  const el = e.tagName === 'LABEL' && e.control ? e.control : e;
-  const tag = el.tagName.toLowerCase();
-  const role = el.getAttribute('role');
-  const aria = role === 'slider' || (role === 'spinbutton' && tag !== 'input');
-  const kind = tag === 'input' ? el.type : tag === 'textarea' || tag === 'select' ? tag
-    : el.isContentEditable ? 'contenteditable' : aria ? 'aria-' + role : tag;
-  const disabled = el.matches(':disabled') || !!el.closest('[aria-disabled="true"]');
-  const readonly = el.readOnly === true || el.getAttribute('aria-readonly') === 'true';
-  // A read-only text input that a date or time picker fills (flatpickr, pikaday, jQuery UI datepicker).
-  const picker = readonly && tag === 'input' && (el.hasAttribute('aria-haspopup')
-    || /date|time|picker|calendar/i.test([el.className, el.id, el.name, el.placeholder].join(' ')));
-  const bound = (name) => el.getAttribute(aria ? 'aria-value' + name : name) || '';
-  return [kind, bound('min'), bound('max'), disabled, readonly, picker];
-}"""
-# Any CSS color as the #rrggbb a color input stores; null when it is no color or not opaque.
-_COLOR_JS = """(value) => {
-  if (!CSS.supports('color', value)) return null;
-  const context = document.createElement('canvas').getContext('2d');
-  context.fillStyle = value;
-  return context.fillStyle.startsWith('#') ? context.fillStyle : null;
-}"""
+_FIELD_JS = load_js("browserd.daemon.elements", "field.js")
+_COLOR_JS = load_js("browserd.daemon.elements", "color.js")
 
 # ARIA widgets with a value that keys move (rc-slider, MUI, noUiSlider...): filled by key presses.
 ARIA_VALUES = frozenset({"aria-slider", "aria-spinbutton"})
@@ -184,15 +164,7 @@ async def _color(page: Page, text: str) -> str | None:
     return found if isinstance(found, str) else None
 
 
-# A field's value as a person reads it: what an input holds, a rich-text editor's text, or the value an
-# ARIA slider or spinbutton announces; null for an element that has no value.
-_VALUE_JS = """(e) => {
-  const el = e.tagName === 'LABEL' && e.control ? e.control : e;
-  if ('value' in el && ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)) return el.value;
-  // Paragraph margins come out of innerText as blank lines: one line per paragraph, as it was written.
-  if (el.isContentEditable) return el.innerText.replace(/\\n\\n+/g, '\\n').replace(/\\n$/, '');
-  return el.getAttribute('aria-valuetext') ?? el.getAttribute('aria-valuenow');
-}"""
+_VALUE_JS = load_js("browserd.daemon.elements", "field_value.js")
 
 
 async def field_value(locator: Locator, described: str, timeout_ms: float | None = None) -> str:

@@ -19,33 +19,13 @@ from playwright.async_api import Locator
 
 from browserd.daemon.elements.fields import FieldInfo, parse_when
 from browserd.daemon.errors import ExecutionError
+from browserd.daemon.runtime.page_js import load_js
 
 # More presses than this are not a slider a person would move by keys (a step of 1 over a wide range).
 MAX_PRESSES = 400
-_NOW_JS = "(el) => Number(el.getAttribute('aria-valuenow'))"
-# The picker's own setter when there is one (flatpickr keeps its instance on the input, or with altInput
-# on the hidden input just before the one people see; jQuery UI and bootstrap-datepicker answer
-# .datepicker('setDate')); else what a picker's code does when a day is picked: the value, then input and
-# change. Answers [the setter used or null, the value the field shows].
-_SET_PICKER_JS = """(el, [value, parts]) => {
-  const date = parts && new Date(parts[0], parts[1] - 1, parts[2], parts[3], parts[4]);
-  const before = el.previousElementSibling;
-  const flatpickr = el._flatpickr || (before && before.type === 'hidden' && before._flatpickr);
-  if (date && flatpickr && typeof flatpickr.setDate === 'function') {
-    flatpickr.setDate(date, true);
-    return ['flatpickr', el.value];
-  }
-  const $ = window.jQuery;
-  if (date && $ && $.fn && $.fn.datepicker && ($(el).hasClass('hasDatepicker') || $(el).data('datepicker'))) {
-    $(el).datepicker('setDate', date);
-    $(el).trigger('change');
-    return ['datepicker', el.value];
-  }
-  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(el, value);
-  el.dispatchEvent(new Event('input', { bubbles: true }));
-  el.dispatchEvent(new Event('change', { bubbles: true }));
-  return [null, el.value];
-}"""
+_NOW_JS = load_js("browserd.daemon.elements", "aria_value_now.js")
+_TEXT_JS = load_js("browserd.daemon.elements", "aria_value_text.js")
+_SET_PICKER_JS = load_js("browserd.daemon.elements", "set_picker.js")
 
 
 async def move_by_keys(
@@ -88,7 +68,7 @@ async def move_by_keys(
 
 
 async def _said(locator: Locator) -> str:
-    text = await locator.evaluate("(el) => el.getAttribute('aria-valuetext') ?? el.getAttribute('aria-valuenow')")
+    text = await locator.evaluate(_TEXT_JS)
     return str(text)
 
 

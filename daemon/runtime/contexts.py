@@ -31,12 +31,16 @@ import anyio
 from playwright.async_api import Browser, BrowserContext, CDPSession, Page
 from playwright.async_api import Error as PlaywrightError
 
+from browserd.daemon.runtime.page_js import load_js
+
 log = logging.getLogger(__name__)
 
 IDLE_PER_KEY = 4
 # Over all keys: each idle context holds a renderer, and every login profile has a key of its own.
 IDLE_TOTAL = 12
 RESET_TIMEOUT_S = 5
+# Session storage belongs to the tab, not the origin's storage that Storage.clearDataForOrigin clears.
+CLEAR_SESSION_STORAGE_JS = load_js("browserd.daemon.runtime", "session_storage_clear.js")
 
 
 def poolable_state(state: Mapping[str, Any] | None) -> bool:
@@ -157,8 +161,7 @@ async def _reset(warm: WarmContext) -> bool:
             if len(warm.context.pages) != 1:
                 return False  # the task opened popups: not worth tracking what they did
             if warm.page.url.startswith(("http:", "https:")):
-                # Session storage belongs to the tab, not the origin's storage the CDP call clears.
-                await warm.page.evaluate("() => { try { sessionStorage.clear(); } catch (e) {} }")
+                await warm.page.evaluate(CLEAR_SESSION_STORAGE_JS)
             await warm.page.goto("about:blank")
             await warm.context.clear_cookies()
             for origin in warm.visited:

@@ -15,8 +15,16 @@ from importlib import resources
 @cache
 def load_js(package: str, name: str) -> str:
     """The source of `<package>/js/<name>`, read once per process (a program ends without a semicolon, so it
-    stays one expression that can be called or wrapped)."""
-    return resources.files(package).joinpath("js", name).read_text(encoding="utf-8").strip()
+    stays one expression that can be called or wrapped).
+
+    The file's leading comment lines are for its reader, not the page: left out, so every evaluate sends
+    only the program.
+    """
+    text = resources.files(package).joinpath("js", name).read_text(encoding="utf-8")
+    lines = text.strip().splitlines()
+    while lines and lines[0].startswith("//"):
+        del lines[0]
+    return "\n".join(lines).strip()
 
 
 def with_prelude(program: str, *preludes: str) -> str:
@@ -28,3 +36,12 @@ def with_prelude(program: str, *preludes: str) -> str:
     """
     declarations = "\n".join(preludes)
     return f"(...args) => {{\n{declarations}\nreturn ({program})(...args);\n}}"
+
+
+def called(program: str, *arguments: str) -> str:
+    """The source of `program` called with `arguments`, each the source of a function or a JSON literal.
+
+    For what evaluate's argument cannot carry: another program (a function), or the options of an init
+    script, which takes no argument.
+    """
+    return f"({program})({', '.join(arguments)})"

@@ -26,6 +26,8 @@ import anyio
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
+from browserd.daemon.runtime.page_js import called, load_js
+
 PENDING_TIMER_MS = 2_000
 PENDING_PATIENCE_MS = 1_500
 SUBSTANTIAL_TEXT_CHARS = 2_000
@@ -36,135 +38,10 @@ TIMER_PATIENCE_MS = 250
 LOADED_QUIET_MS = 50
 POLL_MS = 25
 
-# Wraps fetch, XMLHttpRequest and setTimeout to count the page's pending work; hidden, non-enumerable.
-READINESS_JS = """(() => {
-  if (Object.prototype.hasOwnProperty.call(window, '__browserdReadiness')) return;
-  const timers = new Set();
-  let requests = 0;
-  const realSetTimeout = window.setTimeout.bind(window);
-  const realClearTimeout = window.clearTimeout.bind(window);
-  const done = () => { requests -= 1; };
-  let inTimer = false;
-  window.setTimeout = function (callback, ms, ...args) {
-    const long = typeof callback !== 'function' || (Number(ms) || 0) > PENDING_TIMER_MS;
-    if (long) return realSetTimeout(callback, ms, ...args);
-    // A timer set from a timer's callback is a loop (polling, a carousel), not content still to come.
-    const tracked = !inTimer;
-    const id = realSetTimeout(function () {
-      timers.delete(id);
-      inTimer = true;
-      try { return callback.apply(this, args); } finally { inTimer = false; }
-    }, ms);
-    if (tracked) timers.add(id);
-    return id;
-  };
-  window.clearTimeout = function (id) { timers.delete(id); return realClearTimeout(id); };
-  // Intervals the page keeps (a ticker, a poll): while one runs, a quiet spell after the load may be
-  // just the gap before its next change, so the short window after the load does not apply.
-  const intervals = new Set();
-  const realSetInterval = window.setInterval.bind(window);
-  const realClearInterval = window.clearInterval.bind(window);
-  window.setInterval = function (...args) {
-    const id = realSetInterval(...args);
-    intervals.add(id);
-    return id;
-  };
-  window.clearInterval = function (id) { intervals.delete(id); return realClearInterval(id); };
-  if (window.fetch) {
-    const realFetch = window.fetch;
-    window.fetch = function (...args) {
-      requests += 1;
-      const answer = realFetch.apply(this, args);
-      answer.then(done, done);
-      return answer;
-    };
-  }
-  // A script element still loading (an async or injected one, a module's) may yet write the content.
-  const ranScripts = new WeakSet();
-  const ran = (event) => { if (event.target instanceof HTMLScriptElement) ranScripts.add(event.target); };
-  window.addEventListener('load', ran, true);
-  window.addEventListener('error', ran, true);
-  const runnable = ['', 'text/javascript', 'application/javascript', 'module'];
-  const loadingScripts = () => {
-    let count = 0;
-    for (const script of document.scripts) {
-      const type = script.type.trim().toLowerCase();
-      if (script.src && !script.noModule && !ranScripts.has(script) && runnable.includes(type)) count += 1;
-    }
-    return count;
-  };
-  // When the document last changed since it was parsed: the quiet window counts from there, not from
-  // when the scrape first looked, which comes a round trip or more after domcontentloaded.
-  let changedAt = 0;
-  const watch = () => {
-    changedAt = performance.now();
-    const changed = () => { changedAt = performance.now(); };
-    new MutationObserver(changed).observe(document, { childList: true, subtree: true, characterData: true });
-  };
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', watch, { once: true });
-  else watch();
-  const realSend = XMLHttpRequest.prototype.send;
-  XMLHttpRequest.prototype.send = function (...args) {
-    requests += 1;
-    this.addEventListener('loadend', done, { once: true });
-    return realSend.apply(this, args);
-  };
-  Object.defineProperty(window, '__browserdReadiness', {
-    value: {
-      pending: () => requests + loadingScripts(),
-      timers: () => timers.size,
-      intervals: () => intervals.size,
-      changedAt: () => changedAt,
-      sleep: (ms) => new Promise((r) => realSetTimeout(r, ms)),
-    },
-  });
-})()""".replace("PENDING_TIMER_MS", str(PENDING_TIMER_MS))
+# Counts the page's pending work: an init script, so PENDING_TIMER_MS goes in as a literal of the call.
+READINESS_JS = called(load_js("browserd.daemon.scrape", "readiness.js"), str(PENDING_TIMER_MS))
 
-_READY_JS = """async ([quietMs, loadedQuietMs, patienceMs, maxMs, pollMs, substantialChars, timerPatienceMs]) => {
-  const readiness = window.__browserdReadiness;
-  const sleep = readiness ? readiness.sleep : (ms) => new Promise((r) => setTimeout(r, ms));
-  const candidate = () => document.querySelector('main, article, [role=main]') || document.body;
-  const size = () => {
-    const node = candidate();
-    return node ? node.textContent.length : 0;
-  };
-  // The candidate's text without its scripts' and styles' own: asked only while timers alone are pending.
-  const substantial = () => {
-    const node = candidate();
-    if (!node) return false;
-    let code = 0;
-    for (const part of node.querySelectorAll('script, style, noscript, template')) code += part.textContent.length;
-    return node.textContent.length - code >= substantialChars;
-  };
-  // When the load event's handlers finished (0: not yet), on performance.now()'s clock.
-  const loadEnd = () => {
-    const entry = document.readyState === 'complete' && performance.getEntriesByType('navigation')[0];
-    return entry ? entry.loadEventEnd : 0;
-  };
-  const start = performance.now();
-  let last = size();
-  let since = (readiness && readiness.changedAt()) || start;
-  for (;;) {
-    const now = performance.now();
-    const length = size();
-    if (length !== last) {
-      last = length;
-      since = now;
-    } else {
-      const still = now - since;
-      const pending = readiness ? readiness.pending() : 0;
-      const timers = readiness ? readiness.timers() : 0;
-      const loaded = readiness && !readiness.intervals() ? loadEnd() : 0;
-      // Unchanged since the load's handlers ran and no interval running: the short window, from then;
-      // changing after the load (content arriving, or a ticker): the whole window from the last change.
-      const quiet = loaded && since <= loaded ? now - loaded >= Math.min(quietMs, loadedQuietMs) : still >= quietMs;
-      const timersDone = timers === 0 || (still >= timerPatienceMs && substantial());
-      if (quiet && ((pending === 0 && timersDone) || still >= patienceMs)) return true;
-    }
-    if (now - start >= maxMs) return false;
-    await sleep(pollMs);
-  }
-}"""
+_READY_JS = load_js("browserd.daemon.scrape", "ready.js")
 
 
 async def smart_wait(page: Page, max_ms: int, quiet_ms: int) -> bool:

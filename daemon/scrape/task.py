@@ -17,6 +17,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from browserd.daemon.errors import NavigationTimeout
 from browserd.daemon.policy.refusals import UrlGuard
 from browserd.daemon.policy.trust import TrustPolicy
+from browserd.daemon.runtime.page_js import load_js
 from browserd.daemon.scrape.resources import Blocking, ResourcePolicy
 from browserd.daemon.scrape.smartwait import READINESS_JS, smart_wait
 from browserd.daemon.sessions.navigation import navigate
@@ -141,7 +142,4 @@ async def _pooled_state(context: BrowserContext, page: Page) -> dict[str, object
     return {"cookies": cookies, "origins": origins}
 
 
-_LOCAL_STORAGE_JS = """() => {
-  try { return location.origin === 'null' ? null : [location.origin, Object.entries(localStorage)]; }
-  catch (e) { return null; }
-}"""
+_LOCAL_STORAGE_JS = load_js("browserd.daemon.scrape", "local_storage.js")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from browserd.daemon.snapshots.aria import Clickable
+from browserd.daemon.snapshots.aria_capture import Clickable
 
 
 @dataclass

@@ -15,6 +15,7 @@ from playwright.async_api import BrowserContext, StorageState
 from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.runtime.contexts import CLEAR_SESSION_STORAGE_JS
 from browserd.daemon.sessions.page_errors import page_errors
 from browserd.daemon.sessions.window import Window
 
@@ -122,9 +123,7 @@ async def clear(window: Window, kinds: set[StorageKind], origin: str | None) -> 
             if origin is not None and f"{page_origin.scheme}://{page_origin.netloc.lower()}" != origin:
                 continue
             try:
-                removed["sessionStorage"] += await tab.page.evaluate(
-                    "() => { const n = sessionStorage.length; sessionStorage.clear(); return n; }"
-                )
+                removed["sessionStorage"] += await tab.page.evaluate(CLEAR_SESSION_STORAGE_JS)
             except PlaywrightError:
                 continue  # a tab navigating away right now has nothing left to clear
     return removed

@@ -18,7 +18,7 @@ from browserd.daemon.errors import BrowserdError, ExecutionError, NavigationTime
 from browserd.daemon.sessions.network import NetworkLog
 from browserd.daemon.sessions.page_records import CONSOLE_BUFFER, ConsoleRecord, DialogRecord
 from browserd.daemon.sessions.ref_table import RefTable
-from browserd.daemon.snapshots.aria import Node
+from browserd.daemon.snapshots.aria_parser import Node
 from browserd.daemon.snapshots.page_scripts import catch_up
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ import difflib
 from collections import Counter
 from dataclasses import dataclass, field
 
-from browserd.daemon.snapshots import aria
+from browserd.daemon.snapshots import aria_parser
 from browserd.daemon.snapshots.settle import ticks
 
 Line = tuple[str, int, str]  # sign, depth, the line's text
@@ -33,8 +33,8 @@ class Delta:
     aliases: dict[str, str] = field(default_factory=dict)
 
 
-def delta(before: list[aria.Node], after: list[aria.Node], ticking: tuple[str, ...] = ()) -> Delta:
-    """What changed from one snapshot's lines to another's (each as `aria.render` shows them)."""
+def delta(before: list[aria_parser.Node], after: list[aria_parser.Node], ticking: tuple[str, ...] = ()) -> Delta:
+    """What changed from one snapshot's lines to another's (each as `aria_parser.render` shows them)."""
     comparison = _Comparison(before, after, ticking)
     comparison.children(before, after, 0)
     lines = comparison.lines
@@ -45,7 +45,7 @@ def delta(before: list[aria.Node], after: list[aria.Node], ticking: tuple[str, .
 
 
 class _Comparison:
-    def __init__(self, before: list[aria.Node], after: list[aria.Node], ticking: tuple[str, ...]) -> None:
+    def __init__(self, before: list[aria_parser.Node], after: list[aria_parser.Node], ticking: tuple[str, ...]) -> None:
         self.ticking = ticking
         self.lines: list[Line] = []
         self.aliases: dict[str, str] = {}
@@ -56,7 +56,7 @@ class _Comparison:
         self._sides = (before, after)
         self._counts: list[Counter[int]] = []
 
-    def signature(self, node: aria.Node) -> int:
+    def signature(self, node: aria_parser.Node) -> int:
         """The node's whole subtree as it reads, refs and focus left out: equal means rendered the same."""
         found = self._signatures.get(id(node))
         if found is None:
@@ -68,10 +68,10 @@ class _Comparison:
     def unique(self, signature: int) -> bool:
         """Whether a part reads so once on each side: then it is one element (counted when first asked)."""
         if not self._counts:
-            self._counts = [Counter(map(self.signature, aria.walk(side))) for side in self._sides]
+            self._counts = [Counter(map(self.signature, aria_parser.walk(side))) for side in self._sides]
         return self._counts[0][signature] == 1 and self._counts[1][signature] == 1
 
-    def children(self, old: list[aria.Node], new: list[aria.Node], depth: int) -> None:
+    def children(self, old: list[aria_parser.Node], new: list[aria_parser.Node], depth: int) -> None:
         matcher = difflib.SequenceMatcher(
             a=[self.signature(node) for node in old], b=[self.signature(node) for node in new], autojunk=False
         )
@@ -82,7 +82,7 @@ class _Comparison:
             else:
                 self.block(old[a1:a2], new[b1:b2], depth)
 
-    def block(self, old: list[aria.Node], new: list[aria.Node], depth: int) -> None:
+    def block(self, old: list[aria_parser.Node], new: list[aria_parser.Node], depth: int) -> None:
         """A run of lines that differ: pair the elements that stayed, then say what went and what came."""
         pairs = self.pairs(old, new)
         kept = {id(before) for before in pairs.values()}
@@ -100,9 +100,9 @@ class _Comparison:
                 self.alias_ref(before, node)
             self.children(before.children, node.children, depth + 1)
 
-    def pairs(self, old: list[aria.Node], new: list[aria.Node]) -> dict[int, aria.Node]:
+    def pairs(self, old: list[aria_parser.Node], new: list[aria_parser.Node]) -> dict[int, aria_parser.Node]:
         """For each new node that is an old one changed (by id of the new node)."""
-        pairs: dict[int, aria.Node] = {}
+        pairs: dict[int, aria_parser.Node] = {}
         taken: set[int] = set()
         by_ref = {node.ref: node for node in old if node.ref is not None}
         for node in new:
@@ -125,7 +125,7 @@ class _Comparison:
             taken.add(id(before))
         return pairs
 
-    def same_place(self, before: aria.Node, after: aria.Node) -> bool:
+    def same_place(self, before: aria_parser.Node, after: aria_parser.Node) -> bool:
         """Whether two unnamed nodes, the only ones of their kind here, are one element: both hold no lines, or
         they still share a part found nowhere else."""
         if not before.children and not after.children:
@@ -133,29 +133,29 @@ class _Comparison:
         kept = {self.signature(child) for child in before.children}
         return any(self.signature(child) in kept and self.unique(self.signature(child)) for child in after.children)
 
-    def added(self, node: aria.Node, depth: int) -> None:
+    def added(self, node: aria_parser.Node, depth: int) -> None:
         if not ticks(node.text, self.ticking):
             self.lines.append(("+", depth, _unfocused(node.text)))
         for child in node.children:
             self.added(child, depth + 1)
 
-    def alias(self, before: aria.Node, after: aria.Node) -> None:
+    def alias(self, before: aria_parser.Node, after: aria_parser.Node) -> None:
         self.alias_ref(before, after)
         for old_child, new_child in zip(before.children, after.children, strict=True):
             self.alias(old_child, new_child)
 
-    def alias_ref(self, before: aria.Node, after: aria.Node) -> None:
+    def alias_ref(self, before: aria_parser.Node, after: aria_parser.Node) -> None:
         if before.ref is not None and after.ref is not None and before.ref != after.ref:
             self.aliases[before.ref] = after.ref
 
 
-def _kind(node: aria.Node) -> tuple[str, str]:
+def _kind(node: aria_parser.Node) -> tuple[str, str]:
     return node.role or node.key, node.name
 
 
-def _bare(node: aria.Node) -> str:
+def _bare(node: aria_parser.Node) -> str:
     """The line without its ref and focus: what it says."""
-    text = aria.without_ref(node) if node.ref is not None else node.text
+    text = aria_parser.without_ref(node) if node.ref is not None else node.text
     return _unfocused(text) if " [active]" in text else text
 
 

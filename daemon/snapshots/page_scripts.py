@@ -9,7 +9,7 @@ import anyio
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from browserd.daemon.snapshots.aria import CLICK_TRACKER_JS
+from browserd.daemon.snapshots.aria_capture import CLICK_TRACKER_JS
 from browserd.daemon.snapshots.settle import TRACKER_JS
 
 WINDOW_SCRIPT = f"{CLICK_TRACKER_JS}\n{TRACKER_JS}"

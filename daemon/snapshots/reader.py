@@ -16,7 +16,7 @@ from browserd.daemon.errors import ElementAmbiguous, ElementNotFound, ExecutionE
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.sessions.ref_table import RefInfo
 from browserd.daemon.sessions.tab import Tab
-from browserd.daemon.snapshots import aria
+from browserd.daemon.snapshots import aria_capture, aria_filters, aria_parser
 from browserd.daemon.snapshots.delta import delta
 from browserd.daemon.snapshots.targets import is_ref, locate
 
@@ -51,7 +51,7 @@ class Reading:
     delta: bool
     next_offset: int | None = None
     # The whole page's lines (scope and depth applied) before interactive/compact: what browser_find searches.
-    nodes: list[aria.Node] = field(default_factory=list)
+    nodes: list[aria_parser.Node] = field(default_factory=list)
     title: str = ""  # the page's title, as the header shows it
 
 
@@ -69,7 +69,7 @@ async def header(tab: Tab, errors: list[str] | None = None, title: str | None = 
     return "\n".join(lines)
 
 
-async def read(tab: Tab, options: SnapshotOptions, facts: aria.PageFacts | None = None) -> Reading:
+async def read(tab: Tab, options: SnapshotOptions, facts: aria_capture.PageFacts | None = None) -> Reading:
     """`facts`: the page's annotations and title, when the caller has just read them (after settling)."""
     root_ref = await _scope_ref(tab, options.scope) if options.scope else None
     # A scope is cut out of a whole-page snapshot: Playwright resolves aria-ref against its latest
@@ -77,28 +77,28 @@ async def read(tab: Tab, options: SnapshotOptions, facts: aria.PageFacts | None 
     depth = options.max_depth if root_ref is None else None
     try:
         with action_errors("snapshot", "the page"):
-            captured = await aria.capture(tab.page, None, depth, options.timeout_ms, facts)
+            captured = await aria_capture.capture(tab.page, None, depth, options.timeout_ms, facts)
     except ExecutionError as exc:
         raise ExecutionError(exc.message, hint=TOO_BIG_HINT, **exc.details) from exc
-    nodes = aria.parse(captured.text)
+    nodes = aria_parser.parse(captured.text)
     tab.refs.replace(_refs(nodes, captured.clickables), tab.document, tab.navigations)
     if root_ref is not None:
-        nodes = [node for node in aria.walk(nodes) if node.ref == root_ref][:1]
+        nodes = [node for node in aria_parser.walk(nodes) if node.ref == root_ref][:1]
         if not nodes:
             raise ElementNotFound(f"scope {options.scope} is not in the page's snapshot", scope=options.scope)
         if options.max_depth is not None:
-            nodes = aria.prune(nodes, options.max_depth)
-    nodes = aria.lean(nodes, _origin(tab.page.url), captured.actionable)
+            nodes = aria_filters.prune(nodes, options.max_depth)
+    nodes = aria_filters.lean(nodes, _origin(tab.page.url), captured.actionable)
     if root_ref is None:
-        nodes = aria.unwrapped(nodes, captured.actionable)
-    whole = "\n".join(aria.render(nodes))
+        nodes = aria_filters.unwrapped(nodes, captured.actionable)
+    whole = "\n".join(aria_parser.render(nodes))
     page_nodes = nodes
-    shown_refs = sum(1 for node in aria.walk(nodes) if node.ref is not None and f"[ref={node.ref}]" in node.text)
+    shown_refs = sum(1 for node in aria_parser.walk(nodes) if node.ref is not None and f"[ref={node.ref}]" in node.text)
     if options.interactive:
-        nodes = aria.interactive_only(nodes)
+        nodes = aria_filters.interactive_only(nodes)
     if options.compact:
-        nodes = aria.compact(nodes)
-    body = "\n".join(aria.render(nodes))
+        nodes = aria_filters.compact(nodes)
+    body = "\n".join(aria_parser.render(nodes))
     # Deltas compare whole snapshots, whatever form the previous one was shown in. Against another
     # document (the tab navigated) a delta would be noise: answer in full instead.
     complete = root_ref is None and options.max_depth is None
@@ -199,8 +199,8 @@ def _next_call(options: SnapshotOptions, offset: int) -> dict[str, object]:
     return {"offset": offset, **{name: value for name, value in same.items() if value is not None}}
 
 
-def _refs(nodes: list[aria.Node], clickables: dict[str, aria.Clickable]) -> dict[str, RefInfo]:
-    ref_nodes = [node for node in aria.walk(nodes) if node.ref is not None]
+def _refs(nodes: list[aria_parser.Node], clickables: dict[str, aria_capture.Clickable]) -> dict[str, RefInfo]:
+    ref_nodes = [node for node in aria_parser.walk(nodes) if node.ref is not None]
     page_frame = _frame_prefix(ref_nodes[0].ref or "") if ref_nodes else ""
     totals = Counter((node.role, node.name) for node in ref_nodes)
     seen: Counter[tuple[str, str]] = Counter()
@@ -241,7 +241,7 @@ async def _scope_ref(tab: Tab, scope: str) -> str:
         raise ElementAmbiguous(f"scope {target.described} matches {count} elements; it must match one", scope=scope)
     with action_errors("snapshot", target.described):
         head = await target.locator.aria_snapshot(mode="ai", depth=1)
-    found = next((node.ref for node in aria.walk(aria.parse(head)) if node.ref), None)
+    found = next((node.ref for node in aria_parser.walk(aria_parser.parse(head)) if node.ref), None)
     if found is None:
         raise ElementNotFound(f"scope {target.described} is not in the accessibility tree (hidden?)", scope=scope)
     return found

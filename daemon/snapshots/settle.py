@@ -32,16 +32,14 @@ import anyio
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Locator, Page
 
+from browserd.daemon.runtime.page_js import called, load_js
+
 if TYPE_CHECKING:
     from browserd.daemon.sessions.tab import Tab
 
 # Whatever an action caused may take this long to start (a microtask, a message, an animation frame):
 # the grace ends with the page's next frame, or after this long when frames come slowly (a busy machine).
 GRACE_MS = 25
-# Timers longer than this are no reaction to the input an agent waits for (a 30 s session timeout...).
-_TRACKED_DELAY_MS = 1000
-# A timer chain deeper than this is a loop the input started, not one reaction to it.
-_MAX_GENERATION = 4
 _TICKING_TEXT_CHARS = 200
 _INTERRUPT_POLL_S = 0.02
 _OPENED_POLL_S = 0.01
@@ -50,169 +48,10 @@ _DIGITS = re.compile(r"\d+")
 # target is known to be in a child frame: until the settle after the action ends, or this long when the
 # action fails before one.
 _RELAY_MS = 10_000
-_RELAY_JS = "(ms) => { const s = window.__browserdSettle; if (s) s.messagesUntil = performance.now() + ms; }"
-
-TRACKER_JS = f"""(() => {{
-  if (window.__browserdSettle) return;
-  const s = {{ timers: new Set(), pending: 0, lastActivity: 0, navigating: false, opening: false,
-    downloading: false, ticking: new Set(), messagesUntil: 0, lastInput: 0, lastFrameRequest: 0, settledAt: 0 }};
-  Object.defineProperty(window, '__browserdSettle', {{ value: s }});
-  const INPUT = new Set(['click', 'dblclick', 'auxclick', 'contextmenu', 'mousedown', 'mouseup', 'mousemove',
-    'mouseover', 'mouseenter', 'mouseout', 'mouseleave', 'pointerdown', 'pointerup', 'pointermove', 'pointerover',
-    'pointerenter', 'keydown', 'keyup', 'keypress', 'beforeinput', 'input', 'change', 'submit', 'focus', 'blur',
-    'focusin', 'focusout', 'wheel', 'scroll', 'drop', 'dragstart', 'dragend', 'paste']);
-  // When the page last saw an input, for the settle's quick answer (_ACTION_JS).
-  const inputSeen = () => {{ s.lastInput = performance.now(); }};
-  for (const type of INPUT) window.addEventListener(type, inputSeen, {{ capture: true, passive: true }});
-  let generation = 0;  // of the tracked callback running now; 0 outside one
-  // A message from another window (a frame the action worked in) while an action there is settled is
-  // that action's continuation in this document: what its handlers start is waited for too.
-  const relayed = (e) => e.type === 'message' && e.source !== window && performance.now() < s.messagesUntil;
-  const caused = () => generation || (window.event && (INPUT.has(window.event.type) || relayed(window.event)) ? 1 : 0);
-  const counts = new WeakMap();
-  const background = (records) => {{
-    // Counted once per callback: an element that one-shot callback edits twice does not tick.
-    const changed = new Set(records.map((r) => r.target.nodeType === 1 ? r.target : r.target.parentElement));
-    for (const e of changed) {{
-      if (!e) continue;
-      const n = (counts.get(e) || 0) + 1;
-      counts.set(e, n);
-      if (n >= 2 && s.ticking.size < 50) s.ticking.add(e);
-    }}
-  }};
-  const observer = new MutationObserver(() => {{ s.lastActivity = performance.now(); }});
-  const observe = () => observer.observe(document, {{ subtree: true, childList: true, attributes: true,
-    characterData: true }});
-  // The parser's own insertions are the load, which is over when a load is settled: only later changes
-  // count, so the observer starts when the parse ends. Watching the parse would cost a record for every
-  // node of the page, and every load would wait out a quiet window for its own markup.
-  if (document.readyState === 'loading') {{
-    document.addEventListener('readystatechange', observe, {{ once: true }});
-  }} else {{
-    observe();
-  }}
-  // Runs `fn` as part of the action (gen > 0) or of the page's own life, and files its DOM changes so.
-  const run = (gen, fn, self, args) => {{
-    const outer = generation;
-    generation = gen;
-    try {{ return fn.apply(self, args); }} finally {{
-      generation = outer;
-      const records = observer.takeRecords();
-      if (gen) {{ s.lastActivity = performance.now(); }} else if (records.length) {{ background(records); }}
-    }}
-  }};
-  const wrapTimer = (name, clearName, delayed) => {{
-    const original = window[name], clear = window[clearName];
-    window[name] = function (fn, delay, ...args) {{
-      if (typeof fn !== 'function') return original.apply(this, arguments);
-      if (!delayed) s.lastFrameRequest = performance.now();
-      const parent = caused();
-      const gen = parent && parent < {_MAX_GENERATION} && (!delayed || (+delay || 0) <= {_TRACKED_DELAY_MS})
-        ? parent + 1 : 0;
-      let id;
-      const callback = function (...given) {{
-        if (gen) s.timers.delete(id);
-        return run(gen, fn, this, delayed ? args : given);
-      }};
-      id = delayed ? original.call(this, callback, delay) : original.call(this, callback);
-      if (gen) s.timers.add(id);
-      return id;
-    }};
-    window[clearName] = function (id) {{ s.timers.delete(id); return clear.apply(this, arguments); }};
-  }};
-  wrapTimer('setTimeout', 'clearTimeout', true);
-  wrapTimer('requestAnimationFrame', 'cancelAnimationFrame', false);
-  const interval = window.setInterval;
-  window.setInterval = function (fn, ...rest) {{
-    if (typeof fn !== 'function') return interval.apply(this, arguments);
-    return interval.call(this, function (...given) {{ return run(0, fn, this, given); }}, ...rest);
-  }};
-  const track = (promise) => {{
-    s.pending++;
-    const done = () => {{ s.pending--; s.lastActivity = performance.now(); }};
-    promise.then(done, done);
-  }};
-  const fetch = window.fetch;
-  if (fetch) window.fetch = function () {{
-    const answer = fetch.apply(this, arguments);
-    if (caused()) track(answer);
-    return answer;
-  }};
-  const send = XMLHttpRequest.prototype.send;
-  XMLHttpRequest.prototype.send = function () {{
-    if (caused()) track(new Promise((resolve) => this.addEventListener('loadend', resolve, {{ once: true }})));
-    return send.apply(this, arguments);
-  }};
-  if (window.navigation) navigation.addEventListener('navigate', (e) => {{
-    if (e.downloadRequest !== null) s.downloading = true;
-    else if (!e.destination.sameDocument) s.navigating = true;
-  }});
-  // A tab the browser opens arrives as its own event, later than the click that opened it.
-  const opens = (e) => {{
-    const link = !e.defaultPrevented && e.target instanceof Element && e.target.closest('a[href]');
-    if (link && (link.target === '_blank' || e.ctrlKey || e.metaKey || e.shiftKey || e.button === 1)) {{
-      s.opening = true;
-    }}
-  }};
-  window.addEventListener('click', opens);
-  window.addEventListener('auxclick', opens);
-  const open = window.open;
-  window.open = function () {{
-    const opened = open.apply(this, arguments);
-    if (opened) s.opening = true;
-    return opened;
-  }};
-}})();"""
-
-_ACTION_JS = """([graceMs, quietMs, maxMs, textChars]) => new Promise((resolve) => {
-  const s = window.__browserdSettle;
-  const start = performance.now();
-  let graceOver = false, answered = false;
-  const over = () => { graceOver = true; };
-  const frameGrace = () => {
-    requestAnimationFrame(() => setTimeout(over, 0));
-    setTimeout(over, graceMs);
-  };
-  // Nothing changed, started work or asked for a frame since the last answer.
-  const still = () => s.lastActivity <= s.settledAt && s.lastFrameRequest <= s.settledAt;
-  const done = () => {
-    if (answered) return;
-    answered = true;
-    if (!s) return resolve([[], false, false]);
-    const ticking = [...s.ticking].filter((e) => e.isConnected)
-      .map((e) => (e.textContent || '').trim().slice(0, textChars));
-    resolve([ticking, s.opening, s.downloading]);
-    s.opening = s.downloading = false;
-    s.messagesUntil = 0;
-    s.settledAt = performance.now();
-  };
-  if (s && s.settledAt > 0 && s.lastInput > s.settledAt && still()) {
-    // The page took input since the last answer and did nothing with it so far: after the messages the
-    // input posted (a message of our own comes after them) and a task turn, nothing has changed still,
-    // so there is no render to wait a frame for. Anything else waits for the next frame.
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => setTimeout(() => {
-      if (!still() || s.timers.size || s.pending || s.navigating) return frameGrace();
-      over();
-      check();
-    }, 0);
-    channel.port2.postMessage(0);
-  } else {
-    frameGrace();
-  }
-  const check = () => {
-    const now = performance.now();
-    if (now - start >= maxMs) return done();
-    if (s) {
-      const busy = s.timers.size || s.pending || s.navigating || document.readyState === 'loading';
-      if (!busy && graceOver && now - s.lastActivity >= quietMs) return done();
-    } else if (now - start >= quietMs) {
-      return done();  // a document without the tracker (opened before browserd attached): a fixed wait
-    }
-    setTimeout(check, 5);
-  };
-  check();
-})"""
+_RELAY_JS = load_js("browserd.daemon.snapshots", "settle_relay.js")
+TRACKER_JS = load_js("browserd.daemon.snapshots", "settle_tracker.js")
+_ACTION_JS = load_js("browserd.daemon.snapshots", "settle_action.js")
+_THEN_JS = load_js("browserd.daemon.snapshots", "settle_then.js")
 
 
 @dataclass(frozen=True)
@@ -229,10 +68,7 @@ def _action_script(then_js: str | None) -> str:
     page, in the same round trip. A failing `then_js` answers null and leaves the settle's answer alone."""
     if then_js is None:
         return _ACTION_JS
-    return (
-        f"(args) => ({_ACTION_JS})(args).then((found) => {{\n"
-        f"  let after = null;\n  try {{ after = ({then_js})(); }} catch (e) {{}}\n  return [...found, after];\n}})"
-    )
+    return called(_THEN_JS, _ACTION_JS, then_js)
 
 
 async def settle_action(

@@ -16,7 +16,7 @@ from playwright.async_api import Locator
 from browserd.daemon.errors import ElementNotFound, InvalidParameter, RefNotFound
 from browserd.daemon.sessions.ref_table import RefInfo
 from browserd.daemon.sessions.tab import Tab
-from browserd.daemon.snapshots.aria import IDENTITY_JS, Clickable
+from browserd.daemon.snapshots.aria_capture import IDENTITY_JS, Clickable
 
 _REF = re.compile(r"^@?((?:f\d+)?e\d+|c\d+)$")
 # Roles whose names are only their text, not an author's label: another element may well say the same.

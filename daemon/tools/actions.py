@@ -15,6 +15,7 @@ from browserd.daemon.elements.fields import ARIA_VALUES, FieldInfo, check_taken,
 from browserd.daemon.elements.keyed_values import move_by_keys, set_picker_value
 from browserd.daemon.elements.overlays import BLOCK_ROLES, content_point, covers_named, patiently
 from browserd.daemon.elements.usable import not_usable, usable
+from browserd.daemon.elements.wheel import position_at_rest
 from browserd.daemon.errors import ElementNotFound, ElementNotInteractable, InvalidParameter
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.snapshots.tab_call import TabCall
@@ -27,28 +28,6 @@ from browserd.daemon.tools.tool_registry import Tool
 Modifier = Literal["Alt", "Control", "ControlOrMeta", "Meta", "Shift"]
 SUBMIT_KEY = "Enter"
 SLOW_TYPING_DELAY_MS = 60  # between keys when typing slowly: lets key handlers and suggestions keep up
-
-
-# Where the scroller comes to rest after a wheel: the page, or the nearest scrollable box around the
-# element the wheel turned over (a feed, a virtual list), whose offset is what the answer reports.
-_SCROLL_SETTLED_JS = """(el) => new Promise((resolve) => {
-  const scrolls = (node) => node.scrollHeight > node.clientHeight + 1
-    && /auto|scroll/.test(getComputedStyle(node).overflowY + getComputedStyle(node).overflowX);
-  let box = el;
-  while (box && box !== document.body && !scrolls(box)) box = box.parentElement;
-  const inner = box && box !== document.body;
-  const at = inner ? () => [box.scrollLeft, box.scrollTop] : () => [window.scrollX, window.scrollY];
-  let last = null, still = 0;
-  const done = () => resolve(at());
-  const cap = setTimeout(done, 1000);
-  const tick = () => {
-    const now = at().join(',');
-    still = now === last ? still + 1 : 0;
-    last = now;
-    if (still >= 3) { clearTimeout(cap); done(); } else { requestAnimationFrame(tick); }
-  };
-  requestAnimationFrame(tick);
-})"""
 
 
 class Point(msgspec.Struct, forbid_unknown_fields=True):
@@ -354,7 +333,7 @@ async def browser_scroll(ctx: ToolContext, call: TabCall, params: ScrollParams, 
         where = f"the box of {target.described}"
     await tab.page.mouse.wheel(params.delta_x, params.delta_y)
     # The wheel returns before the page has scrolled: report where it comes to rest.
-    position = await tab.page.evaluate(_SCROLL_SETTLED_JS, over)
+    position = await position_at_rest(tab.page, over)
     response.data({"scrollX": position[0], "scrollY": position[1]})
     response.text(f"Scrolled by ({params.delta_x}, {params.delta_y}); {where} is now at {position[0]},{position[1]}")
     response.code(f"await page.mouse.wheel({params.delta_x}, {params.delta_y})")

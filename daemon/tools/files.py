@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from browserd.daemon.elements.file_inputs import FileInput, file_input
 from browserd.daemon.elements.usable import usable
 from browserd.daemon.errors import ExecutionError, InvalidParameter, NotSupported
 from browserd.daemon.sessions.downloads import DownloadRecord
@@ -22,8 +23,6 @@ MAX_UPLOAD_FILES = 100
 # A click meant to open a file chooser: how long to wait for the chooser, unless the call says.
 CHOOSER_WAIT_MS = 5_000
 DEFAULT_DOWNLOAD_WAIT_MS = 30_000
-
-_IS_FILE_INPUT_JS = "el => el instanceof HTMLInputElement && el.type === 'file' ? (el.multiple ? 2 : 1) : 0"
 
 
 class UploadParams(ActionParams, kw_only=True):
@@ -68,9 +67,9 @@ async def browser_upload(ctx: ToolContext, call: TabCall, params: UploadParams, 
     files = upload_files(params.paths, ctx.session.trust.upload_roots())
     target = await call.locate(params.target)
     with action_errors("upload", target.described):
-        kind = await target.locator.evaluate(_IS_FILE_INPUT_JS, timeout=params.timeout)
-    if kind:
-        if len(files) > 1 and kind == 1:
+        kind = await file_input(target.locator, params.timeout)
+    if kind is not FileInput.NONE:
+        if len(files) > 1 and kind is FileInput.ONE:
             raise InvalidParameter(
                 f"{target.described} takes one file, not {len(files)}",
                 hint="Pass one path, or pick an input that accepts several (multiple).",

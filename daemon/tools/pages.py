@@ -12,7 +12,7 @@ from browserd.daemon.sessions.navigation import HistoryMove, WaitUntil, check_ur
 from browserd.daemon.sessions.page_errors import navigation_errors, page_errors
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import REFUSED_EVENT
-from browserd.daemon.snapshots import aria
+from browserd.daemon.snapshots import aria_filters, aria_parser
 from browserd.daemon.snapshots.reader import SnapshotOptions, read, save
 from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
@@ -234,26 +234,28 @@ async def browser_find(ctx: ToolContext, call: TabCall, params: FindParams, resp
     )
 
 
-def _line(node: aria.Node) -> str:
+def _line(node: aria_parser.Node) -> str:
     """A match as the snapshot shows it, with its ref where the lean line leaves it out (prose)."""
     line = node.text.rstrip(":")
     return line if node.ref is None or f"[ref={node.ref}]" in line else f"{line}  [ref={node.ref}]"
 
 
 def _matches(
-    nodes: list[aria.Node], params: FindParams, pattern: re.Pattern[str] | None, path: list[str]
-) -> list[tuple[aria.Node, str]]:
-    found: list[tuple[aria.Node, str]] = []
+    nodes: list[aria_parser.Node], params: FindParams, pattern: re.Pattern[str] | None, path: list[str]
+) -> list[tuple[aria_parser.Node, str]]:
+    found: list[tuple[aria_parser.Node, str]] = []
     for node in nodes:
         if node.ref is not None and _match(node, params, pattern):
             found.append((node, " > ".join(path[-2:])))
         label = f'{node.role} "{node.name}"' if node.name else ""
-        inner = [*path, label] if label and (node.role in aria.LANDMARK_ROLES or node.role == "heading") else path
+        inner = (
+            [*path, label] if label and (node.role in aria_filters.LANDMARK_ROLES or node.role == "heading") else path
+        )
         found.extend(_matches(node.children, params, pattern, inner))
     return found
 
 
-def _match(node: aria.Node, params: FindParams, pattern: re.Pattern[str] | None) -> bool:
+def _match(node: aria_parser.Node, params: FindParams, pattern: re.Pattern[str] | None) -> bool:
     line = node.plain  # as a person reads it, without YAML's quoting
     return (
         (params.text is None or params.text.lower() in line.lower())

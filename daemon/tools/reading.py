@@ -13,6 +13,7 @@ from browserd.daemon.elements.fields import field_value
 from browserd.daemon.errors import ExecutionError, InvalidParameter
 from browserd.daemon.runtime.images import image_size
 from browserd.daemon.sessions.page_errors import action_errors, page_errors
+from browserd.daemon.snapshots.page_box import page_box
 from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.response import Response
@@ -165,10 +166,6 @@ async def browser_is(ctx: ToolContext, call: TabCall, params: IsParams, response
     response.text(f"{target.described} is {'' if result else 'not '}{params.state}")
 
 
-_PAGE_BOX_JS = """() => [window.scrollX, window.scrollY, window.innerWidth, window.innerHeight,
-  document.documentElement.scrollWidth, document.documentElement.scrollHeight]"""
-
-
 @tab_tool(
     "browser_screenshot",
     "pages",
@@ -179,7 +176,7 @@ _PAGE_BOX_JS = """() => [window.scrollX, window.scrollY, window.innerWidth, wind
 async def browser_screenshot(ctx: ToolContext, call: TabCall, params: ScreenshotParams, response: Response) -> None:
     tab = call.tab
     page = tab.page
-    scroll_x, scroll_y, view_w, view_h, page_w, page_h = await page.evaluate(_PAGE_BOX_JS)
+    scroll_x, scroll_y, view_w, view_h, page_w, page_h = await page_box(page)
     what = "viewport"
     target_code: str | None = None
     clip = {"x": scroll_x, "y": scroll_y, "width": view_w, "height": view_h}
@@ -188,7 +185,7 @@ async def browser_screenshot(ctx: ToolContext, call: TabCall, params: Screenshot
         with action_errors("screenshot", target.described):
             await target.locator.scroll_into_view_if_needed(timeout=params.timeout)
             box = await target.locator.bounding_box(timeout=params.timeout)
-            scroll_x, scroll_y, *_ = await page.evaluate(_PAGE_BOX_JS)
+            scroll_x, scroll_y, *_ = await page_box(page)
         if box is None:
             raise ExecutionError(f"{target.described} has no box on screen", hint="Pick a visible element.")
         clip = {"x": box["x"] + scroll_x, "y": box["y"] + scroll_y, "width": box["width"], "height": box["height"]}

@@ -14,7 +14,7 @@ import msgspec
 from browserd.daemon.elements import shadows
 from browserd.daemon.errors import ElementNotFound
 from browserd.daemon.sessions.tab import NAVIGATED, Tab, call_deadline_s
-from browserd.daemon.snapshots.aria import PAGE_FACTS_JS, PageFacts
+from browserd.daemon.snapshots.aria_capture import PAGE_FACTS_JS, PageFacts
 from browserd.daemon.snapshots.reader import SnapshotOptions, read
 from browserd.daemon.snapshots.settle import Settled
 from browserd.daemon.snapshots.tab_call import TabCall

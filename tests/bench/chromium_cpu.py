@@ -60,7 +60,7 @@ from playwright.async_api import async_playwright  # noqa: E402
 from browserd.daemon.config import BrowserConfig  # noqa: E402
 from browserd.daemon.runtime.chromium import find_chromium  # noqa: E402
 from browserd.daemon.sessions.session import WINDOW_SCRIPT  # noqa: E402
-from browserd.daemon.snapshots.aria import PAGE_FACTS_JS  # noqa: E402
+from browserd.daemon.snapshots.aria_capture import PAGE_FACTS_JS  # noqa: E402
 from browserd.daemon.snapshots.settle import GRACE_MS, _action_script  # noqa: E402
 from tests.bench.common import serve_site, stop_site  # noqa: E402
 from tests.bench.peers import CLIENTS, CYCLE_PAGES, CYCLES, browserd_flavor, connect  # noqa: E402

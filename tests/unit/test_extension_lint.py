@@ -1,6 +1,7 @@
-"""extension-bridge/ passes eslint (its config: extension-bridge/eslint.config.mjs), when eslint is installed.
+"""extension-bridge/ and the daemon's page scripts (daemon/**/js/*.js) pass eslint, when eslint is installed.
 
-eslint is not a Python dependency and the extension has no build step, so it lives outside the repo:
+Their configs: extension-bridge/eslint.config.mjs and daemon/eslint.config.mjs. eslint is not a Python
+dependency and neither has a build step, so it lives outside the repo:
 `make eslint` installs it under ~/.cache/browserd/eslint; BROWSERD_ESLINT or an eslint on PATH also do.
 """
 
@@ -25,15 +26,23 @@ def _eslint() -> str | None:
     return None
 
 
-def test_the_extension_passes_eslint() -> None:
+def _lint(folder: Path) -> None:
     eslint = _eslint()
     if eslint is None:
         pytest.skip("eslint is not installed (make eslint)")
     result = subprocess.run(
-        [eslint, "--config", str(EXTENSION / "eslint.config.mjs"), "--max-warnings", "0", str(EXTENSION)],
+        [eslint, "--config", str(folder / "eslint.config.mjs"), "--max-warnings", "0", str(folder)],
         capture_output=True,
         text=True,
         timeout=120,
         cwd=REPO,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_extension_passes_eslint() -> None:
+    _lint(EXTENSION)
+
+
+def test_the_page_scripts_pass_eslint() -> None:
+    _lint(REPO / "daemon")

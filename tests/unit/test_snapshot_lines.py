@@ -1,4 +1,4 @@
-"""The one parser of snapshot lines (daemon/snapshots/aria.py), without a browser.
+"""The one parser of snapshot lines (daemon/snapshots/aria_parser.py), without a browser.
 
 Playwright writes each line as YAML: a key (`role "name" [attrs]`, single-quoted when it holds `: `,
 ` #`, a leading quote...) and an optional value (double-quoted when needed). Every line must give
@@ -15,7 +15,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from browserd.daemon.snapshots import aria
+from browserd.daemon.snapshots import aria_capture, aria_filters, aria_parser
 from browserd.daemon.snapshots.delta import delta
 from browserd.daemon.snapshots.link_urls import shown_url
 from browserd.daemon.snapshots.reader import _refs
@@ -56,13 +56,13 @@ KEY = st.text(alphabet=st.sampled_from("ab Z#:'\"\\-[]{}&*!|>%@`,?"), min_size=1
     ],
 )
 def test_quoted_lines_give_their_ref_role_and_name(ref: str, role: str, name: str) -> None:
-    nodes = {node.ref: node for node in aria.walk(aria.parse(WIDGETS)) if node.ref}
+    nodes = {node.ref: node for node in aria_parser.walk(aria_parser.parse(WIDGETS)) if node.ref}
     assert ref in nodes, f"ref {ref} was not read from its line; refs read: {sorted(nodes)}"
     assert (nodes[ref].role, nodes[ref].name) == (role, name)
 
 
 def test_quoted_lines_keep_their_attributes_children_and_values() -> None:
-    nodes = {node.ref: node for node in aria.walk(aria.parse(WIDGETS)) if node.ref}
+    nodes = {node.ref: node for node in aria_parser.walk(aria_parser.parse(WIDGETS)) if node.ref}
     assert nodes["f1e5"].attrs == {"ref": "f1e5", "collapsed": "true"}
     assert nodes["e19"].interactive and nodes["e19"].attrs["cursor"] == "pointer"
     assert [child.plain for child in nodes["e7"].children] == ["/url: #tabs-1"]
@@ -70,7 +70,7 @@ def test_quoted_lines_keep_their_attributes_children_and_values() -> None:
 
 
 def test_interactive_listing_keeps_links_inside_tabs() -> None:
-    listing = "\n".join(aria.render(aria.interactive_only(aria.parse(WIDGETS))))
+    listing = "\n".join(aria_parser.render(aria_filters.interactive_only(aria_parser.parse(WIDGETS))))
     for ref in ("e6", "e7", "e8", "e9", "e10", "e11", "f1e5", "e19", "e21"):
         assert f"[ref={ref}]" in listing, f"{ref} missing from the interactive listing:\n{listing}"
     assert "/url" not in listing and "[cursor=pointer]" not in listing
@@ -78,30 +78,30 @@ def test_interactive_listing_keeps_links_inside_tabs() -> None:
 
 def test_a_label_that_needs_quoting_is_written_so_it_reads_back() -> None:
     key = f"clickable {json.dumps('Delete: item #2')} [ref=c1]"
-    node = aria.parse_line(aria.render_line(key))
+    node = aria_parser.parse_line(aria_parser.render_line(key))
     assert (node.role, node.name, node.ref) == ("clickable", "Delete: item #2", "c1")
 
 
 @given(name=TEXT, value=st.none() | TEXT)
 def test_any_name_and_value_round_trip_through_quoting(name: str, value: str | None) -> None:
     key = f"button {json.dumps(name, ensure_ascii=False)} [ref=e5]"
-    written = aria.render_line(key, value)
-    node = aria.parse_line(written)
+    written = aria_parser.render_line(key, value)
+    node = aria_parser.parse_line(written)
     assert (node.role, node.name, node.ref, node.value) == ("button", name, "e5", value), written
 
 
 @given(key=KEY, value=st.none() | TEXT)
 def test_quoting_means_to_a_yaml_reader_what_the_parser_reads(key: str, value: str | None) -> None:
     """A maintained YAML library as the judge: the line is a YAML list item with the same key and value."""
-    written = aria.render_line(key, value)
+    written = aria_parser.render_line(key, value)
     loaded = yaml.load(f"- {written}", Loader=yaml.CSafeLoader)
     expected = [key] if value is None else [{key: value}]
     assert loaded == expected, written
-    node = aria.parse_line(written)
+    node = aria_parser.parse_line(written)
     assert (node.key, node.value) == (key, value)
 
 
-# -- the lean form a model reads (aria.lean) and deltas without context (delta.delta) ----------
+# -- the lean form a model reads (aria_filters.lean) and deltas without context (delta.delta) ----------
 
 ARTICLE = """\
 - generic [active] [ref=e1]:
@@ -127,7 +127,7 @@ ARTICLE = """\
 
 
 def lean(text: str) -> str:
-    return "\n".join(aria.render(aria.lean(aria.parse(text), "http://127.0.0.1:8000")))
+    return "\n".join(aria_parser.render(aria_filters.lean(aria_parser.parse(text), "http://127.0.0.1:8000")))
 
 
 def test_lean_lines_leave_out_what_the_role_implies_and_refs_no_tool_needs() -> None:
@@ -135,7 +135,9 @@ def test_lean_lines_leave_out_what_the_role_implies_and_refs_no_tool_needs() -> 
     assert "[cursor=pointer]" not in shown.replace("generic [ref=e12] [cursor=pointer]", ""), shown
     assert "generic [ref=e12] [cursor=pointer]: Open menu" in shown, "a pointer is all that says a div is clickable"
     assert "- paragraph: Some text." in shown, shown
-    paragraph = next(node for node in aria.walk(aria.lean(aria.parse(ARTICLE))) if node.role == "paragraph")
+    paragraph = next(
+        node for node in aria_parser.walk(aria_filters.lean(aria_parser.parse(ARTICLE))) if node.role == "paragraph"
+    )
     assert paragraph.ref == "e10", "the node keeps its ref for browser_find; only the line leaves it out"
     for kept in ("e1", "e3", "e4", "e7", "e9", "e11", "e12", "e14", "e16", "e17", "e19"):
         assert f"[ref={kept}]" in shown, f"{kept} is actionable, a container or a heading: it keeps its ref\n{shown}"
@@ -144,15 +146,15 @@ def test_lean_lines_leave_out_what_the_role_implies_and_refs_no_tool_needs() -> 
 def test_a_prose_line_holding_something_that_acts_keeps_its_ref() -> None:
     """A draggable list item, or a paragraph around a focusable tooltip trigger, is what an agent drags or
     hovers: the annotations name their lines as actionable and lean() leaves their refs shown."""
-    nodes = aria.parse("- list:\n  - listitem [ref=e3]: Alpha task\n  - listitem [ref=e4]: Bravo task")
-    shown = "\n".join(aria.render(aria.lean(nodes, "", {"e3"})))
+    nodes = aria_parser.parse("- list:\n  - listitem [ref=e3]: Alpha task\n  - listitem [ref=e4]: Bravo task")
+    shown = "\n".join(aria_parser.render(aria_filters.lean(nodes, "", {"e3"})))
     assert "listitem [ref=e3]: Alpha task" in shown and "- listitem: Bravo task" in shown, shown
 
 
 def test_an_inline_actionable_element_marks_the_line_it_was_folded_into() -> None:
     text = "- paragraph [ref=e5] [box=0,0,400,20]: Pricing\n- paragraph [ref=e6] [box=0,30,400,20]: Plain"
     # [x, y, w, h, attributes, selector, label, tag, actionable]: a span with tabindex inside the first paragraph.
-    captured = aria._annotate(text, [[10, 2, 60, 16, [], None, None, "SPAN", True]])
+    captured = aria_capture._annotate(text, [[10, 2, 60, 16, [], None, None, "SPAN", True]])
     assert captured.actionable == {"e5"}, captured
     assert "[box=" not in captured.text
 
@@ -188,7 +190,7 @@ def test_a_link_on_the_same_origin_shows_its_path_only() -> None:
 
 def test_every_ref_a_lean_line_shows_reads_back_from_it() -> None:
     shown = lean(WIDGETS)
-    nodes = {node.ref: node for node in aria.walk(aria.parse(shown)) if node.ref}
+    nodes = {node.ref: node for node in aria_parser.walk(aria_parser.parse(shown)) if node.ref}
     for ref in ("e7", "e9", "e11", "f1e5", "e19", "e21"):
         assert ref in nodes, f"{ref} lost:\n{shown}"
     assert nodes["e19"].name == "Note: read me" and "[cursor=pointer]" not in shown
@@ -197,9 +199,9 @@ def test_every_ref_a_lean_line_shows_reads_back_from_it() -> None:
 
 @given(name=KEY)
 def test_a_quoted_line_stays_quoted_once_its_pointer_is_gone(name: str) -> None:
-    line = aria.render_line(f"link {json.dumps(name, ensure_ascii=False)} [ref=e5] [cursor=pointer]")
+    line = aria_parser.render_line(f"link {json.dumps(name, ensure_ascii=False)} [ref=e5] [cursor=pointer]")
     shown = lean(f"- {line}")
-    node = aria.parse(shown)[0]
+    node = aria_parser.parse(shown)[0]
     assert (node.role, node.name, node.ref) == ("link", name, "e5"), shown
     assert yaml.load(shown, Loader=yaml.CSafeLoader) is not None
 
@@ -221,7 +223,7 @@ def test_a_delta_shows_a_changed_line_once_and_a_gone_line_with_a_minus() -> Non
   - tabpanel "Details" [ref=e7]:
     - paragraph: Details panel
   - status: 12:00:02"""
-    changed = delta(aria.parse(before), aria.parse(after), ("12:00:01", "12:00:02")).text
+    changed = delta(aria_parser.parse(before), aria_parser.parse(after), ("12:00:01", "12:00:02")).text
     assert changed.splitlines() == [
         '- - tabpanel "Overview" [ref=e6]:',
         '+   - tab "Overview" [ref=e4]',
@@ -229,8 +231,8 @@ def test_a_delta_shows_a_changed_line_once_and_a_gone_line_with_a_minus() -> Non
         '+ - tabpanel "Details" [ref=e7]:',
         "+   - paragraph: Details panel",
     ], changed
-    focused = aria.parse(before.replace("[ref=e5]", "[active] [ref=e5]"))
-    assert delta(aria.parse(before), focused).text == "", "focus alone is no change"
+    focused = aria_parser.parse(before.replace("[ref=e5]", "[active] [ref=e5]"))
+    assert delta(aria_parser.parse(before), focused).text == "", "focus alone is no change"
 
 
 def test_a_part_rendered_anew_the_same_is_no_change_and_its_old_refs_stand_for_the_new() -> None:
@@ -261,7 +263,7 @@ def test_a_part_rendered_anew_the_same_is_no_change_and_its_old_refs_stand_for_t
         - /url: /p/3
       - button "Add to cart" [ref=e20]
   - paragraph: 2 products, 1 new"""
-    changed = delta(aria.parse(before), aria.parse(after))
+    changed = delta(aria_parser.parse(before), aria_parser.parse(after))
     assert changed.text.splitlines() == [
         "-   - generic [ref=e8] [cursor=pointer]:",
         "+   - generic [ref=e18] [cursor=pointer]:",
@@ -273,7 +275,10 @@ def test_a_part_rendered_anew_the_same_is_no_change_and_its_old_refs_stand_for_t
     # Only what was the same element in the same place: the mug card's refs stand for nothing.
     assert changed.aliases == {"e3": "e13", "e4": "e14", "e5": "e15", "e6": "e16", "e7": "e17"}
     # Another element with the same role and name in the same place reads the same: it stands for the old one.
-    same = delta(aria.parse(before), aria.parse(before.replace('"Add to cart" [ref=e10]', '"Add to cart" [ref=e21]')))
+    same = delta(
+        aria_parser.parse(before),
+        aria_parser.parse(before.replace('"Add to cart" [ref=e10]', '"Add to cart" [ref=e21]')),
+    )
     assert (same.text, same.aliases) == ("", {"e10": "e21"})
 
 
@@ -289,14 +294,14 @@ def test_only_refs_of_a_child_frame_count_as_in_a_frame() -> None:
         '- generic [active] [ref=f2e1]:\n  - button "Pay" [ref=f2e2]\n  - iframe [ref=f2e3]:\n'
         '    - button "Confirm" [ref=f3e2]'
     )
-    refs = _refs(aria.parse(text), {})
+    refs = _refs(aria_parser.parse(text), {})
     assert {ref: info.in_frame for ref, info in refs.items()} == {
         "f2e1": False,
         "f2e2": False,
         "f2e3": False,
         "f3e2": True,
     }
-    first = _refs(aria.parse('- button "A" [ref=e2]\n- iframe [ref=e3]:\n  - button "C" [ref=f1e2]'), {})
+    first = _refs(aria_parser.parse('- button "A" [ref=e2]\n- iframe [ref=e3]:\n  - button "C" [ref=f1e2]'), {})
     assert [info.in_frame for info in first.values()] == [False, False, True]
 
 

@@ -34,7 +34,7 @@
   const self = stableSelf(el);
   if (unique(self)) add('css', self);
   // Relative to the nearest ancestor that has a stable id or a test id.
-  let path = [step(el)];
+  const path = [step(el)];
   for (let n = el.parentElement; n; n = n.parentElement) {
     const nt = testidOf(n);
     const anchor = n.id && stableToken(n.id) ? '#' + cssEscape(n.id) : nt ? `[${nt[0]}="${nt[1]}"]` : null;

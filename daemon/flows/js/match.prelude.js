@@ -71,7 +71,7 @@ const nameWords = (s, keepDigits) => {
 };
 // Each phrase under its first word, longest first, so a name is only tried against phrases it could hold.
 const PHRASES = new Map();
-for (const [p, key] of SYNONYM_GROUPS.flatMap((group, i) => group.map((p) => [words(p, true).join(' '), '#' + i]))
+for (const [p, key] of SYNONYM_GROUPS.flatMap((group, i) => group.map((phrase) => [words(phrase, true).join(' '), '#' + i]))
   .sort((a, b) => b[0].length - a[0].length)) {
   const first = p.split(' ')[0];
   if (!PHRASES.has(first)) PHRASES.set(first, []);

@@ -3,7 +3,7 @@
 // report's JSON, two disposals): the element comes back as the handle, the report is kept on the window for
 // resolved.js, which takes it away again (issue 14 item 4: resolution was most of a step's own work).
 (args) => {
-  const [el, out] = (([cands, fp, shadow, threshold, margin]) => {
+  const [el, resolved] = (([cands, fp, shadow, threshold, margin]) => {
     let scope = document;
     for (const host of shadow) {
       const h = scope.querySelector(host);
@@ -179,6 +179,6 @@
       hits: best ? best.hits : [], match: best ? best.match : '' };
     return [status === 'ok' ? best.n : null, out];
   })(args);
-  Object.defineProperty(window, '__browserdResolved', { value: out, configurable: true });
+  Object.defineProperty(window, '__browserdResolved', { value: resolved, configurable: true });
   return el;
 }

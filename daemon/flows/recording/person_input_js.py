@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 
 from browserd.daemon.flows.fingerprint_js import CAPTURE_JS, FRAME_CSS_JS
-from browserd.daemon.runtime.page_js import load_js
+from browserd.daemon.runtime.page_js import called, load_js
 
 BINDING = "__browserdPerson"
 WORLD = "browserd-recorder"
@@ -44,7 +44,7 @@ def person_script(keep_values: bool) -> str:
     An init script takes no argument, so the options go in as a JSON literal of the call.
     """
     options = json.dumps({"binding": BINDING, "keepValues": keep_values})
-    return f"({_SCRIPT})({options}, {CAPTURE_JS}, {FRAME_CSS_JS})"
+    return called(_SCRIPT, options, CAPTURE_JS, FRAME_CSS_JS)
 
 
 STOP_JS = load_js("browserd.daemon.flows.recording", "person_stop.js")

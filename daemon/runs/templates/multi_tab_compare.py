@@ -34,7 +34,7 @@ from browserd.daemon.scrape.smartwait import smart_wait
 from browserd.daemon.sessions.navigation import goto
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import Window
-from browserd.daemon.snapshots.aria import capture
+from browserd.daemon.snapshots.aria_capture import capture
 
 MAX_URLS = 20  # D-41
 MAX_CONCURRENCY = 5  # a template's maxConcurrency (D-20)

@@ -1,0 +1,2 @@
+// Whether the target is, or holds exactly one, checkable.
+(start) => !!findCheckable(start)

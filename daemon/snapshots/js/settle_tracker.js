@@ -1,0 +1,118 @@
+// Runs in every document before its scripts (snapshots/settle.py): marks the work a user input starts (timers
+// set by an input event's handlers, the fetches and XHRs they start, their DOM changes), so that the settle
+// after an action waits for that work and no other.
+(() => {
+  if (window.__browserdSettle) return;
+  // Timers longer than this are no reaction to the input an agent waits for (a 30 s session timeout...).
+  const TRACKED_DELAY_MS = 1000;
+  // A timer chain deeper than this is a loop the input started, not one reaction to it.
+  const MAX_GENERATION = 4;
+  const s = { timers: new Set(), pending: 0, lastActivity: 0, navigating: false, opening: false,
+    downloading: false, ticking: new Set(), messagesUntil: 0, lastInput: 0, lastFrameRequest: 0, settledAt: 0 };
+  Object.defineProperty(window, '__browserdSettle', { value: s });
+  const INPUT = new Set(['click', 'dblclick', 'auxclick', 'contextmenu', 'mousedown', 'mouseup', 'mousemove',
+    'mouseover', 'mouseenter', 'mouseout', 'mouseleave', 'pointerdown', 'pointerup', 'pointermove', 'pointerover',
+    'pointerenter', 'keydown', 'keyup', 'keypress', 'beforeinput', 'input', 'change', 'submit', 'focus', 'blur',
+    'focusin', 'focusout', 'wheel', 'scroll', 'drop', 'dragstart', 'dragend', 'paste']);
+  // When the page last saw an input, for the settle's quick answer (settle_action.js).
+  const inputSeen = () => { s.lastInput = performance.now(); };
+  for (const type of INPUT) window.addEventListener(type, inputSeen, { capture: true, passive: true });
+  let generation = 0;  // of the tracked callback running now; 0 outside one
+  // A message from another window (a frame the action worked in) while an action there is settled is
+  // that action's continuation in this document: what its handlers start is waited for too.
+  const relayed = (e) => e.type === 'message' && e.source !== window && performance.now() < s.messagesUntil;
+  const caused = () => generation || (window.event && (INPUT.has(window.event.type) || relayed(window.event)) ? 1 : 0);
+  const counts = new WeakMap();
+  const background = (records) => {
+    // Counted once per callback: an element that one-shot callback edits twice does not tick.
+    const changed = new Set(records.map((r) => r.target.nodeType === 1 ? r.target : r.target.parentElement));
+    for (const e of changed) {
+      if (!e) continue;
+      const n = (counts.get(e) || 0) + 1;
+      counts.set(e, n);
+      if (n >= 2 && s.ticking.size < 50) s.ticking.add(e);
+    }
+  };
+  const observer = new MutationObserver(() => { s.lastActivity = performance.now(); });
+  const observe = () => observer.observe(document, { subtree: true, childList: true, attributes: true,
+    characterData: true });
+  // The parser's own insertions are the load, which is over when a load is settled: only later changes
+  // count, so the observer starts when the parse ends. Watching the parse would cost a record for every
+  // node of the page, and every load would wait out a quiet window for its own markup.
+  if (document.readyState === 'loading') {
+    document.addEventListener('readystatechange', observe, { once: true });
+  } else {
+    observe();
+  }
+  // Runs `fn` as part of the action (gen > 0) or of the page's own life, and files its DOM changes so.
+  const run = (gen, fn, self, args) => {
+    const outer = generation;
+    generation = gen;
+    try { return fn.apply(self, args); } finally {
+      generation = outer;
+      const records = observer.takeRecords();
+      if (gen) { s.lastActivity = performance.now(); } else if (records.length) { background(records); }
+    }
+  };
+  const wrapTimer = (name, clearName, delayed) => {
+    const original = window[name], clear = window[clearName];
+    window[name] = function (fn, delay, ...args) {
+      if (typeof fn !== 'function') return original.apply(this, arguments);
+      if (!delayed) s.lastFrameRequest = performance.now();
+      const parent = caused();
+      const gen = parent && parent < MAX_GENERATION && (!delayed || (+delay || 0) <= TRACKED_DELAY_MS)
+        ? parent + 1 : 0;
+      let id;
+      const callback = function (...given) {
+        if (gen) s.timers.delete(id);
+        return run(gen, fn, this, delayed ? args : given);
+      };
+      id = delayed ? original.call(this, callback, delay) : original.call(this, callback);
+      if (gen) s.timers.add(id);
+      return id;
+    };
+    window[clearName] = function (id) { s.timers.delete(id); return clear.apply(this, arguments); };
+  };
+  wrapTimer('setTimeout', 'clearTimeout', true);
+  wrapTimer('requestAnimationFrame', 'cancelAnimationFrame', false);
+  const interval = window.setInterval;
+  window.setInterval = function (fn, ...rest) {
+    if (typeof fn !== 'function') return interval.apply(this, arguments);
+    return interval.call(this, function (...given) { return run(0, fn, this, given); }, ...rest);
+  };
+  const track = (promise) => {
+    s.pending++;
+    const done = () => { s.pending--; s.lastActivity = performance.now(); };
+    promise.then(done, done);
+  };
+  const fetch = window.fetch;
+  if (fetch) window.fetch = function () {
+    const answer = fetch.apply(this, arguments);
+    if (caused()) track(answer);
+    return answer;
+  };
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function () {
+    if (caused()) track(new Promise((resolve) => { this.addEventListener('loadend', resolve, { once: true }); }));
+    return send.apply(this, arguments);
+  };
+  if (window.navigation) navigation.addEventListener('navigate', (e) => {
+    if (e.downloadRequest !== null) s.downloading = true;
+    else if (!e.destination.sameDocument) s.navigating = true;
+  });
+  // A tab the browser opens arrives as its own event, later than the click that opened it.
+  const opens = (e) => {
+    const link = !e.defaultPrevented && e.target instanceof Element && e.target.closest('a[href]');
+    if (link && (link.target === '_blank' || e.ctrlKey || e.metaKey || e.shiftKey || e.button === 1)) {
+      s.opening = true;
+    }
+  };
+  window.addEventListener('click', opens);
+  window.addEventListener('auxclick', opens);
+  const open = window.open;
+  window.open = function () {
+    const opened = open.apply(this, arguments);
+    if (opened) s.opening = true;
+    return opened;
+  };
+})();
