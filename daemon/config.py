@@ -336,6 +336,11 @@ class FlowsConfig(msgspec.Struct, forbid_unknown_fields=True):
     settle_quiet_ms: Annotated[int, msgspec.Meta(ge=0)] = 30
     # Keep what was typed into non-sensitive fields as the variables' defaults (D-48: off by default).
     keep_non_sensitive_values: bool = False
+    # When a step's elements stay weak or ambiguous, ask the model ([llm], else the client's sampling) to choose
+    # among them; its choice is acted on only if nothing on the page is against it (docs/flows.md). Never for a
+    # sensitive step. The question has its own deadline: the step's own time has run out by then.
+    llm_fallback: bool = False
+    llm_fallback_timeout_s: Annotated[float, msgspec.Meta(gt=0)] = 30.0
 
 
 class LlmConfig(msgspec.Struct, forbid_unknown_fields=True):

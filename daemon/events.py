@@ -6,12 +6,16 @@ holding up a run or a tool call."""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+
+# How a long call reports its progress (done, total, message): a tool call's notifications/progress, a run's
+# listeners. Services below the tools take one, so their steps are told without knowing who listens.
+Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 
 # Events a listener may hold before it loses some: a crawl of a few hundred pages between two reads.
 LISTENER_BUFFER = 512

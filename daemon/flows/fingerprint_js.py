@@ -18,11 +18,12 @@ CAPTURE_JS = with_prelude(load_js("browserd.daemon.flows", "capture.js"), _PRELU
 FRAME_CSS_JS = load_js("browserd.daemon.flows", "frame_css.js")
 
 # Resolves a target (args: [candidates, fingerprint, shadow path, threshold, margin]) to its element, or null;
-# the report of how stays on the window for RESOLVED_JS, so a step costs two round trips.
+# the report of how stays on the window for RESOLVED_JS, so a step costs two round trips. A sixth argument
+# {index, sensitiveCss} takes the index-th element of the report instead (a model's choice, checked on `picked`).
 RESOLVE_ELEMENT_JS = with_prelude(load_js("browserd.daemon.flows", "resolve.js"), _PRELUDE, MATCH_JS)
 RESOLVED_JS = load_js("browserd.daemon.flows", "resolved.js")
 
-# Inputs whose values a failure screenshot must never show.
+# Inputs whose values a failure screenshot must never show, and that a model's choice never is.
 SENSITIVE_CSS = (
     "input[type=password], [autocomplete=one-time-code], [autocomplete^=cc-], "
     "[autocomplete=current-password], [autocomplete=new-password]"

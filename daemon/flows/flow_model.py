@@ -215,6 +215,15 @@ class Flow(_Struct, omit_defaults=False):
 StepStatus = Literal["success", "failed", "skipped"]
 
 
+class ModelPick(_Struct):
+    """The model's choice when replay could not tell which element a step meant ([flows] llm_fallback): the index
+    in the step's `details.elements`, or None for none, and its one-line reason."""
+
+    index: int | None
+    reason: str
+    model: str = ""
+
+
 class StepReport(_Struct):
     """One entry of a run's log (S4-20, issue 14 item 3)."""
 
@@ -227,7 +236,9 @@ class StepReport(_Struct):
     # Of took_ms, the time spent finding and verifying the element(s) (every candidate, one evaluate each).
     resolve_ms: float | None = None
     attempts: int = 1
-    fallback: bool = False
+    # True: a candidate other than the first found the element; "llm": the model chose it (`llm` says how).
+    fallback: bool | Literal["llm"] = False
+    llm: ModelPick | None = None
     error_code: str | None = None
     message: str | None = None
     recover_hint: str | None = None

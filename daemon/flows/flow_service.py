@@ -18,7 +18,7 @@ import msgspec
 from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.config import Config
-from browserd.daemon.errors import FlowNotFound, InvalidParameter
+from browserd.daemon.errors import ExecutionError, FlowNotFound, InvalidParameter, NotSupported
 from browserd.daemon.flows.catalogue.flow_store import FlowStore, IndexRow
 from browserd.daemon.flows.catalogue.schedules import CRON_HINT, Schedule, Scheduler, check_cron, new_schedule_id
 from browserd.daemon.flows.flow_model import FLOW_ID, SLUG, Flow, StepType, ToolMeta, decode, new_flow_id
@@ -299,6 +299,19 @@ class FlowService:
             )
         by.check(found.owner, f"schedule {schedule_id}", scheduleId=schedule_id)
         return found
+
+    async def run_schedule(self, schedule_id: str, by: Actor) -> str:
+        """Fire a schedule now, for `by` (whose trust the run gets if lower than the owner's); the run's id."""
+        schedule = await self.schedule(schedule_id, by)
+        if self.scheduler is None:
+            raise NotSupported("this daemon keeps no schedules", hint="Run the flow with flow_run.")
+        run_id = await self.scheduler.fire(schedule, by.trust.level)
+        if run_id is None:
+            raise ExecutionError(
+                f"schedule {schedule_id} did not start (the daemon's log says why)",
+                hint=f"flow_get {schedule.flow_id}: check that the flow still exists and its args still fit.",
+            )
+        return run_id
 
     async def remove_schedule(self, schedule_id: str, by: Actor) -> Schedule:
         schedule = await self.schedule(schedule_id, by)

@@ -132,3 +132,18 @@ def parse_args(flow: Flow, args: dict[str, Any], base: type[msgspec.Struct]) -> 
         # The message names the field, never its value (a sensitive value must not reach an answer).
         raise InvalidParameter(f"flow {flow.id} args: {exc}", field="args") from exc
     return values_of(flow, parsed)
+
+
+def parse_rows(
+    flow: Flow, args: dict[str, Any], rows: list[dict[str, Any]], base: type[msgspec.Struct]
+) -> dict[str, Any]:
+    """A replay over rows: the values of `args`, once each row with them is known to make a complete call (the
+    args alone need not). Rows are stored with the run, so none may hold a sensitive variable."""
+    for index, row in enumerate(rows):
+        if flow.sensitive_keys & set(row):
+            raise InvalidParameter(
+                f"row {index} holds a sensitive variable; sensitive values go in args only (never stored)",
+                field="rows",
+            )
+        parse_args(flow, {**args, **row}, base)
+    return dict(args)

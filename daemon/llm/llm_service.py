@@ -3,11 +3,14 @@ when it offers that and no endpoint is configured (or [llm] prefer_sampling says
 
 from __future__ import annotations
 
+from typing import Any
+
 from browserd.daemon.config import LlmConfig
 from browserd.daemon.errors import LlmNotConfigured
 from browserd.daemon.llm.chat_model import Model
 from browserd.daemon.llm.endpoint import Endpoint
 from browserd.daemon.llm.keys import api_key
+from browserd.daemon.llm.structured import JsonAnswer, extract_json
 
 
 def configured(config: LlmConfig) -> bool:
@@ -28,6 +31,10 @@ class Llm:
         # The sampling models of connected clients that offer sampling, by their session id.
         self.samplers: dict[str, Model] = {}
 
+    def offers(self, session_id: str | None = None) -> bool:
+        """Whether work for session `session_id` has a model at all: its client's sampling or an endpoint."""
+        return (session_id or "") in self.samplers or configured(self.config)
+
     def model(self, session_id: str | None = None) -> Model:
         """The model for work on behalf of session `session_id`: its client's through sampling when it offers
         that and no endpoint is configured (or prefer_sampling), else the endpoint; LLM_NOT_CONFIGURED if neither."""
@@ -39,6 +46,13 @@ class Llm:
             # The key is read once, when the endpoint is first used: it stays in this process's memory only.
             self._endpoint = Endpoint(self.config, api_key(self.config))
         return self._endpoint
+
+    async def page_json(
+        self, model: Model, markdown: str, url: str, prompt: str | None, schema: dict[str, Any] | None
+    ) -> JsonAnswer:
+        """A page's main content read by `model` into JSON, per `prompt` and `schema`: scrape, batch and crawl
+        (format json). Only the first max_content_chars go to the model: a huge page must not cost a fortune."""
+        return await extract_json(model, markdown[: self.config.max_content_chars], url, prompt, schema)
 
     async def aclose(self) -> None:
         if self._endpoint is not None:

@@ -1,5 +1,5 @@
 """One JSON answer from a model: asked with the schema, checked, repaired once with the validation errors,
-else refused with the last answer (scrape format=json, and an agent's final answer)."""
+else refused with the last answer (scrape format=json, an agent's final answer, a replay step's choice)."""
 
 from __future__ import annotations
 
@@ -85,6 +85,12 @@ async def extract_json(
         {"role": "system", "content": EXTRACT_RULES.format(open=opening, close=closing) + "\n" + schema_rule(schema)},
         {"role": "user", "content": f"Task: {task}\n\nPage {url}:\n{opening}\n{content}\n{closing}"},
     ]
+    return await ask_json(model, messages, schema)
+
+
+async def ask_json(model: Model, messages: list[Message], schema: dict[str, Any] | None) -> JsonAnswer:
+    """The model's JSON answer to `messages`, valid under `schema`: checked, repaired once with the validation
+    errors, else SCHEMA_VALIDATION_FAILED with the last answer."""
     answer = JsonAnswer(None)
     for attempt in range(2):
         completion = await model.complete(messages)
@@ -94,5 +100,5 @@ async def extract_json(
         if not errors:
             answer.value, answer.repaired = value, attempt > 0
             return answer
-        messages += [completion.message(), repair_request(errors)]
+        messages = [*messages, completion.message(), repair_request(errors)]
     raise refused(completion.text, errors, answer.usage, answer.model)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self
 
 import anyio
 import anyio.abc
+import msgspec
 
 from browserd.daemon.config import ProfilesConfig
 from browserd.daemon.profiles.ids import validate_profile_id
 from browserd.daemon.profiles.profile_folder import ProfileStore, Snapshot
+from browserd.daemon.profiles.publish import PublishResult, publish_cas
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
 
 
@@ -59,6 +62,24 @@ class Profiles:
             publisher.start(self._task_group)
             self._publishers[store.profile_id] = publisher
         return publisher
+
+    def publish_later(self, profile_id: str, state: Mapping[str, Any], base_version: int, name: str) -> None:
+        """`state`, which a context that is gone left (a scrape's cookies), as the profile's next version after
+        the call: debounced with the profile's other publishes, CAS-checked from `base_version` (S0-50..S0-53)."""
+
+        async def export() -> Mapping[str, Any]:
+            return state
+
+        self.publisher(profile_id).request(StateSource(export, base_version, name=name))
+
+    async def publish_now(self, profile_id: str, state: Mapping[str, Any], base_version: int) -> PublishResult:
+        """`state` as the profile's next version at once, unless the profile moved past `base_version` (CAS)."""
+        store = self.store(profile_id)
+        encoded = msgspec.json.encode(state)
+        lock_timeout_ms = self.config.publish_lock_timeout_ms
+        return await anyio.to_thread.run_sync(
+            lambda: publish_cas(store, encoded, base_version, lock_timeout_ms=lock_timeout_ms)
+        )
 
     def publish_periodically(self, profile_id: str, source: StateSource) -> anyio.CancelScope:
         """Publish `source` every refresh_interval_ms (D-16) until the returned scope is cancelled."""

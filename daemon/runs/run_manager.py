@@ -439,6 +439,11 @@ class RunManager:
         steps = list(active.ctx.steps) if active is not None else await self.store.steps(run_id)
         return RunView(record, artifacts, steps)
 
+    async def items(self, run_id: str, caller: Session | None = None) -> list[dict[str, Any]]:
+        """The run's items (one per page, row...), if `caller` may see the run (else RUN_NOT_FOUND)."""
+        await self._record(run_id, caller)
+        return await self.store.items(run_id)
+
     async def list(
         self, status: str | None, template_id: str | None, limit: int, offset: int, caller: Session | None = None
     ) -> list[RunRecord]:

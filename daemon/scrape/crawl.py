@@ -54,7 +54,7 @@ from browserd.daemon.scrape.extract import extract, extract_links
 from browserd.daemon.scrape.links import absolute_http_url
 from browserd.daemon.scrape.mapping import SitemapMode, read_sitemaps, site_of
 from browserd.daemon.scrape.robots import Robots, read_robots
-from browserd.daemon.scrape.scrape_service import ScrapeRequest, load_page
+from browserd.daemon.scrape.scrape_service import ScrapeRequest, in_guarded_context, load_page
 from browserd.daemon.scrape.task import Render, Via
 from browserd.protocol.messages import TrustLevel
 
@@ -265,12 +265,9 @@ class Crawler:
 
     async def _fetch(self, task: _RobotsTask | _SitemapTask) -> Any:
         """A plain HTTP read in a context of the executor, under the crawl's URL policy."""
-        async with self.services.guards.guarding(self.request.trust_level) as guard:
-            options = guard.context_options if guard else {}
-            local_only = guard is not None  # only the daemon's own Chromium reaches its guard proxy
-            return await self._busy_retry(
-                lambda: self.services.executor.run_in_context(task, local_only=local_only, **options)
-            )
+        return await self._busy_retry(
+            lambda: in_guarded_context(self.services, self.request.trust_level, lambda guard: task)
+        )
 
     async def run(self) -> CrawlSummary:
         """Crawl until a stop condition; the summary says which one ended it."""

@@ -1,11 +1,13 @@
-"""`map`: a site's URLs from robots.txt sitemaps, sitemap indexes and the page's own links."""
+"""`map`: a site's URLs from robots.txt sitemaps, sitemap indexes and the page's own links.
+
+`map_site` is the map service the tool calls: a MapTask in a fresh context, under the caller's URL policy."""
 
 from __future__ import annotations
 
 import re
 import zlib
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 import lxml.etree  # type: ignore[import-untyped]
@@ -17,8 +19,13 @@ from browserd.daemon.policy.proxy import GuardProxy
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.scrape.extract import extract_links
 from browserd.daemon.scrape.robots import Robots, fetch_bytes, read_robots
+from browserd.daemon.scrape.scrape_service import in_guarded_context
 from browserd.daemon.scrape.smartwait import smart_wait
 from browserd.daemon.sessions.navigation import navigate
+
+if TYPE_CHECKING:
+    # Only a type here: services.py builds on scrape (through runs), so scrape must not import it back.
+    from browserd.daemon.services import Services
 
 SitemapMode = Literal["include", "only", "skip"]
 MAX_SITEMAPS = 20  # sitemap files fetched per map call, indexes included
@@ -36,8 +43,6 @@ class MapRequest:
     limit: int = 100
     sitemap: SitemapMode = "include"
     same_site: bool = True
-    smart_wait_max_ms: int = 5_000
-    smart_wait_quiet_ms: int = 300
 
 
 @dataclass
@@ -136,7 +141,10 @@ class MapTask:
     request: MapRequest
     # The caller's URL policy, and the guard the context's traffic goes through (None: unguarded local session).
     trust: TrustPolicy
-    guard: GuardProxy | None = None
+    guard: GuardProxy | None
+    # How long the page may take to settle before its links are read ([scrape] smart_wait_*).
+    smart_wait_max_ms: int
+    smart_wait_quiet_ms: int
 
     async def run(self, context: BrowserContext) -> MapResult:
         req = self.request
@@ -151,7 +159,7 @@ class MapTask:
             page = await context.new_page()
             try:
                 await navigate(page, req.url, self.guard, self.trust, wait_until="domcontentloaded")
-                await smart_wait(page, req.smart_wait_max_ms, req.smart_wait_quiet_ms)
+                await smart_wait(page, self.smart_wait_max_ms, self.smart_wait_quiet_ms)
                 html, base = await page.content(), page.url
             except UrlNotAllowed:
                 raise
@@ -163,3 +171,15 @@ class MapTask:
         urls = [f for f in found.values() if not req.same_site or same_site(f.url, site)]
         ranked = rank(urls, req.search)
         return MapResult(ranked[: req.limit], sitemaps, len(ranked))
+
+
+async def map_site(services: Services, request: MapRequest, trust: TrustPolicy) -> MapResult:
+    """The site of `request.url` mapped in a fresh context, its sitemaps read through the context's HTTP
+    client (whose proxy is the context's: the URL guard too)."""
+    await trust.check_url(request.url)  # before a browser context is taken for it
+    config = services.config.scrape
+
+    def task(guard: GuardProxy | None) -> MapTask:
+        return MapTask(request, trust, guard, config.smart_wait_max_ms, config.smart_wait_quiet_ms)
+
+    return await in_guarded_context(services, trust.level, task)

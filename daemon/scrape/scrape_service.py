@@ -1,5 +1,8 @@
 """The scrape service: one page, one format, through the fast path or a fresh headless context (reference/000).
 
+`scrape_page` is one `scrape` call: the login profile it loads with (and publishes the page's cookies
+back to), the page, its format's payload and the D-24 login hint.
+
 `load_page` decides the path (issue 12): `render="always"` is the browser; `"never"` the HTTP fast path
 (daemon/scrape/fetch.py) only; `"auto"` fetches first and keeps the fetched HTML when it holds the
 content (fetch.browser_reason), else renders the page in the browser. Screenshots and mobile pages
@@ -8,20 +11,25 @@ always take the browser. Either way the page comes back as a LoadedPage saying w
 
 from __future__ import annotations
 
+import dataclasses
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import urlsplit
 
 import anyio
 from playwright.async_api import BrowserContext
 
+from browserd.daemon.config import ScrapeConfig
 from browserd.daemon.errors import BrowserdError, ExecutionError, NotSupported, UrlNotAllowed
+from browserd.daemon.events import Progress
+from browserd.daemon.policy.proxy import GuardProxy
 from browserd.daemon.policy.route_guard import RouteGuard
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.runtime.browser import proxy_option
 from browserd.daemon.runtime.contexts import poolable_state
-from browserd.daemon.runtime.executor import in_fresh_context
+from browserd.daemon.runtime.executor import BrowserTask, in_fresh_context
 from browserd.daemon.runtime.pool import MemberLost
 from browserd.daemon.scrape.extract import Extraction, Link, extract, extract_links, page_metadata
 from browserd.daemon.scrape.fetch import (
@@ -40,6 +48,7 @@ if TYPE_CHECKING:
     from browserd.daemon.services import Services
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 # A page is loaded again this often when the pool member it was on goes down under it.
 LOST_MEMBER_RETRIES = 3
 
@@ -73,6 +82,62 @@ class ScrapeResult:
     markdown: str = ""
     html: str = ""
     links: list[Link] = field(default_factory=list)
+
+
+@dataclass
+class Scraped:
+    """One scrape: the page, its format's payload, the login profile it loaded with (None: a fresh anonymous
+    context) as of the call's start, and what to tell a caller whose profile lacks the page's login."""
+
+    page: LoadedPage
+    result: ScrapeResult
+    profile_id: str | None
+    profile_version: int | None
+    login_hint: str | None
+
+
+async def _no_progress(done: float, total: float | None, message: str | None) -> None:
+    return None
+
+
+async def scrape_page(
+    services: Services,
+    request: ScrapeRequest,
+    trust: TrustPolicy,
+    named_profile: str | None,
+    progress: Progress = _no_progress,
+) -> Scraped:
+    """The page of `request` with the cookies of `named_profile` (else the default profile, for a local
+    session), rendered in its format. Cookies the page set go back to the profile after the call."""
+    profiles = services.profiles
+    named = profiles.profile_id(named_profile) if named_profile is not None else None
+    # A remote session without profileId scrapes in a fresh anonymous context: never `master`'s cookies.
+    profile_id = trust.default_profile(named, profiles.profile_id(None), "scrape with")
+    request = dataclasses.replace(request, profile_id=profile_id or "", trust_level=trust.level)
+    snapshot = await profiles.load(profile_id) if profile_id is not None else None
+    await progress(0, 2, f"loading {request.url}")
+    state = snapshot.storage_state() if snapshot is not None else None
+    page = await load_page(services, request, state, export_state=snapshot is not None)
+    if snapshot is not None and page.storage_state is not None and page.storage_state != state:
+        # Cookies the page set (in the browser or on the fast path) go back to the profile after the answer.
+        profiles.publish_later(snapshot.meta.profile_id, page.storage_state, snapshot.version, "scrape")
+    await progress(1, 2, "extracting")
+    result = await render(request, page, services.scrape.extraction)
+    if snapshot is None:
+        return Scraped(page, result, None, None, None)
+    hint = login_hint(services.config.scrape, snapshot.meta.profile_id, snapshot.version, page)
+    return Scraped(page, result, profile_id, snapshot.version, hint)
+
+
+def login_hint(config: ScrapeConfig, profile_id: str, version: int, page: LoadedPage) -> str | None:
+    """D-24: a profile that never logged in, refused (401/403) or sent to a login page."""
+    if version != 0:
+        return None
+    path = urlsplit(page.final_url).path.lower()
+    on_login_page = any(pattern in path for pattern in config.login_url_patterns)
+    if page.status in (401, 403) or on_login_page:
+        return f"run: browserd login --profile {profile_id}"
+    return None
 
 
 async def context_options(
@@ -240,6 +305,17 @@ class _RouteGuarded:
     async def run(self, context: BrowserContext) -> LoadedPage:
         await self.guard.install(context)
         return await self.task.run(context)
+
+
+async def in_guarded_context(
+    services: Services, trust_level: TrustLevel, task_for: Callable[[GuardProxy | None], BrowserTask[T]]
+) -> T:
+    """`task_for(guard)` in a fresh context of the executor whose traffic, HTTP client's included, goes through
+    the guard proxy of `trust_level` (None: an unguarded local session): a map, a crawl's robots.txt and sitemaps."""
+    async with services.guards.guarding(trust_level) as guard:
+        options = guard.context_options if guard else {}
+        # Only the daemon's own Chromium reaches its guard proxy.
+        return await services.executor.run_in_context(task_for(guard), local_only=guard is not None, **options)
 
 
 def _poolable(services: Services, request: ScrapeRequest, storage_state: Mapping[str, Any] | None) -> bool:

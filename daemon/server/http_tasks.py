@@ -18,8 +18,8 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 
+from browserd.daemon.events import Progress
 from browserd.daemon.runtime.idle_hold import IdleHold
-from browserd.daemon.tools.context import Progress
 from browserd.protocol.mcp_tasks import McpTask, TaskTable
 
 log = logging.getLogger(__name__)

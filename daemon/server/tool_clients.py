@@ -15,10 +15,11 @@ import anyio
 from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.errors import BrowserdError, ExecutionError, PageCrashed, request_timeout
+from browserd.daemon.events import Progress
 from browserd.daemon.runtime.browser import is_crash
 from browserd.daemon.services import Services
 from browserd.daemon.sessions.session import Session
-from browserd.daemon.tools.context import Progress, ToolContext
+from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.response import PageSeen, error_payload
 from browserd.daemon.tools.response import Response as ToolResponse
 from browserd.daemon.tools.tool_registry import Catalog, Tool

@@ -12,9 +12,11 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import re
 import time
 import weakref
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -22,6 +24,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, Request
 
 from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.sessions.routes import glob_matcher
+from browserd.daemon.sessions.urlglob import is_glob
 
 ResourceType = Literal[
     "document",
@@ -149,6 +153,66 @@ class NetworkLog:
     def _duration(request: Request, record: NetworkRecord) -> float:
         end = request.timing["responseEnd"]
         return round(end if end >= 0 else (time.monotonic() - record.started) * 1000, 1)
+
+
+_STATUS = re.compile(r"^\s*(?:(?P<class>[1-5])xx|(?P<op>>=|<=|>|<|=)?\s*(?P<code>\d{3}))\s*$", re.IGNORECASE)
+
+
+def status_filter(expression: str) -> tuple[str, int]:
+    """A status filter ("404", "4xx", ">=400") as (operator, value); INVALID_PARAMETER for anything else."""
+    found = _STATUS.match(expression)
+    if found is None:
+        raise InvalidParameter(
+            f"status {expression!r} is not a status filter",
+            hint='Use a code ("404"), a class ("4xx") or a comparison (">=400", "<300").',
+            field="status",
+        )
+    if found["class"]:
+        return "class", int(found["class"])
+    return found["op"] or "=", int(found["code"])
+
+
+def status_matches(status: int | None, wanted: tuple[str, int]) -> bool:
+    if status is None:
+        return False
+    op, value = wanted
+    return {
+        "class": status // 100 == value,
+        "=": status == value,
+        ">=": status >= value,
+        "<=": status <= value,
+        ">": status > value,
+        "<": status < value,
+    }[op]
+
+
+def url_matches(url: str, pattern: str) -> bool:
+    """A glob (browser_route's, so both tools agree on what `**/api/*` means), else a substring."""
+    return bool(glob_matcher(pattern).match(url)) if is_glob(pattern) else pattern in url
+
+
+@dataclass(frozen=True)
+class RequestFilter:
+    """Which records of a tab's network log browser_network lists; None or False: no condition."""
+
+    url: str | None = None
+    method: str | None = None
+    status: str | None = None
+    resource_type: ResourceType | None = None
+    failed: bool = False
+
+    def select(self, records: Iterable[NetworkRecord]) -> list[NetworkRecord]:
+        wanted_status = status_filter(self.status) if self.status is not None else None
+        method = self.method.upper() if self.method else None
+        return [
+            r
+            for r in records
+            if (self.url is None or url_matches(r.url, self.url))
+            and (method is None or r.method == method)
+            and (wanted_status is None or status_matches(r.status, wanted_status))
+            and (self.resource_type is None or r.resource_type == self.resource_type)
+            and (not self.failed or r.failed)
+        ]
 
 
 @dataclass(frozen=True)

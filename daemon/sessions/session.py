@@ -313,6 +313,18 @@ class Session:
             )
         raise SessionNotFound("this session has no open tab yet")
 
+    async def select_tab(self, tab: Tab) -> None:
+        """`tab` becomes the active tab of the session, its window the active window, and comes to the front."""
+        tab.window.active_tab_id = tab.id
+        self.active_window_id = tab.window.id
+        await tab.page.bring_to_front()
+
+    async def close_tab(self, tab: Tab) -> None:
+        """Close `tab` once the call acting on it (if any) is done; another tab becomes active if need be."""
+        async with tab.lock:
+            await tab.page.close()
+        self.ensure_active_tab()
+
     def all_tabs(self) -> list[Tab]:
         return [tab for window in self.windows.values() for tab in window.open_tabs()]
 

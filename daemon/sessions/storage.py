@@ -15,6 +15,8 @@ from playwright.async_api import BrowserContext, StorageState
 from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.errors import InvalidParameter
+from browserd.daemon.profiles.profile_registry import Profiles
+from browserd.daemon.profiles.publish import PublishResult
 from browserd.daemon.runtime.contexts import CLEAR_SESSION_STORAGE_JS
 from browserd.daemon.sessions.page_errors import page_errors
 from browserd.daemon.sessions.window import Window
@@ -127,3 +129,16 @@ async def clear(window: Window, kinds: set[StorageKind], origin: str | None) -> 
             except PlaywrightError:
                 continue  # a tab navigating away right now has nothing left to clear
     return removed
+
+
+async def publish_to_profile(window: Window, profiles: Profiles, profile_id: str) -> PublishResult:
+    """The window's state as a new version of the profile, through the profile's CAS publish."""
+    pid = profiles.profile_id(profile_id)
+    link = window.profile
+    if link is not None and link.profile_id == pid and link.publisher is not None and link.source is not None:
+        # The window's own publisher: its base version moves on with the publish, so it stays in step.
+        return await link.publisher.publish(link.source, debounce=False)
+    base = (await profiles.load(pid)).version
+    with page_errors("storage export"):
+        state = await window.context.storage_state(indexed_db=profiles.config.include_indexed_db)
+    return await profiles.publish_now(pid, state, base)

@@ -6,13 +6,16 @@ with the call, passed down as an argument: a later call on the same tab never se
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 
 from playwright.async_api import Frame
 
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.snapshots.settle import Settled, frame_of, settle_tab
-from browserd.daemon.snapshots.targets import IDENTITY_TIMEOUT_MS, Target, locate
+from browserd.daemon.snapshots.targets import IDENTITY_TIMEOUT_MS, EarlyAction, Target, locate
 
 
 @dataclass
@@ -23,17 +26,39 @@ class TabCall:
     settles: bool = False
     # The child frame of the action's target; None in the main frame (or when the call does not settle).
     frame: Frame | None = None
+    # Reads that verify the action took (a fill's value), run while the page settles: they fail the call.
+    checks: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
 
-    async def locate(self, target: str) -> Target:
-        """The element a ref or selector names (snapshots/targets.py). In a child frame, when the call settles,
-        that frame is found now, before the action, and the page told to count what the frame posts it
-        meanwhile as the action's doing (snapshots/settle.py)."""
-        found = await locate(self.tab, target)
+    async def locate(self, target: str, early: EarlyAction | None = None) -> Target:
+        """The element a ref or selector names (snapshots/targets.py; `early` is started there on a plain text
+        field). In a child frame, when the call settles, that frame is found now, before the action, and the
+        page told to count what the frame posts it meanwhile as the action's doing (snapshots/settle.py)."""
+        found = await locate(self.tab, target, early)
         if found.in_frame and self.settles:
             # Only refs inside frames pay the extra round trip; the main frame's settle needs no frame.
             self.frame = await frame_of(self.tab.page, found.locator, IDENTITY_TIMEOUT_MS)
         return found
 
+    async def check_meanwhile(self, check: Callable[[], Awaitable[None]]) -> None:
+        """Run `check` alongside the settle when the call settles (its round trip overlaps the settle's),
+        else now."""
+        if self.settles:
+            self.checks.append(check)
+        else:
+            await check()
+
     async def settle(self, quiet_ms: int, max_ms: int, then_js: str | None = None) -> Settled:
-        """Wait for what the action started: in its target's frame first, then in the page."""
-        return await settle_tab(self.tab, quiet_ms, max_ms, then_js, self.frame)
+        """Wait for what the action started: in its target's frame first, then in the page. A failing check
+        fails the call and ends the wait."""
+        if not self.checks:
+            return await settle_tab(self.tab, quiet_ms, max_ms, then_js, self.frame)
+        settling = asyncio.ensure_future(settle_tab(self.tab, quiet_ms, max_ms, then_js, self.frame))
+        try:
+            for check in self.checks:
+                await check()
+        except BaseException:
+            settling.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):  # the call's answer is the check's error
+                await settling
+            raise
+        return await settling

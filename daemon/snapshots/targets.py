@@ -6,8 +6,11 @@ the current document, and its element must still be on the page.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from playwright.async_api import Error as PlaywrightError
@@ -41,6 +44,9 @@ class Target:
     role: str = ""
     # A ref of a child frame's element (RefInfo.in_frame): an action on it settles that frame too.
     in_frame: bool = False
+    # The action `locate` started on a plain text field while it made sure the ref's element is still there
+    # (`early`); the caller awaits it in place of starting the action itself.
+    under_way: Awaitable[None] | None = None
 
     @property
     def named(self) -> str:
@@ -51,7 +57,15 @@ def is_ref(target: str) -> bool:
     return _REF.match(target.strip()) is not None
 
 
-async def locate(tab: Tab, target: str) -> Target:
+# An action on a located element, given its locator.
+EarlyAction = Callable[[Locator], Awaitable[None]]
+
+
+async def locate(tab: Tab, target: str, early: EarlyAction | None = None) -> Target:
+    """`early`: an action to start at once on a ref the snapshot showed as a plain text field in the main
+    frame, while the element is counted (one round trip to the browser fewer per fill). It can only act on
+    the ref's own element, so it is aborted when that element turns out to be gone; else `Target.under_way`
+    holds it."""
     target = target.strip()
     if not target:
         raise InvalidParameter("empty target", hint="Pass a ref such as e5 or a CSS selector.", field="target")
@@ -85,9 +99,21 @@ async def locate(tab: Tab, target: str) -> Target:
     described = f"ref {ref} ({info.role}{' ' + json.dumps(info.name, ensure_ascii=False) if info.name else ''})"
     selector = info.clickable.selector if info.clickable else f"aria-ref={ref}"
     locator = tab.page.locator(selector)
+    plain_text = (
+        info.role in ("textbox", "searchbox") and info.kind is None and info.clickable is None and info.editable
+    )
+    # Not in a child frame: an action there waits until the page is told to count what that frame posts it.
+    under_way = asyncio.ensure_future(early(locator)) if early and plain_text and not info.in_frame else None
     try:
         count = await locator.count()
-    except PlaywrightError as exc:
+        if count == 0 and under_way is not None:
+            await _aborted(under_way)
+            under_way = None
+    except BaseException as exc:
+        if under_way is not None:
+            await _aborted(under_way)
+        if not isinstance(exc, PlaywrightError):
+            raise
         if tab.navigations != tab.refs.navigations:
             raise _stale(tab, ref) from exc
         # The iframe the ref lived in was removed from a page that is otherwise still there.
@@ -109,9 +135,6 @@ async def locate(tab: Tab, target: str) -> Target:
         return _found_again(again, ref, info)
     if info.clickable is not None:
         await _same_clickable(locator, info.clickable, described, ref)
-    plain_text = (
-        info.role in ("textbox", "searchbox") and info.kind is None and info.clickable is None and info.editable
-    )
     return Target(
         locator,
         described,
@@ -121,7 +144,15 @@ async def locate(tab: Tab, target: str) -> Target:
         short=short,
         role=info.role,
         in_frame=info.in_frame,
+        under_way=under_way,
     )
+
+
+async def _aborted(action: asyncio.Future[None]) -> None:
+    """Cancel an early action (Playwright aborts the call in its driver) and let it end; its own error is moot."""
+    action.cancel()
+    with contextlib.suppress(asyncio.CancelledError, PlaywrightError):
+        await action
 
 
 async def _same_clickable(locator: Locator, clickable: Clickable, described: str, ref: str) -> None:

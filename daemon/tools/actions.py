@@ -143,7 +143,11 @@ def _written(response: Response, what: str, target: Target, code: str, submit: b
 @tab_tool("browser_fill", "pages", "Replace the value of an input or textarea.", FillParams)
 async def browser_fill(ctx: ToolContext, call: TabCall, params: FillParams, response: Response) -> None:
     tab = call.tab
-    target = await call.locate(params.target)
+
+    async def fill_plain(locator: Locator) -> None:
+        await locator.fill(params.value, timeout=params.timeout)
+
+    target = await call.locate(params.target, early=fill_plain)
     # What kind of field it is decides the format it stores and the error that helps when it is no field;
     # the same read says whether it is disabled or read-only, so the fill fails at once then.
     # The snapshot already said it is a plain textbox one can edit: no closer look (one that has been disabled
@@ -165,13 +169,22 @@ async def browser_fill(ctx: ToolContext, call: TabCall, params: FillParams, resp
         elif field.picker:
             picked = await set_picker_value(target.locator, stored, params.timeout)
             note = picked.note
+        elif target.under_way is not None:  # a plain text field's fill, started while its ref was checked
+            await target.under_way
         else:
             await target.locator.fill(stored, timeout=params.timeout)
-        # A picker's setter writes the field in its own format ("October 20, 2017"): that is the value taking.
-        if field.kind not in ARIA_VALUES and not (field.picker and picked.setter):
-            # Pages rewrite or refuse values (masks, maxlength, scripts): "Filled" is said only of a value that took.
-            await check_taken(target.locator, field, stored, target.described, params.timeout)
-        if params.submit:
+    # A picker's setter writes the field in its own format ("October 20, 2017"): that is the value taking.
+    if field.kind not in ARIA_VALUES and not (field.picker and picked.setter):
+
+        async def taken() -> None:
+            with action_errors("fill", target.described):
+                await check_taken(target.locator, field, stored, target.described, params.timeout)
+
+        # Pages rewrite or refuse values (masks, maxlength, scripts): "Filled" is said only of a value that took.
+        # Before an Enter, at once; else while the page settles, which saves a round trip.
+        await (taken() if params.submit else call.check_meanwhile(taken))
+    if params.submit:
+        with action_errors("fill", target.described):
             await target.locator.press(SUBMIT_KEY, timeout=params.timeout)
     _written(response, "Filled", target, f"fill({stored!r})", params.submit, note)
 

@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 from typing import Annotated, Any
-from urllib.parse import urlsplit
 
 import msgspec
 from playwright.async_api import Error as PlaywrightError
 
-from browserd.daemon.errors import CdpConnectFailed, InvalidParameter, UrlNotAllowed
-from browserd.daemon.policy.addresses import address_rule
-from browserd.daemon.policy.origins import DEFAULT_PORTS
+from browserd.daemon.errors import CdpConnectFailed
+from browserd.daemon.policy.cdp_endpoints import check_cdp_endpoint
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.tool_registry import Params, Tool, tool
-
-_SCHEMES = ("http", "https", "ws", "wss")
 
 
 class ConnectCdpParams(Params, kw_only=True):
@@ -28,32 +24,6 @@ class ConnectCdpParams(Params, kw_only=True):
     timeout: Annotated[int, msgspec.Meta(ge=1, le=120_000, description="Connect timeout in ms.")] = 10_000
 
 
-async def _check_endpoint(ctx: ToolContext, endpoint: str) -> None:
-    parts = urlsplit(endpoint)
-    scheme = parts.scheme.lower()
-    if scheme not in _SCHEMES or not parts.hostname:
-        raise InvalidParameter(
-            f"`{endpoint}` is not a debugging endpoint",
-            hint="Pass the http:// address of the browser's debugging port, e.g. http://127.0.0.1:9222.",
-            field="endpoint",
-        )
-    if ctx.services.config.security.cdp_allow_remote_hosts:
-        return
-    # A debugging port gives full control of that browser: by default only one on this machine.
-    try:
-        port = parts.port or DEFAULT_PORTS[scheme]
-    except ValueError as exc:
-        raise InvalidParameter(f"bad port in `{endpoint}`", field="endpoint") from exc
-    addresses = await ctx.services.guards.policy.resolve(parts.hostname, port)
-    if not addresses or any(address_rule(address) != "loopback" for address in addresses):
-        raise UrlNotAllowed(
-            f"{endpoint} is not on this machine; browser_connect_cdp attaches to loopback endpoints only",
-            hint="Attach to a browser on this machine, or set security.cdp_allow_remote_hosts in the config.",
-            url=endpoint,
-            rule="cdp-not-loopback",
-        )
-
-
 @tool(
     "browser_connect_cdp",
     "devtools",
@@ -63,8 +33,7 @@ async def _check_endpoint(ctx: ToolContext, endpoint: str) -> None:
 )
 async def browser_connect_cdp(ctx: ToolContext, params: ConnectCdpParams, response: Response) -> None:
     session = ctx.session
-    session.trust.check_cdp("browser_connect_cdp")
-    await _check_endpoint(ctx, params.endpoint)
+    await check_cdp_endpoint(session.trust, params.endpoint, "browser_connect_cdp")
     try:
         window = await session.open_window("cdp", endpoint=params.endpoint, timeout_ms=params.timeout)
     except PlaywrightError as exc:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import anyio
 
+from browserd.daemon.events import Progress
 from browserd.daemon.services import Services
 from browserd.daemon.sessions.session import Session
-
-Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 
 
 @dataclass

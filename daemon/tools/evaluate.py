@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any
 
-import anyio
 import msgspec
-from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from browserd.daemon.errors import ExecutionError, PageCrashed, ScriptError
-from browserd.daemon.runtime.browser import is_crash
 from browserd.daemon.sessions.page_errors import action_errors
+from browserd.daemon.sessions.scripts import run_script
 from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.tabtool import ActionParams, SnapshotMode, TargetText, TimeoutMs, tab_tool
 from browserd.daemon.tools.tool_registry import Tool
-
-# Playwright prefixes the page's error with the API that ran it: "Page.evaluate: Error: boom".
-_API_PREFIX = re.compile(r"^\w+\.evaluate: ")
-_STACK_LINES = 5
 
 
 class EvaluateParams(ActionParams, kw_only=True):
@@ -42,14 +33,6 @@ class EvaluateParams(ActionParams, kw_only=True):
     snapshot: SnapshotMode = "none"
 
 
-def _script_error(exc: PlaywrightError) -> ScriptError | PageCrashed:
-    if is_crash(exc):
-        return PageCrashed("the page crashed while the script ran")
-    lines = _API_PREFIX.sub("", str(exc).strip()).splitlines()
-    message = lines[0] if lines else "the script failed"
-    return ScriptError(f"the script threw {message}", jsError=message, stack=[s.strip() for s in lines[1:_STACK_LINES]])
-
-
 @tab_tool(
     "browser_evaluate",
     "devtools",
@@ -66,32 +49,8 @@ async def browser_evaluate(ctx: ToolContext, call: TabCall, params: EvaluatePara
     if target is not None:
         with action_errors("evaluate", target.described):
             await target.locator.wait_for(state="attached", timeout=timeout_ms)
-    try:
-        # A promise that never settles must not hold the tab: the deadline releases it.
-        with anyio.fail_after(timeout_ms / 1000):
-            if target is not None:
-                result = await target.locator.evaluate(params.expression, params.arg, timeout=timeout_ms)
-            else:
-                result = await tab.page.evaluate(params.expression, params.arg)
-    except TimeoutError as exc:
-        if await tab.answers():
-            raise ExecutionError(
-                f"the script did not finish within {timeout_ms} ms",
-                hint="Return sooner (do not await a promise that may never settle), or pass a larger timeout.",
-                timeoutMs=timeout_ms,
-            ) from exc
-        # The script still runs and holds the page: nothing else on this tab can run until it is stopped.
-        done = await tab.recover()
-        raise ExecutionError(
-            f"the script did not finish within {timeout_ms} ms; {done}",
-            hint="Do not loop without end (while(true) with no way out); pass a larger timeout for slow work.",
-            timeoutMs=timeout_ms,
-            recovered=done,
-        ) from exc
-    except PlaywrightTimeout as exc:
-        raise ExecutionError(f"the script timed out: {exc}", timeoutMs=timeout_ms) from exc
-    except PlaywrightError as exc:
-        raise _script_error(exc) from exc
+    element = target.locator if target is not None else None
+    result = await run_script(tab, params.expression, params.arg, element, timeout_ms)
     try:
         text = msgspec.json.encode(result).decode()
     except (TypeError, msgspec.EncodeError):

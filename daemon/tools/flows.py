@@ -11,14 +11,13 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from browserd.daemon.errors import ExecutionError, InvalidParameter, NotSupported
+from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.flows.catalogue.datasets import DatasetFormat, as_text, flatten
-from browserd.daemon.flows.catalogue.python_export import check_urls, playwright_script
+from browserd.daemon.flows.catalogue.python_export import export_script
 from browserd.daemon.flows.flow_model import MAX_ROWS, Flow, StepReport
-from browserd.daemon.flows.owners import Actor, level_of
-from browserd.daemon.flows.replay.run_template import check_from_step
-from browserd.daemon.flows.variables import args_struct, parse_args, tool_schema, values_of
-from browserd.daemon.runs.run_manager import StartRequest
+from browserd.daemon.flows.owners import Actor
+from browserd.daemon.flows.replay.run_template import check_from_step, start_flow_run
+from browserd.daemon.flows.variables import args_struct, parse_args, parse_rows, tool_schema, values_of
 from browserd.daemon.runs.run_records import RunMode
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.response import Response
@@ -191,27 +190,13 @@ async def flow_delete(ctx: ToolContext, params: FlowParams, response: Response) 
 async def run_flow(
     ctx: ToolContext, flow: Flow, values: dict[str, Any], options: RunOptions, response: Response, **extra: Any
 ) -> None:
-    """Start the flow as a task run; sync waits and answers with every step's report. The run has the lower of
-    the flow owner's and the caller's trust: lower than the caller's session, it runs in a session of its own
-    (whose windows go through the URL guard) rather than in the caller's tabs."""
-    sensitive = flow.sensitive_keys
+    """Start the flow as a task run (flows/replay/run_template.py); sync waits and answers with every step's
+    report."""
     mode: RunMode = extra.pop("mode", None) or "sync"
-    trust = ctx.session.trust.lowered(level_of(flow.meta.owner))
-    if options.start_url is not None:
-        await trust.check_url(options.start_url)  # before the run exists: nothing loads, nothing is recorded
-    own_session = trust.level != ctx.session.trust_level
-    inputs = {
-        "flowId": flow.id,
-        "args": {k: v for k, v in values.items() if k not in sensitive},
-        "secrets": {k: str(v) for k, v in values.items() if k in sensitive},
-        "tabTarget": "new" if own_session else options.tab_target,
-        "startUrl": options.start_url,
-        **{k: v for k, v in extra.items() if v is not None and not (own_session and k == "tabId")},
-    }
     manager = ctx.services.runs
-    session_id = None if own_session else ctx.session.id
-    request = StartRequest("flow", None, inputs, session_id, options.timeout_ms, mode, trust_level=trust.level)
-    run = await manager.start(request, ctx.session)
+    run = await start_flow_run(
+        manager, ctx.session, flow, values, options.tab_target, options.start_url, options.timeout_ms, mode, **extra
+    )
     if run.record.mode == "sync":
         await wait_for_run(ctx, run)
     view = task_run(await manager.get(run.record.run_id, ctx.session))
@@ -231,7 +216,7 @@ async def run_flow(
     lines = [f"Run {answer.run_id} of {flow.id}: {answer.status}"]
     for step in answer.steps:
         how = f" via {step.matched_by} (score {step.score})" if step.matched_by else ""
-        fell = " [fallback]" if step.fallback else ""
+        fell = f" [chosen by the model: {step.llm.reason}]" if step.llm else " [fallback]" if step.fallback else ""
         said = f" {step.message}" if step.message else ""
         lines.append(f"- {step.step_id} {step.type}: {step.status}{how}{fell}{said}")
     if view.error is not None:
@@ -256,15 +241,7 @@ async def flow_run(ctx: ToolContext, params: RunParams, response: Response) -> N
     if params.rows is None:
         values = parse_args(flow, params.args, Params)
     else:
-        # Each row with the args must make a complete call; the args alone need not.
-        values = dict(params.args)
-        for index, row in enumerate(params.rows):
-            if flow.sensitive_keys & set(row):
-                raise InvalidParameter(
-                    f"row {index} holds a sensitive variable; sensitive values go in args only (never stored)",
-                    field="rows",
-                )
-            parse_args(flow, {**params.args, **row}, Params)
+        values = parse_rows(flow, params.args, params.rows, Params)
     await run_flow(
         ctx,
         flow,
@@ -297,9 +274,7 @@ async def flow_export(ctx: ToolContext, params: ExportParams, response: Response
     flow = await ctx.services.flows.get(params.flow_id, by=_by(ctx))
     flow.meta.suggested_order = {}
     if params.format == "playwright":
-        trust = ctx.session.trust.lowered(level_of(flow.meta.owner))
-        await check_urls(flow, trust)
-        script = playwright_script(flow, trust.level)
+        script = await export_script(flow, ctx.session.trust)
         response.data({"flowId": flow.id, "format": "playwright", "script": script})
         response.text(f"```python\n{script}```")
         return
@@ -348,9 +323,7 @@ async def dataset_export(ctx: ToolContext, params: DatasetExportParams, response
     if params.flow_id is not None:
         rows = await ctx.services.flows.dataset(params.flow_id, _by(ctx), params.clear)
     else:
-        runs = ctx.services.runs
-        await runs.get(params.run_id or "", ctx.session)  # RUN_NOT_FOUND for a run this caller may not see
-        rows = [flatten(item) for item in await runs.store.items(params.run_id or "")]
+        rows = [flatten(item) for item in await ctx.services.runs.items(params.run_id or "", ctx.session)]
     text = as_text(rows, params.format)
     source = {"flowId": params.flow_id} if params.flow_id is not None else {"runId": params.run_id}
     response.data({**source, "format": params.format, "rows": len(rows), "text": text})
@@ -410,16 +383,8 @@ async def flow_schedule(ctx: ToolContext, params: ScheduleParams, response: Resp
         response.data(msgspec.to_builtins(schedule))
         response.text(f"Removed {schedule.schedule_id}")
         return
-    schedule = await flows.schedule(params.schedule_id, _by(ctx))
-    if flows.scheduler is None:
-        raise NotSupported("this daemon keeps no schedules", hint="Run the flow with flow_run.")
-    run_id = await flows.scheduler.fire(schedule, ctx.session.trust_level)
-    if run_id is None:
-        raise ExecutionError(
-            f"schedule {schedule.schedule_id} did not start (the daemon's log says why)",
-            hint=f"flow_get {schedule.flow_id}: check that the flow still exists and its args still fit.",
-        )
-    response.data({"scheduleId": schedule.schedule_id, "runId": run_id})
+    run_id = await flows.run_schedule(params.schedule_id, _by(ctx))
+    response.data({"scheduleId": params.schedule_id, "runId": run_id})
     response.text(f"Started {run_id}; get_task_run follows it.")
 
 

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
 
 import msgspec
 
 from browserd.daemon.errors import InvalidParameter, RequestNotFound, RouteNotFound
-from browserd.daemon.sessions.network import Body, NetworkRecord, ResourceType, post_data, response_body
-from browserd.daemon.sessions.routes import AbortReason, MockResponse, RouteKind, RouteRule, glob_matcher
+from browserd.daemon.sessions.network import Body, NetworkRecord, RequestFilter, ResourceType, post_data, response_body
+from browserd.daemon.sessions.routes import AbortReason, MockResponse, RouteKind, RouteRule
 from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab
-from browserd.daemon.sessions.urlglob import is_glob
 from browserd.daemon.sessions.window import Window
 from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
@@ -21,7 +19,6 @@ from browserd.daemon.tools.tabtool import TabParams, tab_tool
 from browserd.daemon.tools.tool_registry import Params, Tool, tool
 
 _URL_SHOWN = 200  # characters of a URL in a listing line; the structured data has it whole
-_STATUS = re.compile(r"^\s*(?:(?P<class>[1-5])xx|(?P<op>>=|<=|>|<|=)?\s*(?P<code>\d{3}))\s*$", re.IGNORECASE)
 
 
 class NetworkParams(TabParams, kw_only=True):
@@ -65,52 +62,6 @@ class RouteParams(Params, kw_only=True):
     set_headers: Annotated[dict[str, str], msgspec.Meta(description="Request headers to add or replace.")] | None = None
     remove_headers: Annotated[list[str], msgspec.Meta(description="Request headers to drop.")] | None = None
     mock: MockResponse | None = None
-
-
-def _status_filter(expression: str) -> tuple[str, int]:
-    found = _STATUS.match(expression)
-    if found is None:
-        raise InvalidParameter(
-            f"status {expression!r} is not a status filter",
-            hint='Use a code ("404"), a class ("4xx") or a comparison (">=400", "<300").',
-            field="status",
-        )
-    if found["class"]:
-        return "class", int(found["class"])
-    return found["op"] or "=", int(found["code"])
-
-
-def _status_matches(status: int | None, wanted: tuple[str, int]) -> bool:
-    if status is None:
-        return False
-    op, value = wanted
-    return {
-        "class": status // 100 == value,
-        "=": status == value,
-        ">=": status >= value,
-        "<=": status <= value,
-        ">": status > value,
-        "<": status < value,
-    }[op]
-
-
-def _url_matches(url: str, pattern: str) -> bool:
-    """A glob (browser_route's, so both tools agree on what `**/api/*` means), else a substring."""
-    return bool(glob_matcher(pattern).match(url)) if is_glob(pattern) else pattern in url
-
-
-def _selected(records: list[NetworkRecord], params: NetworkParams) -> list[NetworkRecord]:
-    wanted_status = _status_filter(params.status) if params.status is not None else None
-    method = params.method.upper() if params.method else None
-    return [
-        r
-        for r in records
-        if (params.url is None or _url_matches(r.url, params.url))
-        and (method is None or r.method == method)
-        and (wanted_status is None or _status_matches(r.status, wanted_status))
-        and (params.resource_type is None or r.resource_type == params.resource_type)
-        and (not params.failed or r.failed)
-    ]
 
 
 def _row(tab: Tab, record: NetworkRecord) -> dict[str, Any]:
@@ -187,7 +138,8 @@ async def browser_network(ctx: ToolContext, call: TabCall, params: NetworkParams
         raise InvalidParameter(
             "body and postData need a requestId", hint="Call browser_network for the ids, then pass requestId."
         )
-    found = _selected(list(log.records), params)
+    wanted = RequestFilter(params.url, params.method, params.status, params.resource_type, params.failed)
+    found = wanted.select(log.records)
     shown = [_row(tab, r) for r in found[-params.limit :]]
     if params.clear:
         log.clear()

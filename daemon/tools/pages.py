@@ -12,7 +12,7 @@ from browserd.daemon.sessions.navigation import HistoryMove, WaitUntil, check_ur
 from browserd.daemon.sessions.page_errors import navigation_errors, page_errors
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.sessions.window import REFUSED_EVENT
-from browserd.daemon.snapshots import aria_filters, aria_parser
+from browserd.daemon.snapshots.element_search import Search, match_line
 from browserd.daemon.snapshots.reader import SnapshotOptions, read, save
 from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
@@ -206,17 +206,12 @@ async def browser_snapshot(ctx: ToolContext, call: TabCall, params: SnapshotPara
 )
 async def browser_find(ctx: ToolContext, call: TabCall, params: FindParams, response: Response) -> None:
     tab = call.tab
-    if not any((params.text, params.regex, params.role, params.name)):
-        raise InvalidParameter("give at least one of text, regex, role, name", field="text")
-    try:
-        pattern = re.compile(params.regex) if params.regex else None
-    except re.error as exc:
-        raise InvalidParameter(f"bad regex: {exc}", field="regex") from exc
+    search = Search.of(params.text, params.regex, params.role, params.name)
     with page_errors("find"):
         reading = await read(tab, SnapshotOptions(max_chars=1))
-    found = _matches(reading.nodes, params, pattern, [])
+    found = search.found_in(reading.nodes)
     shown = found[: params.limit]
-    lines = [f"- {_line(node)}{f'  (in {where})' if where else ''}" for node, where in shown]
+    lines = [f"- {match_line(node)}{f'  (in {where})' if where else ''}" for node, where in shown]
     more = (
         f"\n… and {len(found) - len(shown)} more; raise limit or narrow the search" if len(found) > len(shown) else ""
     )
@@ -231,37 +226,6 @@ async def browser_find(ctx: ToolContext, call: TabCall, params: FindParams, resp
             "total": len(found),
             "tabId": tab.id,
         }
-    )
-
-
-def _line(node: aria_parser.Node) -> str:
-    """A match as the snapshot shows it, with its ref where the lean line leaves it out (prose)."""
-    line = node.text.rstrip(":")
-    return line if node.ref is None or f"[ref={node.ref}]" in line else f"{line}  [ref={node.ref}]"
-
-
-def _matches(
-    nodes: list[aria_parser.Node], params: FindParams, pattern: re.Pattern[str] | None, path: list[str]
-) -> list[tuple[aria_parser.Node, str]]:
-    found: list[tuple[aria_parser.Node, str]] = []
-    for node in nodes:
-        if node.ref is not None and _match(node, params, pattern):
-            found.append((node, " > ".join(path[-2:])))
-        label = f'{node.role} "{node.name}"' if node.name else ""
-        inner = (
-            [*path, label] if label and (node.role in aria_filters.LANDMARK_ROLES or node.role == "heading") else path
-        )
-        found.extend(_matches(node.children, params, pattern, inner))
-    return found
-
-
-def _match(node: aria_parser.Node, params: FindParams, pattern: re.Pattern[str] | None) -> bool:
-    line = node.plain  # as a person reads it, without YAML's quoting
-    return (
-        (params.text is None or params.text.lower() in line.lower())
-        and (pattern is None or pattern.search(line) is not None)
-        and (params.role is None or node.role == params.role)
-        and (params.name is None or params.name.lower() in node.name.lower())
     )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -11,9 +10,8 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from browserd.daemon.elements.fields import field_value
 from browserd.daemon.errors import ExecutionError, InvalidParameter
-from browserd.daemon.runtime.images import image_size
-from browserd.daemon.sessions.page_errors import action_errors, page_errors
-from browserd.daemon.snapshots.page_box import page_box
+from browserd.daemon.sessions.page_errors import action_errors
+from browserd.daemon.sessions.screenshots import ImageFormat, capture, element_clip, page_clip
 from browserd.daemon.snapshots.tab_call import TabCall
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.response import Response
@@ -21,7 +19,6 @@ from browserd.daemon.tools.tabtool import ActionParams, TabParams, TargetText, T
 from browserd.daemon.tools.tool_registry import Tool
 
 MAX_WAIT_MS = 60_000
-MIN_READABLE_WIDTH_PX = 400
 DEFAULT_WAIT_MS = 30_000
 
 
@@ -50,7 +47,7 @@ class IsParams(TabParams, kw_only=True):
 class ScreenshotParams(TabParams, kw_only=True):
     full_page: Annotated[bool, msgspec.Meta(description="The whole scrollable page, not just the viewport.")] = False
     target: Annotated[TargetText, msgspec.Meta(description="Only this element.")] | None = None
-    format: Literal["png", "jpeg"] = "png"
+    format: ImageFormat = "png"
     quality: Annotated[int, msgspec.Meta(ge=1, le=100, description="JPEG quality.")] = 80
     timeout: TimeoutMs | None = None
 
@@ -175,53 +172,30 @@ async def browser_is(ctx: ToolContext, call: TabCall, params: IsParams, response
 )
 async def browser_screenshot(ctx: ToolContext, call: TabCall, params: ScreenshotParams, response: Response) -> None:
     tab = call.tab
-    page = tab.page
-    scroll_x, scroll_y, view_w, view_h, page_w, page_h = await page_box(page)
-    what = "viewport"
+    what = "full page" if params.full_page else "viewport"
     target_code: str | None = None
-    clip = {"x": scroll_x, "y": scroll_y, "width": view_w, "height": view_h}
     if params.target is not None:
         target = await call.locate(params.target)
         with action_errors("screenshot", target.described):
-            await target.locator.scroll_into_view_if_needed(timeout=params.timeout)
-            box = await target.locator.bounding_box(timeout=params.timeout)
-            scroll_x, scroll_y, *_ = await page_box(page)
-        if box is None:
+            clip = await element_clip(tab.page, target.locator, params.timeout)
+        if clip is None:
             raise ExecutionError(f"{target.described} has no box on screen", hint="Pick a visible element.")
-        clip = {"x": box["x"] + scroll_x, "y": box["y"] + scroll_y, "width": box["width"], "height": box["height"]}
         what = target.described
         target_code = target.code
-    elif params.full_page:
-        clip = {"x": 0, "y": 0, "width": page_w, "height": page_h}
-        what = "full page"
+    else:
+        clip = await page_clip(tab.page, params.full_page)
     limit = ctx.services.config.browser.screenshot_max_px
-    scale = min(1.0, limit / max(clip["width"], clip["height"], 1))
-    cropped = False
-    if clip["width"] * scale < MIN_READABLE_WIDTH_PX <= clip["width"]:
-        # A very tall page scaled to fit would be a sliver: keep it readable, cut it at the limit instead.
-        scale = min(1.0, limit / clip["width"])
-        clip["height"] = limit / scale
-        cropped = True
-    shot: dict[str, Any] = {"format": params.format, "clip": {**clip, "scale": scale}, "captureBeyondViewport": True}
-    if params.format == "jpeg":
-        shot["quality"] = params.quality
-    with page_errors("screenshot"):
-        cdp = await page.context.new_cdp_session(page)
-        try:
-            # CDP rather than page.screenshot: its clip scale shrinks a large page without an image library.
-            result = await cdp.send("Page.captureScreenshot", shot)
-        finally:
-            await cdp.detach()
-    data = base64.b64decode(result["data"])
-    width, height = image_size(data)
-    response.image(data, f"image/{params.format}")
-    response.data(
-        {"width": width, "height": height, "scaled": scale < 1, "cropped": cropped, "bytes": len(data), "tabId": tab.id}
+    shot = await capture(tab.page, clip, params.format, params.quality, limit)
+    response.image(shot.data, f"image/{params.format}")
+    scaled, cropped = shot.scale < 1, shot.cut_at_px is not None
+    size = {"width": shot.width, "height": shot.height}
+    response.data({**size, "scaled": scaled, "cropped": cropped, "bytes": len(shot.data), "tabId": tab.id})
+    notes = [f"scaled to {shot.scale:.2f} to fit {limit} px"] if scaled else []
+    if shot.cut_at_px is not None:
+        notes.append(f"cut after the first {round(shot.cut_at_px)} px of the page")
+    response.text(
+        f"Screenshot of {what}: {shot.width}x{shot.height} {params.format}" + "".join(f", {n}" for n in notes)
     )
-    notes = [f"scaled to {scale:.2f} to fit {limit} px"] if scale < 1 else []
-    if cropped:
-        notes.append(f"cut after the first {round(clip['height'])} px of the page")
-    response.text(f"Screenshot of {what}: {width}x{height} {params.format}" + "".join(f", {n}" for n in notes))
     kind = f"type={params.format!r}"
     if target_code is not None:
         response.code(f"await {target_code}.screenshot({kind})")

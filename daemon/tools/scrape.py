@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import json
 from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
 
 import msgspec
 
 from browserd.daemon.errors import InvalidParameter
 from browserd.daemon.llm.schema import check_schema
-from browserd.daemon.llm.structured import extract_json
-from browserd.daemon.profiles.publisher import StateSource
 from browserd.daemon.runs.run_records import RunMode
-from browserd.daemon.runs.templates.crawl import CrawlInputs, crawl_request
+from browserd.daemon.runs.templates.crawl import CrawlInputs
 from browserd.daemon.runtime.images import image_size
+from browserd.daemon.scrape import mapping
 from browserd.daemon.scrape.links import check_http_url
-from browserd.daemon.scrape.mapping import MapRequest, MapTask, SitemapMode
-from browserd.daemon.scrape.scrape_service import ScrapeRequest, load_page, render
+from browserd.daemon.scrape.mapping import MapRequest, SitemapMode
+from browserd.daemon.scrape.scrape_service import ScrapeRequest, scrape_page
 from browserd.daemon.scrape.selectors import check_selectors
 from browserd.daemon.scrape.task import Format, Render
 from browserd.daemon.tools.context import ToolContext
@@ -105,51 +103,36 @@ async def scrape(ctx: ToolContext, params: ScrapeParams, response: Response) -> 
     check_schema(params.schema)
     # Before the page loads: a call that cannot be answered fails at once.
     model = ctx.services.llm.model(ctx.session.id) if as_json else None
-    profiles = ctx.services.profiles
-    named = profiles.profile_id(params.profile_id) if params.profile_id is not None else None
-    # A remote session without profileId scrapes in a fresh anonymous context: never `master`'s cookies.
-    profile_id = ctx.session.trust.default_profile(named, profiles.profile_id(None), "scrape with")
     request = ScrapeRequest(
         url=params.url,
         format="markdown" if params.format == "json" else params.format,
         only_main_content=params.only_main_content is not False,
         wait_for_ms=params.wait_for,
-        profile_id=profile_id or "",
         include_tags=params.include_tags,
         exclude_tags=params.exclude_tags,
         timeout_ms=params.timeout,
         mobile=params.mobile,
         headers=params.headers,
-        trust_level=ctx.session.trust_level,
         render=params.render,
         block_resources=params.block_resources,
         proxy=params.proxy,
     )
-    snapshot = await profiles.load(profile_id) if profile_id is not None else None
-    await ctx.progress(0, 2, f"loading {params.url}")
-    state = snapshot.storage_state() if snapshot is not None else None
-    page = await load_page(ctx.services, request, state, export_state=snapshot is not None)
-    if snapshot is not None and page.storage_state is not None and page.storage_state != state:
-        # Cookies the page set (in the browser or on the fast path) go back to the profile after the
-        # answer, debounced and CAS-checked (S0-50..S0-53).
-        profiles.publisher(snapshot.meta.profile_id).request(exported(page.storage_state, snapshot.version))
-    await ctx.progress(1, 2, "extracting")
-    result = await render(request, page, ctx.services.scrape.extraction)
+    scraped = await scrape_page(ctx.services, request, ctx.session.trust, params.profile_id, ctx.progress)
+    page, result = scraped.page, scraped.result
     data: dict[str, Any] = {
         "url": page.final_url,
         "statusCode": page.status,
         "format": request.format,
-        "profileId": profile_id,
-        "profileVersion": snapshot.version if snapshot is not None else None,
+        "profileId": scraped.profile_id,
+        "profileVersion": scraped.profile_version,
         "title": page.title,
         **result.metadata,
     }
-    hint = (
-        login_hint(ctx, snapshot.meta.profile_id, snapshot.version, page.status, page.final_url) if snapshot else None
-    )
-    if hint:
-        data["loginHint"] = hint
-        response.text(f"Note: this page looks like it needs a login that profile {profile_id} lacks; {hint}")
+    if scraped.login_hint:
+        data["loginHint"] = scraped.login_hint
+        response.text(
+            f"Note: this page looks like it needs a login that profile {scraped.profile_id} lacks; {scraped.login_hint}"
+        )
     if page.timed_out:
         data["warning"] = "the page was still loading when it was read; this is what had loaded"
     if request.format in ("screenshot", "fullscreenshot"):
@@ -163,31 +146,12 @@ async def scrape(ctx: ToolContext, params: ScrapeParams, response: Response) -> 
         response.text(result.html if request.only_main_content else page.html)
     elif model is not None:
         await ctx.progress(1.5, 2, f"asking {model.name}")
-        content = result.markdown[: ctx.services.config.llm.max_content_chars]
-        answer = await extract_json(model, content, page.final_url, params.prompt, params.schema)
+        answer = await ctx.services.llm.page_json(model, result.markdown, page.final_url, params.prompt, params.schema)
         data.update(format="json", json=answer.value, llm=answer.info())
         response.text(json.dumps(answer.value, ensure_ascii=False, indent=1))
     else:
         response.text(result.markdown)
     response.data(data)
-
-
-def exported(state: dict[str, Any], base_version: int) -> StateSource:
-    async def export() -> dict[str, Any]:
-        return state
-
-    return StateSource(export, base_version, name="scrape")
-
-
-def login_hint(ctx: ToolContext, profile_id: str, version: int, status: int | None, final_url: str) -> str | None:
-    """D-24: a profile that never logged in, refused (401/403) or sent to a login page."""
-    if version != 0:
-        return None
-    path = urlsplit(final_url).path.lower()
-    on_login_page = any(pattern in path for pattern in ctx.services.config.scrape.login_url_patterns)
-    if status in (401, 403) or on_login_page:
-        return f"run: browserd login --profile {profile_id}"
-    return None
 
 
 @tool(
@@ -199,22 +163,8 @@ def login_hint(ctx: ToolContext, profile_id: str, version: int, status: int | No
 )
 async def map_site(ctx: ToolContext, params: MapParams, response: Response) -> None:
     check_http_url(params.url)
-    config = ctx.services.config.scrape
-    request = MapRequest(
-        params.url,
-        params.search,
-        params.limit,
-        params.sitemap,
-        params.same_site,
-        config.smart_wait_max_ms,
-        config.smart_wait_quiet_ms,
-    )
-    await ctx.session.trust.check_url(params.url)  # before a browser context is taken for it
-    async with ctx.services.guards.guarding(ctx.session.trust.level) as guard:
-        # Sitemaps are read through the context's HTTP client, which uses the context's proxy: the guard too.
-        options = guard.context_options if guard else {}
-        task = MapTask(request, ctx.session.trust, guard)
-        result = await ctx.services.executor.run_in_context(task, local_only=guard is not None, **options)
+    request = MapRequest(params.url, params.search, params.limit, params.sitemap, params.same_site)
+    result = await mapping.map_site(ctx.services, request, ctx.session.trust)
     urls = [{"url": f.url, "text": f.text, "source": f.source} for f in result.urls]
     response.data({"url": params.url, "urls": urls, "total": result.total_found, "sitemaps": result.sitemaps})
     lines = [f"- {f.url}{'  ' + json.dumps(f.text) if f.text else ''}" for f in result.urls]
@@ -234,8 +184,7 @@ async def map_site(ctx: ToolContext, params: MapParams, response: Response) -> N
     task_arguments={"mode": "sync"},
 )
 async def crawl(ctx: ToolContext, params: CrawlParams, response: Response) -> None:
-    check_http_url(params.url)
-    crawl_request(params, ctx.services.config.crawl)  # the configured limits, before a run is created
+    check_http_url(params.url)  # the configured limits are the template's check, before a run is created
     if params.format == "json":
         ctx.services.llm.model(ctx.session.id)  # LLM_NOT_CONFIGURED before a run is created
     inputs = {

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-import anyio
 import msgspec
 from playwright.async_api import StorageState
 
 from browserd.daemon.errors import ExecutionError, InvalidParameter
-from browserd.daemon.profiles.publish import PublishResult, publish_cas
 from browserd.daemon.sessions import storage
-from browserd.daemon.sessions.page_errors import page_errors
 from browserd.daemon.sessions.window import Window
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.response import Response
@@ -128,26 +125,6 @@ def _summary(state: StorageState) -> str:
     )
 
 
-async def _publish(ctx: ToolContext, window: Window, profile_id: str) -> PublishResult:
-    """The window's state as a new version of the profile, through the profile's CAS publish."""
-    profiles = ctx.session.profiles
-    pid = profiles.profile_id(profile_id)
-    link = window.profile
-    if link is not None and link.profile_id == pid and link.publisher is not None and link.source is not None:
-        # The window's own publisher: its base version moves on with the publish, so it stays in step.
-        return await link.publisher.publish(link.source, debounce=False)
-    base = (await profiles.load(pid)).version
-    with page_errors("storage export"):
-        state = await window.context.storage_state(indexed_db=profiles.config.include_indexed_db)
-    store = profiles.store(pid)
-    lock_timeout_ms = profiles.config.publish_lock_timeout_ms
-
-    def write() -> PublishResult:
-        return publish_cas(store, msgspec.json.encode(state), base, lock_timeout_ms=lock_timeout_ms)
-
-    return await anyio.to_thread.run_sync(write)
-
-
 @tool(
     "browser_storage",
     "devtools",
@@ -226,7 +203,7 @@ async def _export(
         window.backend.require(
             "storage_export", window.id, hint="Export to the answer instead (browser_storage export without profileId)."
         )
-        result = await _publish(ctx, window, params.profile_id)
+        result = await storage.publish_to_profile(window, ctx.session.profiles, params.profile_id)
         if not result.ok:
             raise ExecutionError(
                 f"profile {result.profile_id} was not written: {result.status}"

@@ -89,16 +89,13 @@ async def browser_tabs(ctx: ToolContext, params: TabsParams, response: Response)
         ctx.services.flows.record_tab(session.id, "openTab", tab.page.url if params.url else None)
     elif params.action == "select":
         tab = await _chosen(session, params)
-        _activate(session, tab)
-        await tab.page.bring_to_front()
+        await session.select_tab(tab)
         ctx.services.flows.record_tab(session.id, "switchTab", tab.page.url)
         response.text(f"{tab.id} is now the active tab ({tab.page.url}); browser_snapshot reads it")
     elif params.action == "close":
         tab = await _chosen(session, params)
         url = tab.page.url
-        async with tab.lock:
-            await tab.page.close()
-        session.ensure_active_tab()
+        await session.close_tab(tab)
         ctx.services.flows.record_tab(session.id, "closeTab", url)
         response.text(f"Closed {tab.id}")
     rows = await _tab_rows(session)
@@ -120,11 +117,6 @@ async def _chosen(session: Session, params: TabsParams) -> Tab:
             )
         return tabs[params.index]
     return session.find_tab(_need(params.tab_id, "tabId", params.action))
-
-
-def _activate(session: Session, tab: Tab) -> None:
-    tab.window.active_tab_id = tab.id
-    session.active_window_id = tab.window.id
 
 
 def _window_row(session: Session, window: Window) -> dict[str, Any]:

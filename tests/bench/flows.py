@@ -19,19 +19,25 @@ Prints figures, never asserts them (DESIGN.md §6):
    itself (it injects the listener into the tab).
 Then one line of JSON with every figure. Runs in an isolated browserd home on 127.0.0.1.
 
-    .venv/bin/python tests/bench/flows.py --mutations [--show] [--only TEXT] [--set both|tuned|held-out]
+    .venv/bin/python tests/bench/flows.py --mutations [--show] [--only TEXT] [--set tuned|held-out]
 
 instead replays each target of tests/e2e/replay_cases.py, recorded on its page in tests/site/replay/, on
-every mutated page of its cases (issue 23 part 1), and prints per class (name, testid, lookalike, structure)
-the share replayed correctly and the wrong-element actions, and the share of negative cases refused
-(targets: >= 97% correct, 0 wrong, 100% refused); then the same for the held-out set of
-tests/e2e/replay_heldout.py, printed apart as "held-out (new)". Deterministic: counts, not times; --show
-lists every case's result.
+every mutated page of its cases (issue 23 part 1), and prints per class (name, testid, lookalike) the share
+replayed correctly and the wrong-element actions, and the share of negative cases refused (targets:
+>= 97% correct, 0 wrong, 100% refused). Deterministic: counts, not times; --show lists every case's result.
+--set held-out replays the held-out set of tests/e2e/replay_heldout.py instead (one more class, structure),
+printed under "held-out (new)".
+With --llm-fallback POLICY the daemon runs with `[flows] llm_fallback` on and a scripted model on loopback
+(tests/e2e/replay_models.py) answering every step the scorer leaves weak or ambiguous: `place` picks the
+element in the recorded container and row, `name` the one still showing the recorded name, `first` always the
+best-scored one (only the checks before acting stand between it and a wrong element); the figures then
+count the model's questions and the steps acted on its choice too.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -46,6 +52,8 @@ from tests.bench.common import ready_shim, serve_site, stop_site, summary
 from tests.conftest import make_home
 from tests.e2e.replay_cases import CASES, Case, Target, outcome
 from tests.e2e.replay_heldout import HELD_OUT
+from tests.e2e.replay_models import POLICIES, answering
+from tests.llm_server import ScriptedModel, model_env, scripted_model
 
 STEPS = 30
 
@@ -107,7 +115,8 @@ def record_target(shim: Any, site: str, target: Target) -> tuple[str, dict[str, 
     return flow_id, {v["key"]: "x" for v in variables}
 
 
-def replay_case(shim: Any, site: str, flow: tuple[str, dict[str, str]], case: Case) -> str:
+def replay_case(shim: Any, site: str, flow: tuple[str, dict[str, str]], case: Case) -> tuple[str, dict[str, Any]]:
+    """What the case got (with the step's message when it was not correct), and the step's report."""
     run = data(
         shim.call_tool(
             "flow_run", {"flowId": flow[0], "args": flow[1], "startUrl": case.url(site), "stepTimeoutMs": 2000}
@@ -116,34 +125,55 @@ def replay_case(shim: Any, site: str, flow: tuple[str, dict[str, str]], case: Ca
     log = shim.call_tool("browser_get", {"what": "text", "target": "#log"})
     lines = " ".join(block.get("text", "") for block in log.get("content", [])).split()
     got = outcome(case, run["status"] == "succeeded", lines)
+    step = (run.get("steps") or [{}])[0]
     if got != "correct" and case.expect is not None:
-        step = (run.get("steps") or [{}])[0]
-        return f"{got} ({step.get('message') or step.get('matchedBy')})"
-    return got
+        return f"{got} ({step.get('message') or step.get('matchedBy')})", step
+    if got == "wrong":
+        acted = sorted({line.split(":", 1)[1] for line in lines if line.startswith(("click:", "input:"))})
+        return f"{got} (acted on {', '.join(acted) or 'nothing'})", step
+    return got, step
 
 
-def replay_set(shim: Any, site: str, cases: list[Case], show: bool) -> dict[str, list[str]]:
-    """Each case's outcome (correct, wrong, refused) by class; one recording per target."""
+SETS = {"tuned": CASES, "held-out": HELD_OUT}
+
+
+def mutations(show: bool, only: str, policy: str | None, which: str = "tuned") -> None:
+    server, site = serve_site()
+    home = make_home()
     results: dict[str, list[str]] = {}
-    flows: dict[Target, tuple[str, dict[str, str]]] = {}
-    for case in cases:
-        if case.target not in flows:
-            flows[case.target] = record_target(shim, site, case.target)
-        said = replay_case(shim, site, flows[case.target], case)
-        got = said.split(" ", 1)[0]
-        results.setdefault(case.kind, []).append(got)
-        if show:
-            print(f"  {got:8} {case.label}{said[len(got) :]}")
-    return results
-
-
-def shares(results: dict[str, list[str]]) -> dict[str, Any]:
-    """Per class: cases, correct (refused for negatives), its share and the wrong-element actions."""
-    figures: dict[str, Any] = {}
-    positive = [g for kind, got in results.items() if kind != "negative" for g in got]
-    for kind, got in [*results.items(), ("positive", positive)]:
-        if not got:
-            continue
+    chosen = own = 0
+    model: ScriptedModel | None = None
+    try:
+        with contextlib.ExitStack() as stack:
+            if policy is not None:
+                model = stack.enter_context(scripted_model(answering(POLICIES[policy])))
+                home.env.update(model_env(model), BROWSERD_FLOWS_LLM_FALLBACK="true")
+            shim = stack.enter_context(ready_shim(home, ["--tools", "all"]))
+            cases = [case for case in SETS[which] if only in case.label]
+            flows = {target: record_target(shim, site, target) for target in dict.fromkeys(c.target for c in cases)}
+            for case in cases:
+                said, step = replay_case(shim, site, flows[case.target], case)
+                got = said.split(" ", 1)[0]
+                results.setdefault(case.kind, []).append(got)
+                chosen += step.get("fallback") == "llm"
+                # A negative acted on: the recorded element itself (a synonym the scorer refuses by rule while the
+                # recorded name shows elsewhere), or another one.
+                own += case.kind == "negative" and said == f"wrong (acted on {case.target.who})"
+                if show:
+                    print(f"  {got:8} {case.label}{said[len(got) :]}{' [model]' if step.get('llm') else ''}")
+    finally:
+        home.stop_daemon()
+        shutil.rmtree(home.root, ignore_errors=True)
+        stop_site(server)
+    figures: dict[str, Any] = {"loadavg": [round(x, 2) for x in os.getloadavg()]}
+    if model is not None:
+        figures["llm_fallback"] = {
+            "policy": policy,
+            "questions": len(model.turns),
+            "acted_on_choice": chosen,
+            "negatives_acted_on_the_recorded_element": own,
+        }
+    for kind, got in results.items():
         share = "refused" if kind == "negative" else "correct"
         figures[kind] = {
             "cases": len(got),
@@ -151,42 +181,24 @@ def shares(results: dict[str, list[str]]) -> dict[str, Any]:
             f"{share}_pct": round(100 * got.count(share) / len(got), 1),
             "wrong": got.count("wrong"),
         }
-    return figures
-
-
-def print_shares(title: str, figures: dict[str, Any]) -> None:
-    print(title)
+    positive = [g for kind, got in results.items() if kind != "negative" for g in got]
+    if positive:
+        figures["positive"] = {
+            "cases": len(positive),
+            "correct": positive.count("correct"),
+            "correct_pct": round(100 * positive.count("correct") / len(positive), 1),
+            "wrong": positive.count("wrong"),
+        }
+    print("held-out (new):" if which == "held-out" else "tuned:")
     for kind in ("name", "testid", "lookalike", "structure", "positive", "negative"):
         f = figures.get(kind)
         if f is None:
             continue
         shown = f"{f['refused_pct']}% refused" if kind == "negative" else f"{f['correct_pct']}% replayed correctly"
-        print(f"  {kind:9}: {shown} ({f['cases']} cases), {f['wrong']} wrong element(s)")
-
-
-SETS = {"tuned": CASES, "held-out (new)": HELD_OUT}
-
-
-def mutations(show: bool, only: str, which: str) -> None:
-    server, site = serve_site()
-    home = make_home()
-    sets = {title: cases for title, cases in SETS.items() if which in ("both", title.split(" ")[0])}
-    figures: dict[str, Any] = {}
-    try:
-        with ready_shim(home, ["--tools", "all"]) as shim:
-            for title, cases in sets.items():
-                chosen = [case for case in cases if only in case.label]
-                if show and chosen:
-                    print(f"{title}:")
-                figures[title] = shares(replay_set(shim, site, chosen, show))
-    finally:
-        home.stop_daemon()
-        shutil.rmtree(home.root, ignore_errors=True)
-        stop_site(server)
-    for title, got in figures.items():
-        if got:
-            print_shares(f"{title} (tests/e2e/{'replay_heldout' if title != 'tuned' else 'replay_cases'}.py):", got)
-    figures["loadavg"] = [round(x, 2) for x in os.getloadavg()]
+        print(f"{kind:9}: {shown} ({f['cases']} cases), {f['wrong']} wrong element(s)")
+    if model is not None:
+        print(f"model ({policy}): asked {len(model.turns)} time(s), its choice acted on in {chosen} step(s)")
+        print(f"of the negatives acted on, {own} on the recorded element itself, the others on another element")
     print(f"load average {figures['loadavg']}")
     print(json.dumps(figures))
 
@@ -198,10 +210,15 @@ def main() -> None:
     parser.add_argument("--mutations", action="store_true", help="the mutated-pages replay figures instead")
     parser.add_argument("--show", action="store_true", help="with --mutations: every case's result")
     parser.add_argument("--only", default="", help="with --mutations: the cases whose label holds this text")
-    parser.add_argument("--set", choices=["both", "tuned", "held-out"], default="both", help="with --mutations")
+    parser.add_argument("--set", choices=list(SETS), default="tuned", help="with --mutations: which set of cases")
+    parser.add_argument(
+        "--llm-fallback",
+        choices=sorted(POLICIES),
+        help="with --mutations: llm_fallback on, this scripted model",
+    )
     options = parser.parse_args()
     if options.mutations:
-        mutations(options.show, options.only, options.set)
+        mutations(options.show, options.only, options.llm_fallback, options.set)
         return
     server, site = serve_site()
     home = make_home()

@@ -36,13 +36,15 @@ RECORD_EVENTS = """(() => {
 
 
 @contextmanager
-def console_home() -> Iterator[BrowserdHome]:
-    """A home whose daemon serves HTTP (so the console) on a free loopback port and never exits idle."""
+def console_home(**env: str) -> Iterator[BrowserdHome]:
+    """A home whose daemon serves HTTP (so the console) on a free loopback port and never exits idle; `env`
+    adds settings of the test's own."""
     with own_home() as home:
         home.env.update(
             BROWSERD_HTTP_ENABLED="1",
             BROWSERD_HTTP_LISTEN=f"127.0.0.1:{free_port()}",
             BROWSERD_DAEMON_IDLE_EXIT_S="0",
+            **env,
         )
         done = home.browserd("daemon", timeout=60)
         # On a busy machine the daemon may open its socket after the 10 s the command waits: it is still starting.

@@ -407,6 +407,29 @@ async def test_a_field_disabled_since_the_snapshot_showed_it_still_fails_as_disa
         assert "disabled" in disabled["error"], disabled
 
 
+async def test_a_fill_by_ref_that_did_not_take_or_whose_field_left_fails_and_fills_nothing_else(
+    home: BrowserdHome, site: str
+) -> None:
+    """A plain text field's ref is filled while the ref is checked and its value read while the page settles:
+    a value the page cut or emptied still fails the call, and a ref whose field left the page still says so
+    and fills nothing."""
+    async with mcp_client(home, args=("--tools", "pages,devtools")) as client:
+        snapshot = text_of(await ok(client, "browser_open", {"url": f"{site}/inputs.html"}))
+        for name, value in (("Code (3 letters)", "ABCDEF"), ("Locked by script", "hello")):
+            error = await fails(
+                client, "browser_fill", {"target": ref(snapshot, "textbox", name), "value": value}, "EXECUTION_ERROR"
+            )
+            assert "did not take the value" in error["error"] and "browser_type" in error["recoverHint"], error
+        code = ref(snapshot, "textbox", "Code (3 letters)")
+        await ok(client, "browser_evaluate", {"expression": "document.querySelector('#short').remove()"})
+        gone = await fails(client, "browser_fill", {"target": code, "value": "XYZ"}, "ELEMENT_NOT_FOUND")
+        assert "no longer on the page" in gone["error"], gone
+        values = await ok(
+            client, "browser_evaluate", {"expression": "[...document.querySelectorAll('input')].map(i => i.value)"}
+        )
+        assert "XYZ" not in text_of(values), text_of(values)
+
+
 async def test_fill_on_a_checkbox_is_not_interactable_and_names_browser_check(home: BrowserdHome, site: str) -> None:
     """S2-33, D-32: an interaction failure maps to ELEMENT_NOT_INTERACTABLE with a hint naming the next call."""
     async with mcp_client(home) as client:

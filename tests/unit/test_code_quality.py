@@ -134,3 +134,23 @@ def test_a_module_name_leads_to_one_file() -> None:
             repeated.add(f"{seen[path.name].relative_to(REPO)} and {path.relative_to(REPO)}")
         seen.setdefault(path.name, path)
     assert not repeated, "\n".join(sorted(repeated))
+
+
+# What only services touch (issue 21 item 4): the executor that runs browser tasks in fresh contexts, the
+# profiles' publishers and stores, and the run and flow stores and the scheduler behind their services. A tool
+# that reaches for one does a service's work, which then has no other caller (runs, the console) to share it.
+SERVICE_INTERNALS = frozenset(
+    {"executor", "run_in_context", "publisher", "publish_cas", "publish_now", "publish_later", "store", "scheduler"}
+)
+
+
+def test_tool_modules_leave_service_internals_to_the_services() -> None:
+    reached = set()
+    for path in sorted((DAEMON / "tools").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Attribute) and node.attr in SERVICE_INTERNALS:
+                reached.add(f"tools/{path.name}:{node.lineno} uses .{node.attr}")
+            elif isinstance(node, ast.ImportFrom):
+                names = {alias.name for alias in node.names} & SERVICE_INTERNALS
+                reached.update(f"tools/{path.name}:{node.lineno} imports {name}" for name in names)
+    assert not reached, "call a service method instead:\n" + "\n".join(sorted(reached))

@@ -7,9 +7,8 @@ import re
 import pytest
 
 from browserd.daemon.errors import InvalidParameter
-from browserd.daemon.sessions.network import render_body
+from browserd.daemon.sessions.network import render_body, status_filter, status_matches, url_matches
 from browserd.daemon.sessions.routes import matcher_of
-from browserd.daemon.tools.network import _status_filter, _status_matches, _url_matches
 
 
 @pytest.mark.parametrize(
@@ -24,29 +23,29 @@ from browserd.daemon.tools.network import _status_filter, _status_matches, _url_
         ("=201", [201], [200]),
     ],
 )
-def test_status_filters_take_codes_classes_and_comparisons(
+def teststatus_filters_take_codes_classes_and_comparisons(
     expression: str, matching: list[int], other: list[int]
 ) -> None:
-    wanted = _status_filter(expression)
-    assert all(_status_matches(status, wanted) for status in matching)
-    assert not any(_status_matches(status, wanted) for status in other)
-    assert not _status_matches(None, wanted), "a pending or failed request has no status to match"
+    wanted = status_filter(expression)
+    assert all(status_matches(status, wanted) for status in matching)
+    assert not any(status_matches(status, wanted) for status in other)
+    assert not status_matches(None, wanted), "a pending or failed request has no status to match"
 
 
 @pytest.mark.parametrize("expression", ["teapot", "4x", "40", "=>400", "6xx", ""])
-def test_a_bad_status_filter_is_refused_naming_the_field(expression: str) -> None:
+def test_a_badstatus_filter_is_refused_naming_the_field(expression: str) -> None:
     with pytest.raises(InvalidParameter) as refused:
-        _status_filter(expression)
+        status_filter(expression)
     assert refused.value.details["field"] == "status"
 
 
 def test_url_filters_are_substrings_unless_they_hold_a_wildcard() -> None:
     url = "http://127.0.0.1:8000/api/items?page=2"
-    assert _url_matches(url, "/api/")
-    assert not _url_matches(url, "api/*.json")
-    assert _url_matches(url, "**/api/*")
-    assert _url_matches(url, "page=2"), "`?` is no wildcard: a filter holding only it is a substring"
-    assert not _url_matches(url, "/API/")
+    assert url_matches(url, "/api/")
+    assert not url_matches(url, "api/*.json")
+    assert url_matches(url, "**/api/*")
+    assert url_matches(url, "page=2"), "`?` is no wildcard: a filter holding only it is a substring"
+    assert not url_matches(url, "/API/")
 
 
 @pytest.mark.parametrize(
@@ -66,9 +65,9 @@ def test_item10_network_filter_and_route_share_playwrights_glob(
     """Issue 11 item 10: browser_network's filter and browser_route's rule read a glob the same way."""
     route = matcher_of(glob, regex=False)
     for url in matching:
-        assert _url_matches(url, glob) and route.match(url), url
+        assert url_matches(url, glob) and route.match(url), url
     for url in other:
-        assert not _url_matches(url, glob) and not route.match(url), url
+        assert not url_matches(url, glob) and not route.match(url), url
 
 
 def test_item10_an_unbalanced_brace_is_an_invalid_url() -> None:

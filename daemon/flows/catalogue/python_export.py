@@ -19,6 +19,7 @@ from browserd.daemon.errors import NotSupported, UrlNotAllowed
 from browserd.daemon.flows import conditions, placeholders
 from browserd.daemon.flows.flow_model import Candidate, Flow, Step, TargetLocator
 from browserd.daemon.flows.graph import Graph, graph_of
+from browserd.daemon.flows.owners import level_of
 from browserd.daemon.flows.placeholders import variables_in
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.protocol.messages import TrustLevel
@@ -355,6 +356,13 @@ async def check_urls(flow: Flow, trust: TrustPolicy) -> None:
                 stepId=where,
             )
         await trust.check_url(url)
+
+
+async def export_script(flow: Flow, caller: TrustPolicy) -> str:
+    """flow_export format playwright: the script, under the lower of the flow owner's and the caller's policy."""
+    trust = caller.lowered(level_of(flow.meta.owner))
+    await check_urls(flow, trust)
+    return playwright_script(flow, trust.level)
 
 
 def playwright_script(flow: Flow, policy: TrustLevel = "local") -> str:

@@ -2,8 +2,11 @@
 // recorded fingerprint. Two round trips instead of five (a handle of [element, report], its properties, the
 // report's JSON, two disposals): the element comes back as the handle, the report is kept on the window for
 // resolved.js, which takes it away again (issue 14 item 4: resolution was most of a step's own work).
+// With a sixth argument `{ index, sensitiveCss }` (a model's choice, [flows] llm_fallback) the element is instead
+// the index-th of the report's elements, whatever its score, and the report gets it rated in full as `picked`
+// (where it is too), with whether it is a sensitive field.
 (args) => {
-  const [el, resolved] = (([cands, fp, shadow, threshold, margin]) => {
+  const [el, resolved, pick] = (([cands, fp, shadow, threshold, margin]) => {
     let scope = document;
     for (const host of shadow) {
       const h = scope.querySelector(host);
@@ -72,6 +75,7 @@
     const sameRole = (a, b) => a === b || (CLICKABLE.has(a) && CLICKABLE.has(b));
     const score = (d) => {
       let total = 0, got = 0, conflicts = 0, rowAgrees;
+      const against = [];
       const tier = fp.name ? tierOf(d) : 'same';
       for (const [k, w] of Object.entries(WEIGHTS)) {
         const was = fp[k], now = d[k];
@@ -87,11 +91,11 @@
           else if (!stillOnPage(k, was)) { share = RENAMED; credit = idNear(was, now); }
         } else if (NAMES.has(k)) credit = NAME_CREDIT[nameTier(was, now)];
         else if (WHERE.has(k)) credit = near(was, now);
-        if (k !== 'name' && share !== ABSENT && credit < (NAMES.has(k) ? 0.5 : 0.8)) conflicts++;
+        if (k !== 'name' && share !== ABSENT && credit < (NAMES.has(k) ? 0.5 : 0.8)) { conflicts++; against.push(k); }
         if (k === 'row') rowAgrees = credit;
         total += w * share; got += w * share * credit;
       }
-      return { score: total ? got / total : 0, tier, conflicts, rowAgrees };
+      return { score: total ? got / total : 0, tier, conflicts, against, rowAgrees };
     };
     const names = new Map();
     const nameIn = (n) => { if (!names.has(n)) names.set(n, nameOf(n)); return names.get(n); };
@@ -124,9 +128,10 @@
     const finders = report.filter((r) => r.count > 0).length;
     const agreement = (hits) => hits.some((i) => report[i].count === 1) ? hits.length / finders : 0;
     const rate = (entry, d) => {
-      const s = known ? score(d) : { score: agreement(entry.hits), tier: 'same', conflicts: 0 };
-      return Object.assign(entry, { score: Math.round(s.score * 1000) / 1000, tag: d.tag, name: d.name,
-        container: d.container, match: s.tier, conflicts: s.conflicts, rowAgrees: s.rowAgrees });
+      const s = known ? score(d) : { score: agreement(entry.hits), tier: 'same', conflicts: 0, against: [] };
+      return Object.assign(entry, { score: Math.round(s.score * 1000) / 1000, tag: d.tag, role: d.role, name: d.name,
+        container: d.container, row: d.row, match: s.tier, conflicts: s.conflicts, disagrees: s.against,
+        rowAgrees: s.rowAgrees });
     };
     const order = (a, b) => b.score - a.score || b.hits.length - a.hits.length;
     // Every element is rated on who it is, as if where it is agreed too (the most it could score); only the
@@ -177,8 +182,17 @@
     for (const r of report) r.hitsWinner = !!best && best.hits.includes(r.index);
     const out = { status, candidates: report, elements: shown, score: best ? best.score : 0,
       hits: best ? best.hits : [], match: best ? best.match : '' };
-    return [status === 'ok' ? best.n : null, out];
+    // The i-th element of the report rated again in full, where it is too: what a model's choice is checked on.
+    const rated = (i) => { const e = scored[i]; if (!e) return null; rate(e, describe(e.n)); const { n, ...rest } = e; return [n, rest]; };
+    return [status === 'ok' ? best.n : null, out, rated];
   })(args);
-  Object.defineProperty(window, '__browserdResolved', { value: resolved, configurable: true });
-  return el;
+  const choice = args[5];
+  if (!choice) {
+    Object.defineProperty(window, '__browserdResolved', { value: resolved, configurable: true });
+    return el;
+  }
+  const got = pick ? pick(choice.index) : null;
+  const picked = got && { ...got[1], sensitive: got[0].matches(choice.sensitiveCss) };
+  Object.defineProperty(window, '__browserdResolved', { value: { ...resolved, picked }, configurable: true });
+  return got ? got[0] : null;
 }

@@ -18,12 +18,15 @@ from browserd.daemon.flows.flow_model import MAX_CELL_CHARS, MAX_ROWS, Flow, Run
 from browserd.daemon.flows.graph import graph_of
 from browserd.daemon.flows.owners import level_of
 from browserd.daemon.flows.replay.graph_walk import Execution, Lane
+from browserd.daemon.flows.replay.model_choice import ModelChooser
 from browserd.daemon.flows.replay.step_runner import Runner, same_page
 from browserd.daemon.policy.trust import stricter
 from browserd.daemon.runs.run_context import RunContext
-from browserd.daemon.runs.run_records import now_ms
+from browserd.daemon.runs.run_manager import ActiveRun, RunManager, StartRequest
+from browserd.daemon.runs.run_records import RunMode, now_ms
 from browserd.daemon.runs.templates.template_interface import Inputs, Template
 from browserd.daemon.sessions.navigation import goto
+from browserd.daemon.sessions.session import Session
 from browserd.daemon.sessions.tab import Tab
 
 TabTarget = Literal["current", "new"]
@@ -160,6 +163,13 @@ class FlowRun(Template[FlowRunInputs]):
         secret_values = [value for value in inputs.secrets.values() if value]
         values = {**args, **inputs.secrets}
         runner = Runner(tab, ctx.services.config, values, secret_values, ctx.trust, inputs.step_timeout_ms)
+        if ctx.services.config.flows.llm_fallback:
+            runner.chooser = ModelChooser(
+                ctx.services.llm,
+                ctx.record.owner_session_id,
+                ctx.services.config.flows.llm_fallback_timeout_s,
+                frozenset(flow.sensitive_keys | inputs.secrets.keys()),
+            )
         runner.outputs = outputs
         execution = Execution(ctx, record, secret_values)
         try:
@@ -222,3 +232,35 @@ def _check_owner(ctx: RunContext, flow: Flow) -> None:
             rule="owner-trust",
             flowId=flow.id,
         )
+
+
+async def start_flow_run(
+    runs: RunManager,
+    caller: Session,
+    flow: Flow,
+    values: dict[str, Any],
+    tab_target: TabTarget = "current",
+    start_url: str | None = None,
+    timeout_ms: int | None = None,
+    mode: RunMode = "sync",
+    **extra: Any,
+) -> ActiveRun:
+    """`flow` as a task run for `caller` with these variable values (`extra`: more FlowRunInputs, camelCase).
+    The run has the lower of the flow owner's and the caller's trust: lower than the caller's session, it runs
+    in a session of its own (whose windows go through the URL guard) rather than in the caller's tabs."""
+    sensitive = flow.sensitive_keys
+    trust = caller.trust.lowered(level_of(flow.meta.owner))
+    if start_url is not None:
+        await trust.check_url(start_url)  # before the run exists: nothing loads, nothing is recorded
+    own_session = trust.level != caller.trust_level
+    inputs = {
+        "flowId": flow.id,
+        "args": {k: v for k, v in values.items() if k not in sensitive},
+        "secrets": {k: str(v) for k, v in values.items() if k in sensitive},
+        "tabTarget": "new" if own_session else tab_target,
+        "startUrl": start_url,
+        **{k: v for k, v in extra.items() if v is not None and not (own_session and k == "tabId")},
+    }
+    session_id = None if own_session else caller.id
+    request = StartRequest("flow", None, inputs, session_id, timeout_ms, mode, trust_level=trust.level)
+    return await runs.start(request, caller)

@@ -4,7 +4,7 @@ Each step resolves every candidate of its target in one page evaluate (flows/js/
 fetches its report), scores every element found against the recorded fingerprint, and acts only when
 one visible element scores at least the threshold and leads the next by the margin (issue 14 item 3).
 Until then it polls with backoff up to the step's timeout, then STOPs with the candidates, what each
-found and the scores.
+found and the scores; with [flows] llm_fallback, a model may first choose among them (model_choice.py).
 An action that fails (detached, covered) is retried with backoff (S4-58, D-53).
 """
 
@@ -32,9 +32,10 @@ from browserd.daemon.errors import (
     NavigationTimeout,
     TargetNotVerified,
 )
-from browserd.daemon.flows.fingerprint_js import RESOLVE_ELEMENT_JS, RESOLVED_JS
-from browserd.daemon.flows.flow_model import Retry, Step, StepReport, TargetLocator
+from browserd.daemon.flows.fingerprint_js import RESOLVE_ELEMENT_JS, RESOLVED_JS, SENSITIVE_CSS
+from browserd.daemon.flows.flow_model import ModelPick, Retry, Step, StepReport, TargetLocator
 from browserd.daemon.flows.placeholders import render
+from browserd.daemon.flows.replay.model_choice import ASKABLE, ModelChooser, refusal
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.sessions.navigation import HistoryMove, move_in_history, navigate
 from browserd.daemon.sessions.tab import Tab
@@ -62,6 +63,8 @@ _SAYS = {
 class Resolved:
     element: ElementHandle | None
     report: dict[str, Any]
+    # Set when the element is the model's choice, the scorer having found no clear winner.
+    pick: ModelPick | None = None
 
     @property
     def status(self) -> str:
@@ -99,14 +102,17 @@ async def frame_of(tab: Tab, path: list[str]) -> Frame:
     return frame
 
 
-async def resolve(tab: Tab, target: TargetLocator, threshold: float, margin: float) -> Resolved:
-    """Every candidate, found and scored in one evaluate; the element only when it wins clearly."""
+async def resolve(
+    tab: Tab, target: TargetLocator, threshold: float, margin: float, pick: int | None = None
+) -> Resolved:
+    """Every candidate, found and scored in one evaluate; the element only when it wins clearly. With `pick`,
+    the pick-th element of the report whatever its score, rated in full as the report's `picked`."""
     frame = await frame_of(tab, target.frame)
     candidates = [{"type": c.type, "value": c.value} for c in target.candidates]
-    fingerprint = msgspec.to_builtins(target.fingerprint)
-    handle = await frame.evaluate_handle(
-        RESOLVE_ELEMENT_JS, [candidates, fingerprint, target.shadow, threshold, margin]
-    )
+    args = [candidates, msgspec.to_builtins(target.fingerprint), target.shadow, threshold, margin]
+    if pick is not None:
+        args.append({"index": pick, "sensitiveCss": SENSITIVE_CSS})
+    handle = await frame.evaluate_handle(RESOLVE_ELEMENT_JS, args)
     # A null answer is a plain value with nothing to release in the page; an element is released after the step.
     report = await frame.evaluate(RESOLVED_JS)
     return Resolved(handle.as_element(), report)
@@ -121,6 +127,8 @@ class Runner:
     # What the run may load: the lower of the flow owner's and the caller's trust (RunContext.trust).
     trust: TrustPolicy
     step_timeout_ms: int | None = None
+    # Asks a model when a step's elements stay weak or ambiguous ([flows] llm_fallback); None: never.
+    chooser: ModelChooser | None = None
     outputs: dict[str, Any] = field(default_factory=dict)
     _resolve_s: float = 0.0
 
@@ -137,6 +145,9 @@ class Runner:
         while True:
             attempts += 1
             resolved = await self._resolve_all(step, deadline)
+            if any(found.pick is not None for found in resolved.values()):
+                # The step's time went on waiting for a clear winner and on the model: acting gets its own.
+                deadline = time.monotonic() + self.timeout_s(step)
             try:
                 await self._act(step, resolved, deadline)
                 break
@@ -180,6 +191,10 @@ class Runner:
                 report.fallback = True
             if first.report["match"] != "same":
                 report.matched_by += f" (name {first.report['match']})"
+            if first.pick is not None:
+                # The model's choice: no candidate order to learn from it.
+                report.fallback, report.llm, unique = "llm", first.pick, []
+                report.matched_by = f"llm: element {first.pick.index}, {report.matched_by}"
             if report.fallback and unique:
                 suggestion = unique + [i for i in range(len(found)) if i not in unique]
         return StepOutcome(report, suggestion)
@@ -205,17 +220,59 @@ class Runner:
                     found[role] = resolved
                     break
                 if time.monotonic() + delay >= deadline:
-                    raise self._stop(step, resolved)
+                    resolved = await self._ask_model(step, locator, resolved)
+                    found[role] = resolved
+                    break
                 await anyio.sleep(delay)
                 delay = min(delay * 2, _POLL_MAX_S)
         return found
 
-    def _stop(self, step: Step, resolved: Resolved) -> BrowserdError:
+    async def _ask_model(self, step: Step, locator: TargetLocator, resolved: Resolved) -> Resolved:
+        """The model's choice among the elements the scorer could not decide between, acted on only if nothing
+        on the page is against it; else the step's usual STOP, whose details say what the model did."""
+        chooser = self.chooser
+        if chooser is None or resolved.status not in ASKABLE or not resolved.report["elements"]:
+            raise self._stop(step, resolved)
+        skipped = chooser.skipped(step)
+        if skipped is not None:
+            raise self._stop(step, resolved, fallbackSkipped=skipped)
+        shown: list[dict[str, Any]] = resolved.report["elements"]
+        try:
+            choice = await chooser.choose(step, locator.fingerprint, shown)
+        except BrowserdError as exc:
+            failed = {"errorCode": exc.code, "error": exc.message, "recoverHint": exc.recover_hint}
+            hint = f"The model asked to choose failed ({exc.code}: {exc.recover_hint}) {TargetNotVerified.hint}"
+            raise self._stop(step, resolved, f"; the model could not choose: {exc.message}", hint, llm=failed) from None
+        if choice.index is None:
+            raise self._stop(step, resolved, "; the model chose none", llm=msgspec.to_builtins(choice))
+        try:
+            picked = await resolve(
+                self.tab, locator, self.config.flows.match_threshold, self.config.flows.match_margin, choice.index
+            )
+        except PlaywrightError:
+            picked = Resolved(None, {})
+        why = refusal(picked.report.get("picked"), shown[choice.index])
+        if why is not None:
+            if picked.element is not None:
+                await picked.element.dispose()
+            said = f"; the model chose element {choice.index}, refused: {why}"
+            raise self._stop(step, resolved, said, llm={**msgspec.to_builtins(choice), "refused": why})
+        entry = picked.report["picked"]
+        # The report of the step is the chosen element's: its score, name grade and the candidates that found it.
+        picked.report |= {"score": entry["score"], "match": entry["match"], "hits": entry["hits"]}
+        picked.pick = choice
+        return picked
+
+    def _stop(
+        self, step: Step, resolved: Resolved, said: str = "", hint: str | None = None, **more: Any
+    ) -> BrowserdError:
+        """The step's STOP: what was found and how each scored; `said` and `more` tell what a model did."""
         report = resolved.report
         error = _STOPS.get(resolved.status, TargetNotVerified)
         return error(
-            f"step {step.id} ({step.type}) stopped: {_SAYS.get(resolved.status, resolved.status)}; nothing was done",
-            hint=TargetNotVerified.hint,
+            f"step {step.id} ({step.type}) stopped: {_SAYS.get(resolved.status, resolved.status)}{said}; "
+            "nothing was done",
+            hint=hint or TargetNotVerified.hint,
             stepId=step.id,
             category="visibility" if resolved.status == "disabled" else "selector",
             status=resolved.status,
@@ -223,6 +280,7 @@ class Runner:
             elements=report["elements"],
             threshold=self.config.flows.match_threshold,
             margin=self.config.flows.match_margin,
+            **more,
         )
 
     async def _act(self, step: Step, resolved: dict[str, Resolved], deadline: float) -> None:

@@ -20,7 +20,7 @@ import msgspec
 from browserd.daemon.config import Config, RunsConfig
 from browserd.daemon.errors import BrowserdError, ExecutionError, InvalidParameter
 from browserd.daemon.llm.schema import check_schema
-from browserd.daemon.llm.structured import JsonAnswer, extract_json
+from browserd.daemon.llm.structured import JsonAnswer
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.runs.run_context import RunContext
 from browserd.daemon.runs.templates.template_interface import Inputs, Template
@@ -66,10 +66,9 @@ class PageJsonInputs(PageLoadInputs, kw_only=True):
             check_schema(self.schema, "inputs.schema")
 
     async def page_json(self, ctx: RunContext, markdown: str, url: str) -> JsonAnswer:
-        content = markdown[: ctx.services.config.llm.max_content_chars]
         # The caller's client's model (sampling) or the endpoint: the run's own session has no client.
         model = ctx.services.llm.model(ctx.record.owner_session_id)
-        return await extract_json(model, content, url, self.prompt, self.schema)
+        return await ctx.services.llm.page_json(model, markdown, url, self.prompt, self.schema)
 
 
 class BatchInputs(PageJsonInputs, kw_only=True):

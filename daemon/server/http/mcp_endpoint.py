@@ -27,13 +27,13 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from browserd.daemon.errors import BrowserdError, InvalidParameter
+from browserd.daemon.events import Progress
 from browserd.daemon.server.http.mcp_guard import McpGuard, token_of
 from browserd.daemon.server.http.routeset import RouteSet
 from browserd.daemon.server.http.sessions import HttpSession, HttpSessions
 from browserd.daemon.server.http.tokens import TokenStore
 from browserd.daemon.server.http_tasks import McpTasks
 from browserd.daemon.server.tool_clients import guarded
-from browserd.daemon.tools.context import Progress
 from browserd.daemon.tools.response import error_payload
 from browserd.protocol import __version__
 from browserd.protocol.mcp import INSTRUCTIONS, call_result, tool_definition

@@ -30,7 +30,8 @@ export function stepReports(steps) {
     h('div', { class: 'row' }, h('code', {}, report.stepId), h('span', {}, report.type), badge(report.status),
       report.matchedBy ? h('small', {}, `via ${report.matchedBy}`) : null,
       report.score != null ? h('small', { class: 'score' }, `score ${report.score}`) : null,
-      report.fallback ? h('small', { class: 'tag' }, 'fallback') : null,
+      report.llm ? h('small', { class: 'tag', title: report.llm.reason }, `chosen by ${report.llm.model || 'the model'}`)
+        : report.fallback ? h('small', { class: 'tag' }, 'fallback') : null,
       h('small', { class: 'muted' }, `${report.tookMs} ms`)),
     report.status === 'failed' ? failure(report) : null)));
 }

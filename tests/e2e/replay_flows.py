@@ -1,0 +1,34 @@
+"""Recording a target of tests/e2e/replay_cases.py and replaying it on a mutated page, through a real MCP client:
+for test_flow_mutations (every case) and test_flow_llm_fallback (the model's choice)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from tests.e2e.replay_cases import Case, Target, outcome
+from tests.e2e.results import ok, text_of
+
+STOP_MS = 2000  # a refusing step's limit; never an asserted duration
+ACTIONS = {"click": "browser_click", "fill": "browser_fill", "check": "browser_check"}
+
+Recorded = tuple[str, dict[str, str]]
+
+
+async def record(client: Any, site: str, target: Target) -> Recorded:
+    """The target's one-step flow and the arguments a replay gives its variables."""
+    ok(await client.call_tool("browser_open", {"url": f"{site}/replay/{target.page}", "snapshot": "none"}))
+    ok(await client.call_tool("flow_record_start", {"name": target.who}))
+    args = {"target": target.css, "snapshot": "none"} | ({"value": "x"} if target.action == "fill" else {})
+    ok(await client.call_tool(ACTIONS[target.action], args))
+    flow = ok(await client.call_tool("flow_record_stop", {})).structured_content
+    return flow["flowId"], {v["key"]: "x" for v in flow["flow"]["variables"]}
+
+
+async def replay_run(
+    client: Any, site: str, flow: Recorded, case: Case
+) -> tuple[Literal["correct", "wrong", "refused"], dict[str, Any]]:
+    """The case's outcome (what the page's log says was acted on) and the flow_run answer."""
+    args = {"flowId": flow[0], "args": flow[1], "startUrl": case.url(site), "stepTimeoutMs": STOP_MS}
+    run: dict[str, Any] = ok(await client.call_tool("flow_run", args)).structured_content
+    log = text_of(ok(await client.call_tool("browser_get", {"what": "text", "target": "#log"})))
+    return outcome(case, run["status"] == "succeeded", log.split()), run
