@@ -72,6 +72,9 @@ class Fingerprint(_Struct):
     row: str = ""
     before: str = ""
     after: str = ""
+    # Its tooltip (the title attribute): what a person reads for an icon button whose text is only a glyph
+    # (issue 23); not scored itself, it stands in for such a glyph name.
+    tip: str = ""
 
 
 class TargetLocator(_Struct):

@@ -20,12 +20,14 @@ Prints figures, never asserts them (DESIGN.md §6):
    itself (it injects the listener into the tab).
 Then one line of JSON with every figure. Runs in an isolated browserd home on 127.0.0.1.
 
-    .venv/bin/python tests/bench/flows.py --mutations [--show] [--only TEXT]
+    .venv/bin/python tests/bench/flows.py --mutations [--show] [--only TEXT] [--set tuned|held-out]
 
 instead replays each target of tests/e2e/replay_cases.py, recorded on its page in tests/site/replay/, on
 every mutated page of its cases (issue 23 part 1), and prints per class (name, testid, lookalike) the share
 replayed correctly and the wrong-element actions, and the share of negative cases refused (targets:
 >= 97% correct, 0 wrong, 100% refused). Deterministic: counts, not times; --show lists every case's result.
+--set held-out replays the held-out set of tests/e2e/replay_heldout.py instead (one more class, structure),
+printed under "held-out (new)".
 With --llm-fallback POLICY the daemon runs with `[flows] llm_fallback` on and a scripted model on loopback
 (tests/e2e/replay_models.py) answering every step the scorer leaves weak or ambiguous: `place` picks the
 element in the recorded container and row, `name` the one still showing the recorded name, `first` always the
@@ -49,7 +51,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.bench.common import ready_shim, serve_site, stop_site, summary
 from tests.conftest import make_home
-from tests.e2e.replay_cases import CASES, TARGETS, Case, Target, outcome
+from tests.e2e.replay_cases import CASES, Case, Target, outcome
+from tests.e2e.replay_heldout import HELD_OUT
 from tests.e2e.replay_models import POLICIES, answering
 from tests.llm_server import ScriptedModel, model_env, scripted_model
 
@@ -132,7 +135,10 @@ def replay_case(shim: Any, site: str, flow: tuple[str, dict[str, str]], case: Ca
     return got, step
 
 
-def mutations(show: bool, only: str, policy: str | None) -> None:
+SETS = {"tuned": CASES, "held-out": HELD_OUT}
+
+
+def mutations(show: bool, only: str, policy: str | None, which: str = "tuned") -> None:
     server, site = serve_site()
     home = make_home()
     results: dict[str, list[str]] = {}
@@ -144,12 +150,8 @@ def mutations(show: bool, only: str, policy: str | None) -> None:
                 model = stack.enter_context(scripted_model(answering(POLICIES[policy])))
                 home.env.update(model_env(model), BROWSERD_FLOWS_LLM_FALLBACK="true")
             shim = stack.enter_context(ready_shim(home, ["--tools", "all"]))
-            cases = [case for case in CASES if only in case.label]
-            flows = {
-                target: record_target(shim, site, target)
-                for target in TARGETS
-                if any(c.target == target for c in cases)
-            }
+            cases = [case for case in SETS[which] if only in case.label]
+            flows = {target: record_target(shim, site, target) for target in dict.fromkeys(c.target for c in cases)}
             for case in cases:
                 said, step = replay_case(shim, site, flows[case.target], case)
                 got = said.split(" ", 1)[0]
@@ -188,7 +190,8 @@ def mutations(show: bool, only: str, policy: str | None) -> None:
             "correct_pct": round(100 * positive.count("correct") / len(positive), 1),
             "wrong": positive.count("wrong"),
         }
-    for kind in ("name", "testid", "lookalike", "positive", "negative"):
+    print("held-out (new):" if which == "held-out" else "tuned:")
+    for kind in ("name", "testid", "lookalike", "structure", "positive", "negative"):
         f = figures.get(kind)
         if f is None:
             continue
@@ -208,6 +211,7 @@ def main() -> None:
     parser.add_argument("--mutations", action="store_true", help="the mutated-pages replay figures instead")
     parser.add_argument("--show", action="store_true", help="with --mutations: every case's result")
     parser.add_argument("--only", default="", help="with --mutations: the cases whose label holds this text")
+    parser.add_argument("--set", choices=list(SETS), default="tuned", help="with --mutations: which set of cases")
     parser.add_argument(
         "--llm-fallback",
         choices=sorted(POLICIES),
@@ -215,7 +219,7 @@ def main() -> None:
     )
     options = parser.parse_args()
     if options.mutations:
-        mutations(options.show, options.only, options.llm_fallback)
+        mutations(options.show, options.only, options.llm_fallback, options.set)
         return
     server, site = serve_site()
     home = make_home()

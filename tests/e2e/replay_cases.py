@@ -12,6 +12,8 @@ four classes, after what real sites change between releases:
 - negative: the replay must refuse (removed with a look-alike left, disabled, same place but another
   meaning, a synonym while the recorded name is still on the page).
 
+tests/e2e/replay_heldout.py holds a second, held-out set on other pages, with one more class (`structure`).
+
 tests/e2e/test_flow_mutations.py asserts every case; tests/bench/flows.py --mutations prints the shares.
 """
 
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 Op = list[Any]
-Kind = Literal["name", "testid", "lookalike", "negative"]
+Kind = Literal["name", "testid", "lookalike", "structure", "negative"]
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from tests.e2e.replay_cases import Case, Target, outcome
+from tests.conftest import BrowserdHome, mcp_client
+from tests.e2e.replay_cases import Case, Kind, Target, outcome
 from tests.e2e.results import ok, text_of
 
 STOP_MS = 2000  # a refusing step's limit; never an asserted duration
@@ -32,3 +33,16 @@ async def replay_run(
     run: dict[str, Any] = ok(await client.call_tool("flow_run", args)).structured_content
     log = text_of(ok(await client.call_tool("browser_get", {"what": "text", "target": "#log"})))
     return outcome(case, run["status"] == "succeeded", log.split()), run
+
+
+async def outcomes(home: BrowserdHome, site: str, cases: list[Case], kind: Kind) -> dict[str, list[str]]:
+    """Each case of the class under the outcome it got (correct, wrong, refused); one recording per target."""
+    got: dict[str, list[str]] = {"correct": [], "wrong": [], "refused": []}
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        flows: dict[Target, Recorded] = {}
+        for case in (case for case in cases if case.kind == kind):
+            if case.target not in flows:
+                flows[case.target] = await record(client, site, case.target)
+            result, _ = await replay_run(client, site, flows[case.target], case)
+            got[result].append(case.label)
+    return got

@@ -50,7 +50,31 @@ const nameOf = (el) => {
   }
   if (tag === 'img') return short(el.alt || '');
   if (['textarea', 'select'].includes(tag)) return short(el.getAttribute('title') || el.getAttribute('placeholder') || '');
-  return short(el.innerText || el.textContent || el.getAttribute('title') || '');
+  return short(textOf(el) || el.getAttribute('title') || '');
+};
+// What a person reads on an element: its rendered text, less what assistive technology is told to skip (an
+// aria-hidden badge or icon: `Cart` whose bubble says 2), plus what its shadow root's slots show (a design
+// system's button whose text is its host's).
+const textOf = (el) => {
+  if (!el.querySelector('[aria-hidden="true"], slot')) return el.innerText || el.textContent || '';
+  const parts = [];
+  const walk = (n) => {
+    for (const k of n.localName === 'slot' ? n.assignedNodes({ flatten: true }) : n.childNodes) {
+      if (k.nodeType === Node.TEXT_NODE) parts.push(k.textContent);
+      else if (k.nodeType === Node.ELEMENT_NODE && k.getAttribute('aria-hidden') !== 'true' && !NO_TEXT.has(k.localName)
+        && getComputedStyle(k).display !== 'none') walk(k);
+    }
+  };
+  walk(el);
+  return parts.join(' ');
+};
+// A node the element shows through one of its slots is the element's own text, not a neighbour's.
+const ownOf = (el, n) => n === el || el.contains(n) || (!!n.assignedSlot && el.contains(n.assignedSlot));
+// The element as its page's light tree places it: a shadow-DOM button stands where its host stands.
+const placeOf = (el, root) => {
+  let at = el;
+  while (!root.contains(at) && at.getRootNode() instanceof ShadowRoot) at = at.getRootNode().host;
+  return at;
 };
 const CONTAINERS = new Set(['form', 'fieldset', 'section', 'article', 'li', 'tr', 'dialog', 'table', 'aside', 'nav',
   'header', 'footer']);
@@ -118,7 +142,7 @@ const rowOf = (el) => {
     const parts = [], walker = walkerIn(n);
     let size = 0;
     for (let t = walker.nextNode(); t && size <= ROW_CHARS; t = walker.nextNode()) {
-      if (t === el || el.contains(t)) continue;
+      if (ownOf(el, t)) continue;
       const text = wordsOf(t);
       if (text) { parts.push(text); size += text.length + 1; }
     }
@@ -131,10 +155,12 @@ const rowOf = (el) => {
 // label, the toolbar button beside it. What tells a target from a look-alike that has no container of its own;
 // kept inside the row so that a box inserted before the target's box changes nothing.
 const textNear = (el, forward, row) => {
-  const walker = walkerIn(containerOf(el) || (row && row.n) || el.getRootNode());
-  walker.currentNode = el;
+  const root = containerOf(el) || (row && row.n) || el.getRootNode();
+  const at = placeOf(el, root);
+  const walker = walkerIn(root);
+  walker.currentNode = at;
   for (let n = forward ? walker.nextNode() : walker.previousNode(); n; n = forward ? walker.nextNode() : walker.previousNode()) {
-    if (n === el || el.contains(n) || n.contains(el)) continue;
+    if (ownOf(at, n) || ownOf(el, n) || n.contains(at)) continue;
     const text = wordsOf(n);
     if (text) return short(text, 40);
   }
@@ -145,7 +171,7 @@ const identity = (el) => {
   const tid = testidOf(el);
   return { tag: el.localName, role: roleOf(el), name: nameOf(el), id: el.id || '',
     nameAttr: el.getAttribute('name') || '', testid: tid ? tid[1] : '', ariaLabel: el.getAttribute('aria-label') || '',
-    container: containerName(el), label: labelOf(el), valueKind: valueKind(el) };
+    container: containerName(el), label: labelOf(el), valueKind: valueKind(el), tip: el.getAttribute('title') || '' };
 };
 const whereabouts = (el) => {
   const row = rowOf(el);

@@ -13,9 +13,11 @@
 // - contains: the recorded words in order with a few words added (`Save changes`, `Place your order`) or
 //   dropped while at least half stay (`Apply filters` -> `Apply`), unless a word added or dropped changes
 //   what the control does (`Save as draft`, `Sign in with Google` -> `Sign in`, `Delete all` -> `Delete`);
+//   or the recorded name with a note after a dash or a dot (`M — only 2 left`);
 // - number: the same words with other numbers, when the recorded name had a number (`Star 340` -> `Star 341`;
 //   but also `Step 5` -> `Step 6`, which is why it is weak);
-// - synonym: the same words once SYNONYMS' phrases are read as one (`Submit` / `Send`);
+// - synonym: the same words once SYNONYMS' phrases are read as one (`Submit` / `Send`), or an icon glyph
+//   that is the whole name read as the word it stands for (`×` / `Close`);
 // - differs (a veto: never acted on), or empty (no name now: no credit).
 //
 // contains, number and synonym are weak: the scorer accepts them only when nothing else about the element disagrees
@@ -41,6 +43,9 @@ const SYNONYM_GROUPS = [
   ['settings', 'preferences'],
   ['compose', 'new message', 'write'],
   ['reply', 'respond'],
+  ['quantity', 'qty'],
+  ['create', 'add', 'new'],
+  ['information', 'info'],
   ['forgot password', 'reset password'],
 ];
 // Added words that make another action of the recorded one: `Save as draft`, `Delete all`, `Sign in with Google`.
@@ -79,14 +84,30 @@ const canonical = (ws) => {
 };
 // The shorter name's words in order inside the longer one, at most three words more, and none of the words
 // one has beyond the other a word that changes the action.
+// A linking word (`as`, `with`) changes the action only with a word of its own after it (`Save as draft`), not
+// between two words that were there (`Export CSV` -> `Export as CSV`).
+const LINKING = new Set(['as', 'with', 'via', 'using']);
 const within = (short, long) => {
   if (long.length > short.length + 3) return false;
-  let i = 0; const extra = [];
-  for (const w of long) { if (i < short.length && w === short[i]) i++; else extra.push(w); }
-  return i === short.length && extra.length > 0 && !extra.some((w) => CHANGERS.has(w));
+  let i = 0, changes = false; const extra = [];
+  for (const [at, w] of long.entries()) {
+    if (i < short.length && w === short[i]) { i++; continue; }
+    extra.push(w);
+    const linking = LINKING.has(w) && i > 0 && i < short.length && long[at + 1] === short[i];
+    if (CHANGERS.has(w) && !linking) changes = true;
+  }
+  return i === short.length && extra.length > 0 && !changes;
 };
 // Words added (Save -> Save changes), or dropped while at least half stay (Apply filters -> Apply).
 const contained = (a, b) => within(a, b) || (b.length * 2 >= a.length && within(b, a));
+// An icon glyph that is a whole name, read as the word it stands for (`×` is Close): graded as a synonym.
+const GLYPHS = {
+  '×': 'close', '✕': 'close', '✖': 'close', '☰': 'menu', '🔍': 'search', '🔎': 'search', '⋯': 'more', '⋮': 'more',
+  '🗑': 'delete', '✎': 'edit', '✏': 'edit', '⚙': 'settings', '›': 'next', '»': 'next', '→': 'next', '‹': 'back',
+  '«': 'back', '←': 'back',
+};
+const glyphWords = (s) => { const g = GLYPHS[(s || '').replace(/[\s\uFE0F]+/g, '')]; return !squash(s) && g ? [g] : null; };
+const STRONG_TIERS = new Set(['same', 'normalized', 'count']);
 const NAME_CREDIT = { same: 1, normalized: 0.95, count: 0.9, contains: 0.75, number: 0.75, synonym: 0.6, differs: 0,
   empty: 0 };
 const nameTier = (recorded, now) => {
@@ -95,12 +116,19 @@ const nameTier = (recorded, now) => {
   if (squash(recorded) && squash(recorded) === squash(now)) return 'normalized';
   const keep = /\d/.test(recorded);
   const a = words(recorded, keep), b = words(now, keep);
+  const ga = glyphWords(recorded), gb = glyphWords(now);
+  if (ga || gb) return (ga || a).length && (gb || b).length && canonical(ga || a) === canonical(gb || b) ? 'synonym' : 'differs';
   if (!a.length) return 'differs';
   if (a.join(' ') === b.join(' ')) return 'count';
   if (contained(a, b)) return 'contains';
   const bare = words(now, false).join(' ');
   if (keep && bare && words(recorded, false).join(' ') === bare) return 'number';
   if (b.length && canonical(a) === canonical(b)) return 'synonym';
+  // A note after a dash or a dot annotates the name a person still reads first (`M — only 2 left`), unless it
+  // holds a word that changes the action and no number (`Sign in — with Google`).
+  const head = now.split(/\s[—–·•|-]\s/)[0], note = now.slice(head.length);
+  if (head !== now && STRONG_TIERS.has(nameTier(recorded, head))
+    && (/\d/.test(note) || !words(note, false).some((w) => CHANGERS.has(w)))) return 'contains';
   return 'differs';
 };
 // Where an element is (its container, heading, neighbours): the same words count, a few changed words

@@ -62,10 +62,21 @@
         : n.getAttribute('name')) === v));
       return kept.get(key);
     };
+    // An icon's glyph says nothing a person reads, its tooltip does: a name moved between aria-label and title
+    // stays the name (a flow recorded before `tip` was kept has none, and compares as before).
+    const glyph = (s) => !/[\p{L}\p{N}]/u.test(s || '');
+    const readable = (d) => (d.tip && glyph(d.name) ? d.tip : d.name);
+    const tierOf = (d) => {
+      const tier = nameTier(fp.name, d.name);
+      return tier === 'differs' || tier === 'empty' ? nameTier(readable(fp), readable(d)) : tier;
+    };
+    // A link and a button look alike to a person, and sites turn one into the other.
+    const CLICKABLE = new Set(['link', 'button']);
+    const sameRole = (a, b) => a === b || (CLICKABLE.has(a) && CLICKABLE.has(b));
     const score = (d) => {
-      let total = 0, got = 0, conflicts = 0;
+      let total = 0, got = 0, conflicts = 0, rowAgrees;
       const against = [];
-      const tier = fp.name ? nameTier(fp.name, d.name) : 'same';
+      const tier = fp.name ? tierOf(d) : 'same';
       for (const [k, w] of Object.entries(WEIGHTS)) {
         const was = fp[k], now = d[k];
         if (!was || (k === 'id' && !stableToken(was))) continue;  // a generated id says nothing
@@ -73,7 +84,7 @@
         // A neighbour or row that is the element's own label says again what the name says: not a second witness.
         if ((k === 'before' || k === 'after' || k === 'row') && (was === fp.name || was === fp.label)) continue;
         let share = 1, credit = 0;
-        if (now === was) credit = 1;
+        if (now === was || (k === 'role' && sameRole(was, now))) credit = 1;
         else if (k === 'name') credit = NAME_CREDIT[tier];
         else if (IDS.has(k) || (k === 'ariaLabel' && !now)) {
           if (!now) share = ABSENT;
@@ -81,9 +92,10 @@
         } else if (NAMES.has(k)) credit = NAME_CREDIT[nameTier(was, now)];
         else if (WHERE.has(k)) credit = near(was, now);
         if (k !== 'name' && share !== ABSENT && credit < (NAMES.has(k) ? 0.5 : 0.8)) { conflicts++; against.push(k); }
+        if (k === 'row') rowAgrees = credit;
         total += w * share; got += w * share * credit;
       }
-      return { score: total ? got / total : 0, tier, conflicts, against };
+      return { score: total ? got / total : 0, tier, conflicts, against, rowAgrees };
     };
     const names = new Map();
     const nameIn = (n) => { if (!names.has(n)) names.set(n, nameOf(n)); return names.get(n); };
@@ -105,8 +117,8 @@
     if (known && fp.name) {
       const close = [];
       for (const n of deep()) {
-        if (pool.has(n) || (fp.role ? roleOf(n) !== fp.role : n.localName !== fp.tag)) continue;
-        const tier = nameTier(fp.name, nameIn(n));
+        if (pool.has(n) || (fp.role ? !sameRole(fp.role, roleOf(n)) : n.localName !== fp.tag)) continue;
+        const tier = tierOf({ name: nameIn(n), tip: n.getAttribute('title') });
         if (tier !== 'differs' && tier !== 'empty') close.push([n, NAME_CREDIT[tier]]);
       }
       close.sort((a, b) => b[1] - a[1]);
@@ -118,7 +130,8 @@
     const rate = (entry, d) => {
       const s = known ? score(d) : { score: agreement(entry.hits), tier: 'same', conflicts: 0, against: [] };
       return Object.assign(entry, { score: Math.round(s.score * 1000) / 1000, tag: d.tag, role: d.role, name: d.name,
-        container: d.container, row: d.row, match: s.tier, conflicts: s.conflicts, disagrees: s.against });
+        container: d.container, row: d.row, match: s.tier, conflicts: s.conflicts, disagrees: s.against,
+        rowAgrees: s.rowAgrees });
     };
     const order = (a, b) => b.score - a.score || b.hits.length - a.hits.length;
     // Every element is rated on who it is, as if where it is agreed too (the most it could score); only the
@@ -143,8 +156,7 @@
     // not Unarchive), and is nobody's rival either.
     const live = scored.filter((s) => s.visible && s.match !== 'differs');
     const best = live[0], second = live[1];
-    const STRONG = new Set(['same', 'normalized', 'count']);
-    const weakName = !!best && !STRONG.has(best.match);
+    const weakName = !!best && !STRONG_TIERS.has(best.match);
     // A weak name (words added, a number changed, a synonym) wins only when all else agrees and nothing competes.
     // A competitor is another element with a close name that shares the winner's container or row, or agrees
     // with all but the name too, or elsewhere scores near the threshold itself (the same control in a parallel
@@ -157,9 +169,11 @@
       return !!home && !!group && group !== home && group.localName === home.localName
         && group.parentElement === home.parentElement;
     };
-    const rival = weakName && (crowded || live.some((s) => s !== best && (s.conflicts === 0
-      || (home && groupOf(s.n) === home) || (!parallel(s.n) && s.score >= threshold - 2 * margin)
-      || (best.match === 'synonym' && STRONG.has(s.match)))));
+    // Nor is an element whose recorded row (a card's, a table row's words) disagrees where the winner's agrees.
+    const toldApart = (s) => best.rowAgrees >= 0.8 && s.rowAgrees !== undefined && s.rowAgrees < 0.8;
+    const rival = weakName && (crowded || live.some((s) => s !== best && ((best.match === 'synonym' && STRONG_TIERS.has(s.match))
+      || (!toldApart(s) && (s.conflicts === 0 || (home && groupOf(s.n) === home)
+        || (!parallel(s.n) && s.score >= threshold - 2 * margin))))));
     let status = 'ok';
     if (!best) status = scored.some((s) => s.visible) ? 'weak' : 'none';
     else if (best.score < threshold || (weakName && best.conflicts > 0)) status = 'weak';
