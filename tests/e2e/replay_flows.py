@@ -48,6 +48,15 @@ async def outcomes(home: BrowserdHome, site: str, cases: list[Case], kind: Kind)
             if case.target not in flows:
                 flows[case.target] = await record(client, site, case.target)
             stop_ms = NEGATIVE_STOP_MS if kind == "negative" else STOP_MS
-            result, _ = await replay_run(client, site, flows[case.target], case, stop_ms)
+            result, run = await replay_run(client, site, flows[case.target], case, stop_ms)
+            if result == "refused" and kind == "negative" and acting_failed(run):
+                # It chose an element where it must stop; only the short limit kept the action from landing.
+                result = "wrong"
             got[result].append(case.label)
     return got
+
+
+def acting_failed(run: dict[str, Any]) -> bool:
+    """The run's step chose an element and failed while acting on it: not a refusal, which stops before acting."""
+    steps: list[dict[str, Any]] = run.get("steps") or [{}]
+    return bool((steps[-1].get("details") or {}).get("category") == "interaction")
