@@ -75,17 +75,18 @@ async def test_four_clients_each_drive_only_their_own_tab_group(
     async def one_client(index: int) -> None:
         async with mcp_client(bridge_home, args=DEVTOOLS) as client:
             seen[f"client{index}"] = await _drive_own_group(client, site, f"client{index}", seed=index)
-            async with async_playwright() as playwright:  # before the session ends: its tab group, as Chrome has it
-                browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
-                groups[f"client{index}"] = {
-                    t["groupId"] for t in await chrome_tabs(panel) if f"client{index}-" in (t["url"] or "")
-                }
-                await panel.close()
-                await browser.close()
+            # Before the session ends: its tab group, as Chrome has it.
+            browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
+            groups[f"client{index}"] = {
+                t["groupId"] for t in await chrome_tabs(panel) if f"client{index}-" in (t["url"] or "")
+            }
+            await panel.close()
+            await browser.close()
 
     groups: dict[str, set[int]] = {}
+    # One Playwright driver for the four clients' looks at the side panel.
     with anyio.fail_after(DEADLINE_S):
-        async with anyio.create_task_group() as group:
+        async with async_playwright() as playwright, anyio.create_task_group() as group:
             for index in range(CLIENTS):
                 group.start_soon(one_client, index)
     assert len(seen) == CLIENTS
