@@ -249,8 +249,10 @@ def step_calls(runs: int, show: bool) -> None:
         "click_step_calls": median[3] - median[2],
         "loadavg": [round(x, 2) for x in os.getloadavg()],
     }
-    print(f"a replayed fill step: {figures['fill_step_calls']} Playwright calls; a click step: "
-          f"{figures['click_step_calls']} (flows of 1, 2, 3 steps: {median})")
+    print(
+        f"a replayed fill step: {figures['fill_step_calls']} Playwright calls; a click step: "
+        f"{figures['click_step_calls']} (flows of 1, 2, 3 steps: {median})"
+    )
     if show:
         for n, calls in shown.items():
             print(f"  {n} step(s): {' '.join(calls)}")

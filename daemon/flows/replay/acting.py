@@ -51,8 +51,7 @@ async def act_on_element(
             raise ExecutionError(
                 f"{described} was recorded through the {step.setter} date picker's own setter, which the page "
                 "does not offer now: its value was set with input and change events only",
-                hint="The page's date picker changed or has not started: check the page, then record the step "
-                "again.",
+                hint="The page's date picker changed or has not started: check the page, then record the step again.",
                 recorded=step.setter,
                 replayed=filled.setter,
             )
