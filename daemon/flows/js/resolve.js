@@ -7,6 +7,7 @@
 // With `index` (a model's choice, [flows] llm_fallback) the element is instead the index-th of the report's
 // elements, whatever its score, and the report gets it rated in full as `picked` (where it is too), with
 // whether it is a sensitive field (`sensitiveCss`).
+/* global fieldOf -- elements/js/field.js, put in scope by fingerprint_js.py (elements/fields.FIELD_PRELUDE) */
 (args) => {
   const [el, resolved, pick] = (([cands, fp, shadow, threshold, margin]) => {
     let scope = document;
