@@ -172,6 +172,7 @@ class Runner:
         return found
 
     async def _poll(self, step: Step, locator: TargetLocator, deadline: float, field: bool) -> Resolved:
+        """One target resolved, with backoff, until it wins clearly (marked) or the deadline asks the model."""
         delay = _POLL_START_S
         while True:
             began = time.monotonic()
