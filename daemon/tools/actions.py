@@ -15,7 +15,7 @@ from browserd.daemon.elements.fields import FieldInfo
 from browserd.daemon.elements.filling import fill_field
 from browserd.daemon.elements.overlays import covers_named
 from browserd.daemon.elements.usable import usable
-from browserd.daemon.elements.wheel import position_at_rest
+from browserd.daemon.elements.wheel import position_at_rest, wheel_over
 from browserd.daemon.errors import ElementNotInteractable, InvalidParameter
 from browserd.daemon.flows.recording.recorded_action import (
     Choose,
@@ -349,14 +349,14 @@ async def browser_scroll(ctx: ToolContext, call: TabCall, params: ScrollParams, 
     if target is not None:
         # The wheel turns over the target, so the box it sits in scrolls (a feed, a virtual list).
         with action_errors("scroll", target.described):
-            await target.locator.scroll_into_view_if_needed()
-            box = await target.locator.bounding_box()
+            # Held before the wheel: a virtual list may take the element out of the page as it scrolls.
             over = await target.locator.element_handle()
-        if box is None:
+            turned = await wheel_over(tab.page, target.locator, params.delta_x, params.delta_y, None)
+        if not turned:
             raise ElementNotInteractable(f"{target.described} is not on screen to scroll over", action="scroll")
-        await tab.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         where = f"the box of {target.described}"
-    await tab.page.mouse.wheel(params.delta_x, params.delta_y)
+    else:
+        await tab.page.mouse.wheel(params.delta_x, params.delta_y)
     # The wheel returns before the page has scrolled: report where it comes to rest.
     position = await position_at_rest(tab.page, over)
     response.data({"scrollX": position[0], "scrollY": position[1]})

@@ -4,8 +4,8 @@ A fill goes through elements/filling.py (a date picker's own setter, arrow keys 
 fill for a text field), a select through elements/choosing.py (a widget's mirrored <select>, its options
 clicked), a check through elements/checkables.py (the label a theme draws over its hidden input), a click or
 hover through elements/clicking.py (a checkbox through its label, patience with covers, a block's content),
-a drag through elements/dragging.py: the functions the browser tools call, so a step replays the way it was
-recorded. The element is the one resolution.py marked, named by its locator.
+a drag through elements/dragging.py, a wheel through elements/wheel.py: the functions the browser tools call,
+so a step replays the way it was recorded. The element is the one resolution.py marked, named by its locator.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from browserd.daemon.elements.choosing import choose
 from browserd.daemon.elements.clicking import click, hover
 from browserd.daemon.elements.dragging import drag
 from browserd.daemon.elements.filling import PICKERS_OWN, fill_field
+from browserd.daemon.elements.wheel import wheel_over
 from browserd.daemon.errors import ElementNotFound, ExecutionError
 from browserd.daemon.flows.flow_model import Step
 from browserd.daemon.flows.replay.resolution import Resolved
@@ -67,8 +68,11 @@ async def act_on_element(
     elif kind == "hover":
         # An element without a role of its own (a div, a span) is what a snapshot calls generic.
         await hover(page, locator, timeout_ms, target.role or "generic")
+    elif kind == "scroll" and step.delta:
+        # A person's scrolling inside this element (a feed, a list): the wheel over it, by as much.
+        await wheel_over(page, locator, step.delta[0], step.delta[1], timeout_ms)
     elif kind == "scroll":
-        await _scroll(page, locator, step, timeout_ms)
+        await locator.scroll_into_view_if_needed(timeout=timeout_ms)
     elif kind == "key":
         for key in (step.keys or "").split():
             await locator.press(key, timeout=timeout_ms)
@@ -85,16 +89,6 @@ def _marked(found: Resolved) -> Locator:
     if found.locator is None:
         raise ElementNotFound("the recorded element left the page before the step could act on it")
     return found.locator
-
-
-async def _scroll(page: Page, locator: Locator, step: Step, timeout_ms: float) -> None:
-    await locator.scroll_into_view_if_needed(timeout=timeout_ms)
-    box = await locator.bounding_box(timeout=timeout_ms) if step.delta else None
-    if step.delta and box is not None:
-        # A person's scrolling inside this element (a feed, a list): the wheel over it, by as much.
-        await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-        dx, dy = step.delta[:2]
-        await page.mouse.wheel(dx, dy)
 
 
 async def _read(locator: Locator, what: str, timeout_ms: float) -> dict[str, Any]:
