@@ -85,13 +85,56 @@ def accept_languages(environ: Mapping[str, str]) -> str:
     return f"{language}-{region},{language}" if region.isalpha() else language
 
 
+# Playwright's own feature lists (playwright-core's chromiumSwitches.ts, Playwright 1.65). Chromium honours
+# only the LAST --disable-features (and --enable-features) switch on its command line, and Playwright puts
+# the configured flags after its own: a configured list would silently re-enable everything Playwright
+# turns off. So a configured list is merged with these into one switch. tests/e2e/test_browser_flags.py
+# reads the launched browser's command line and fails when Playwright's list names one this lacks.
+PLAYWRIGHT_DISABLED_FEATURES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
+    "msForceBrowserSignIn",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
+)
+PLAYWRIGHT_ENABLED_FEATURES = ("CDPScreenshotNewSurface", "SkipListAccountsWithoutGaiaCookies")
+_FEATURE_SWITCHES = {
+    "--disable-features": PLAYWRIGHT_DISABLED_FEATURES,
+    "--enable-features": PLAYWRIGHT_ENABLED_FEATURES,
+}
+
+
 def launch_args(configured: list[str], found: ChromiumFound) -> list[str]:
     """The configured flags plus what this user and executable need to start and to look like a browser."""
-    args = list(configured)
+    args = _merged_features(configured)
     if os.geteuid() == 0 and "--no-sandbox" not in args:
         args.append("--no-sandbox")  # Chromium refuses to start its sandbox as root.
     if found.headless_shell and not any(arg.startswith("--accept-lang=") for arg in args):
         args.append(f"--accept-lang={accept_languages(os.environ)}")
+    return args
+
+
+def _merged_features(configured: list[str]) -> list[str]:
+    """`configured` with each feature switch it holds made one, which also carries Playwright's own names."""
+    args = list(configured)
+    for switch, playwrights in _FEATURE_SWITCHES.items():
+        given = [arg for arg in args if arg.startswith(switch + "=")]
+        if not given:
+            continue
+        names = [name for arg in given for name in arg.partition("=")[2].split(",") if name]
+        args = [arg for arg in args if arg not in given]
+        args.append(f"{switch}={','.join(dict.fromkeys([*playwrights, *names]))}")
     return args
 
 

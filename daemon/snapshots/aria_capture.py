@@ -67,7 +67,14 @@ class PageFacts:
 
     @classmethod
     def of(cls, found: Any) -> PageFacts | None:
-        """The facts from PAGE_FACTS_JS's answer; None when it did not run (a navigation, a failing script)."""
+        """The facts from PAGE_FACTS_JS's answer (JSON text); None when it did not run (a navigation, a failing
+        script)."""
+        if not isinstance(found, str):
+            return None
+        try:
+            found = json.loads(found)
+        except ValueError:
+            return None
         if not isinstance(found, list) or len(found) != 2 or not isinstance(found[0], list):
             return None
         return cls(found[0], str(found[1]))

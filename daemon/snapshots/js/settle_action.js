@@ -22,10 +22,13 @@
     s.messagesUntil = 0;
     s.settledAt = performance.now();
   };
-  if (s && s.settledAt > 0 && s.lastInput > s.settledAt && still()) {
-    // The page took input since the last answer and did nothing with it so far: after the messages the
-    // input posted (a message of our own comes after them) and a task turn, nothing has changed still,
-    // so there is no render to wait a frame for. Anything else waits for the next frame.
+  // Since the last answer the page took input, or (a document never answered yet) it has loaded, and it
+  // has done nothing so far: changed nothing since its parse ended and asked for no frame.
+  const fresh = s && (s.settledAt > 0 ? s.lastInput > s.settledAt : document.readyState === 'complete');
+  if (fresh && still()) {
+    // After the messages the input or the load posted (a message of our own comes after them) and a task
+    // turn (after the timers it set at once), nothing has changed still, so there is no render to wait a
+    // frame for. Anything else waits for the next frame.
     const channel = new MessageChannel();
     channel.port1.onmessage = () => setTimeout(() => {
       if (!still() || s.timers.size || s.pending || s.navigating) return frameGrace();
@@ -41,7 +44,10 @@
     if (now - start >= maxMs) return done();
     if (s) {
       const busy = s.timers.size || s.pending || s.navigating || document.readyState === 'loading';
-      if (!busy && graceOver && now - s.lastActivity >= quietMs) return done();
+      // No change since the parse ended (lastActivity 0) holds no quiet window: the page's clock starts at
+      // its navigation, so reading 0 as a change then would keep every fresh load waiting until quietMs.
+      const quiet = s.lastActivity === 0 || now - s.lastActivity >= quietMs;
+      if (!busy && graceOver && quiet) return done();
     } else if (now - start >= quietMs) {
       return done();  // a document without the tracker (opened before browserd attached): a fixed wait
     }
