@@ -58,7 +58,7 @@ if str(REPO) not in sys.path:
 from playwright.async_api import async_playwright  # noqa: E402
 
 from browserd.daemon.config import BrowserConfig  # noqa: E402
-from browserd.daemon.runtime.chromium import find_chromium  # noqa: E402
+from browserd.daemon.runtime.chromium import find_chromium, merged_feature_switches  # noqa: E402
 from browserd.daemon.sessions.session import WINDOW_SCRIPT  # noqa: E402
 from browserd.daemon.snapshots.aria_capture import PAGE_FACTS_JS  # noqa: E402
 from browserd.daemon.snapshots.settle import GRACE_MS, _action_script  # noqa: E402
@@ -213,7 +213,7 @@ STEPS = ("floor", "+init scripts", "+settle", "+page facts", "+boxes")
 
 async def steps(playwright: Any, site: str, rounds: int) -> None:
     browser = await playwright.chromium.launch(
-        executable_path=executable(headless=True), headless=True, args=BrowserConfig().args
+        executable_path=executable(headless=True), headless=True, args=merged_feature_switches(BrowserConfig().args)
     )
     pages = []
     for number in range(len(STEPS)):
@@ -275,7 +275,8 @@ async def main() -> None:
         finally:
             stop_site(server)
         return
-    default_args = BrowserConfig().args
+    # Merged as the daemon merges them: a feature switch of its own would replace Playwright's list.
+    default_args = merged_feature_switches(BrowserConfig().args)
     arms: dict[str, list[str] | None] = {"browserd": None}
     for arm in args.arm:
         name, _, flags = arm.partition("=")
