@@ -74,9 +74,18 @@ class FieldInfo:
         }.get(self.kind, f"{self.kind} field")
 
 
-async def field_info(locator: Locator, described: str, timeout_ms: float | None) -> FieldInfo:
-    """The field a fill would act on; a clear error naming the right call when it is not a text field."""
-    field = FieldInfo(*await locator.evaluate(_FIELD_JS, timeout=timeout_ms))
+# What field.js answers of an element, for a program that reads it in the same round trip as its own work
+# (a replay's resolution, flows/fingerprint_js.py): a prelude declaring `fieldOf`.
+FIELD_PRELUDE = f"const fieldOf = {_FIELD_JS};"
+
+
+async def read_field(locator: Locator, timeout_ms: float | None) -> FieldInfo:
+    """What the element a fill would act on is (not yet judged: see judged)."""
+    return FieldInfo(*await locator.evaluate(_FIELD_JS, timeout=timeout_ms))
+
+
+def judged(field: FieldInfo, described: str) -> FieldInfo:
+    """`field` when a fill can set it; else a clear error naming the right call."""
     kind = field.kind
     other = _OTHER_CALLS.get(kind)
     if other is not None:

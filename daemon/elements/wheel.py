@@ -1,8 +1,9 @@
-"""Where a scroller comes to rest after a wheel turn, which returns before the page has scrolled."""
+"""A wheel turned over an element (browser_scroll, a replayed scroll step), and where the scroller comes to rest
+after it, which the wheel returns before."""
 
 from __future__ import annotations
 
-from playwright.async_api import ElementHandle, Page
+from playwright.async_api import ElementHandle, Locator, Page
 
 from browserd.daemon.runtime.page_js import load_js
 
@@ -14,3 +15,15 @@ async def position_at_rest(page: Page, over: ElementHandle | None) -> tuple[int,
     of the nearest scrollable box around it (a feed, a virtual list)."""
     x, y = await page.evaluate(_AT_REST_JS, over)
     return x, y
+
+
+async def wheel_over(page: Page, locator: Locator, dx: int, dy: int, timeout_ms: float | None) -> bool:
+    """Turn the wheel by (dx, dy) over the element, scrolled into view first, so that the box it sits in scrolls
+    (a feed, a virtual list); False, with no wheel turned, when it has no box on screen."""
+    await locator.scroll_into_view_if_needed(timeout=timeout_ms)
+    box = await locator.bounding_box(timeout=timeout_ms)
+    if box is None:
+        return False
+    await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    await page.mouse.wheel(dx, dy)
+    return True

@@ -7,6 +7,7 @@ and per replayed step.
 
 from __future__ import annotations
 
+from browserd.daemon.elements.fields import FIELD_PRELUDE
 from browserd.daemon.flows.match_js import MATCH_JS
 from browserd.daemon.runtime.page_js import load_js, with_prelude
 
@@ -17,11 +18,10 @@ CAPTURE_JS = with_prelude(load_js("browserd.daemon.flows", "capture.js"), _PRELU
 # The CSS of an iframe element inside its own document, for a recorded target's frame path.
 FRAME_CSS_JS = load_js("browserd.daemon.flows", "frame_css.js")
 
-# Resolves a target (args: [candidates, fingerprint, shadow path, threshold, margin]) to its element, or null;
-# the report of how stays on the window for RESOLVED_JS, so a step costs two round trips. A sixth argument
-# {index, sensitiveCss} takes the index-th element of the report instead (a model's choice, checked on `picked`).
-RESOLVE_ELEMENT_JS = with_prelude(load_js("browserd.daemon.flows", "resolve.js"), _PRELUDE, MATCH_JS)
-RESOLVED_JS = load_js("browserd.daemon.flows", "resolved.js")
+# Resolves a target (args: [candidates, fingerprint, shadow path, threshold, margin, options]) and answers the
+# report of how, marking the element it found (flows/replay/resolution.py); the options are in resolve.js. It
+# reads a field the way a fill does (elements/fields.FIELD_PRELUDE), so a replayed fill pays no read of its own.
+RESOLVE_ELEMENT_JS = with_prelude(load_js("browserd.daemon.flows", "resolve.js"), _PRELUDE, MATCH_JS, FIELD_PRELUDE)
 
 # Inputs whose values a failure screenshot must never show, and that a model's choice never is.
 SENSITIVE_CSS = (

@@ -332,6 +332,13 @@ class FlowService:
         if self.scheduler is not None:
             self.scheduler.changed()
 
+    async def for_export(self, ref: str, by: Actor) -> Flow:
+        """A flow as it leaves this install (flow_export): without the candidate orders its runs here suggested,
+        which only this install's update_targets applies."""
+        flow = await self.get(ref, by=by)
+        flow.meta.suggested_order = {}
+        return flow
+
     async def update_targets(self, ref: str, by: Actor) -> tuple[Flow, int]:
         """Apply the candidate orders the last runs suggested, as a new version."""
         flow = await self.get(ref, by=by)

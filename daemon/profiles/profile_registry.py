@@ -9,6 +9,7 @@ from typing import Any, Self
 import anyio
 import anyio.abc
 import msgspec
+from playwright.async_api import StorageState
 
 from browserd.daemon.config import ProfilesConfig
 from browserd.daemon.profiles.ids import validate_profile_id
@@ -42,6 +43,12 @@ class Profiles:
     async def load(self, profile_id: str | None = None) -> Snapshot:
         """The latest snapshot, initialising the profile on first use; file work runs in a thread (S0-50)."""
         return await anyio.to_thread.run_sync(self.store(profile_id).load)
+
+    async def state_to_import(self, profile_id: str) -> tuple[StorageState, int]:
+        """The profile's cookies and localStorage as a window imports them (browser_storage import), with the
+        version they are."""
+        snapshot = await self.load(profile_id)
+        return snapshot.storage_state(), snapshot.version
 
     def user_data_dir(self, profile_id: str | None = None) -> Path:
         """`<user_data_root>/<profileId>`: only `browserd login` opens it, under login.lock (S0-20, S0-39)."""

@@ -117,7 +117,7 @@ _FEATURE_SWITCHES = {
 
 def launch_args(configured: list[str], found: ChromiumFound) -> list[str]:
     """The configured flags plus what this user and executable need to start and to look like a browser."""
-    args = _merged_features(configured)
+    args = merged_feature_switches(configured)
     if os.geteuid() == 0 and "--no-sandbox" not in args:
         args.append("--no-sandbox")  # Chromium refuses to start its sandbox as root.
     if found.headless_shell and not any(arg.startswith("--accept-lang=") for arg in args):
@@ -125,7 +125,7 @@ def launch_args(configured: list[str], found: ChromiumFound) -> list[str]:
     return args
 
 
-def _merged_features(configured: list[str]) -> list[str]:
+def merged_feature_switches(configured: list[str]) -> list[str]:
     """`configured` with each feature switch it holds made one, which also carries Playwright's own names."""
     args = list(configured)
     for switch, playwrights in _FEATURE_SWITCHES.items():

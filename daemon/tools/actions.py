@@ -6,17 +6,16 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 from playwright.async_api import Locator
-from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from browserd.daemon.elements.checkables import CHECKABLE_ROLES, is_checkable, set_checked, toggle
+from browserd.daemon.elements.checkables import set_checked
 from browserd.daemon.elements.choosing import MIRRORED_SELECT, OPTION_CLICKS, choose
+from browserd.daemon.elements.clicking import click, hover
 from browserd.daemon.elements.dragging import drag
-from browserd.daemon.elements.fields import ARIA_VALUES, FieldInfo, check_taken, field_info, input_value
-from browserd.daemon.elements.filling import ARROW_KEYS, NATIVE_FILL, PICKER_EVENTS
-from browserd.daemon.elements.keyed_values import move_by_keys, set_picker_value
-from browserd.daemon.elements.overlays import BLOCK_ROLES, content_point, covers_named, patiently
-from browserd.daemon.elements.usable import not_usable, usable
-from browserd.daemon.elements.wheel import position_at_rest
+from browserd.daemon.elements.fields import FieldInfo
+from browserd.daemon.elements.filling import fill_field
+from browserd.daemon.elements.overlays import covers_named
+from browserd.daemon.elements.usable import usable
+from browserd.daemon.elements.wheel import position_at_rest, wheel_over
 from browserd.daemon.errors import ElementNotInteractable, InvalidParameter
 from browserd.daemon.flows.recording.recorded_action import (
     Choose,
@@ -112,37 +111,30 @@ def _done(response: Response, what: str, target: Target, code: str) -> None:
 async def browser_click(ctx: ToolContext, call: TabCall, params: ClickParams, response: Response) -> None:
     tab = call.tab
     target = await call.locate(params.target)
-    options: dict[str, Any] = {"button": params.button}
+    # Playwright's options beyond a plain left click (elements/clicking.py treats a plain one as a person's).
+    options: dict[str, Any] = {"button": params.button} if params.button != "left" else {}
     if params.modifiers:
         options["modifiers"] = params.modifiers
     if params.position is not None:
         options["position"] = {"x": params.position.x, "y": params.position.y}
     verb = "dblclick" if params.double else "click"
     await usable(target, verb)
-    note = ""
-    plain = verb == "click" and options == {"button": "left"}
-    timeout = _timeout(ctx, params.timeout)
     async with covers_named(target.locator, target.described, verb):
         with action_errors(verb, target.described):
-            if plain and target.role in CHECKABLE_ROLES:
-                # Themes hide the input under a drawn box: the click goes where a person's would, its label.
-                note = await toggle(target.locator, target.described, timeout)
-            else:
-                act = getattr(target.locator, verb)
-                try:
-                    await patiently(lambda ms: act(**options, timeout=ms), tab.page, timeout, by_label=plain)
-                except PlaywrightTimeout as exc:
-                    # A selector names no role: a checkbox its own label covers is found out only now (after
-                    # the first attempt, not the whole patience; looking first would cost every click).
-                    if not (plain and "intercepts pointer events" in str(exc) and await is_checkable(target.locator)):
-                        raise
-                    note = await toggle(target.locator, target.described, timeout)
-    shown = {k: v for k, v in options.items() if v != "left"}
+            note = await click(
+                tab.page,
+                target.locator,
+                target.described,
+                _timeout(ctx, params.timeout),
+                target.role,
+                params.double,
+                options,
+            )
     _done(
         response,
         "Double-clicked" if params.double else "Clicked",
         target,
-        f"{verb}({', '.join(f'{k}={v!r}' for k, v in shown.items())})",
+        f"{verb}({', '.join(f'{k}={v!r}' for k, v in options.items())})",
     )
     if note:
         response.text(note)
@@ -171,49 +163,29 @@ async def browser_fill(ctx: ToolContext, call: TabCall, params: FillParams, resp
         await locator.fill(params.value, timeout=params.timeout)
 
     target = await call.locate(params.target, early=fill_plain)
-    # What kind of field it is decides the format it stores and the error that helps when it is no field;
-    # the same read says whether it is disabled or read-only, so the fill fails at once then.
     # The snapshot already said it is a plain textbox one can edit: no closer look (one that has been disabled
     # since fails when Playwright's fill gives up waiting for it to be editable).
-    if target.plain_text:
-        field = FieldInfo("text")
-    else:
-        with action_errors("fill", target.described):
-            field = await field_info(target.locator, target.described, params.timeout)
-        # The read found the element, so a disabled or read-only one fails now, not after the timeout.
-        if field.disabled or (field.readonly and not field.picker):
-            raise not_usable(target, "fill", "disabled" if field.disabled else "read-only")
-    stored = await input_value(tab.page, field, params.value, target.described)
-    note = f"It holds {stored!r}, the field's own format for {params.value!r}." if stored != params.value else ""
+    known = FieldInfo("text") if target.plain_text else None
     with action_errors("fill", target.described):
-        if field.kind in ARIA_VALUES:
-            said = await move_by_keys(target.locator, field, stored, target.described, params.timeout)
-            note = f"It is a {field.described} moved by arrow keys; it now says {said!r}."
-        elif field.picker:
-            picked = await set_picker_value(target.locator, stored, params.timeout)
-            note = picked.note
-        elif target.under_way is not None:  # a plain text field's fill, started while its ref was checked
-            await target.under_way
-        else:
-            await target.locator.fill(stored, timeout=params.timeout)
-    # A picker's setter writes the field in its own format ("October 20, 2017"): that is the value taking.
-    if field.kind not in ARIA_VALUES and not (field.picker and picked.setter):
+        filled = await fill_field(
+            tab.page, target.locator, target.described, params.value, params.timeout, known, target.under_way
+        )
+    verify = filled.verify
+    if verify is not None:
 
         async def taken() -> None:
             with action_errors("fill", target.described):
-                await check_taken(target.locator, field, stored, target.described, params.timeout)
+                await verify()
 
-        # Pages rewrite or refuse values (masks, maxlength, scripts): "Filled" is said only of a value that took.
-        # Before an Enter, at once; else while the page settles, which saves a round trip.
+        # "Filled" is said only of a value that took: before an Enter, checked at once; else while the page
+        # settles, which saves a round trip.
         await (taken() if params.submit else call.check_meanwhile(taken))
     if params.submit:
         with action_errors("fill", target.described):
             await target.locator.press(SUBMIT_KEY, timeout=params.timeout)
-    # The setter a recorded step keeps (elements/filling.py names them; replay fills through fill_field).
-    call.setter = (
-        ARROW_KEYS if field.kind in ARIA_VALUES else (picked.setter or PICKER_EVENTS) if field.picker else NATIVE_FILL
-    )
-    _written(response, "Filled", target, f"fill({stored!r})", params.submit, note)
+    # The setter a recorded step keeps: its replay fills through fill_field too.
+    call.setter = filled.setter
+    _written(response, "Filled", target, f"fill({filled.stored!r})", params.submit, filled.note)
 
 
 @tab_tool(
@@ -265,9 +237,7 @@ async def browser_hover(ctx: ToolContext, call: TabCall, params: TargetParams, r
     timeout = _timeout(ctx, params.timeout)
     async with covers_named(target.locator, target.described, "hover"):
         with action_errors("hover", target.described):
-            # Hover handlers sit on the content (an inline trigger in a paragraph), not on the empty box centre.
-            point = await content_point(target.locator, timeout) if target.role in BLOCK_ROLES else None
-            await patiently(lambda ms: target.locator.hover(position=point, timeout=ms), tab.page, timeout)
+            await hover(tab.page, target.locator, timeout, target.role)
     _done(response, "Hovered over", target, "hover()")
 
 
@@ -379,14 +349,14 @@ async def browser_scroll(ctx: ToolContext, call: TabCall, params: ScrollParams, 
     if target is not None:
         # The wheel turns over the target, so the box it sits in scrolls (a feed, a virtual list).
         with action_errors("scroll", target.described):
-            await target.locator.scroll_into_view_if_needed()
-            box = await target.locator.bounding_box()
+            # Held before the wheel: a virtual list may take the element out of the page as it scrolls.
             over = await target.locator.element_handle()
-        if box is None:
+            turned = await wheel_over(tab.page, target.locator, params.delta_x, params.delta_y, None)
+        if not turned:
             raise ElementNotInteractable(f"{target.described} is not on screen to scroll over", action="scroll")
-        await tab.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         where = f"the box of {target.described}"
-    await tab.page.mouse.wheel(params.delta_x, params.delta_y)
+    else:
+        await tab.page.mouse.wheel(params.delta_x, params.delta_y)
     # The wheel returns before the page has scrolled: report where it comes to rest.
     position = await position_at_rest(tab.page, over)
     response.data({"scrollX": position[0], "scrollY": position[1]})

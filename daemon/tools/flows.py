@@ -284,8 +284,7 @@ async def flow_update_targets(ctx: ToolContext, params: FlowParams, response: Re
 
 @tool("flow_export", "flows", "A flow as JSON (no sensitive values) or a Playwright Python script.", ExportParams)
 async def flow_export(ctx: ToolContext, params: ExportParams, response: Response) -> None:
-    flow = await ctx.services.flows.get(params.flow_id, by=_by(ctx))
-    flow.meta.suggested_order = {}
+    flow = await ctx.services.flows.for_export(params.flow_id, _by(ctx))
     if params.format == "playwright":
         script = await export_script(flow, ctx.session.trust)
         response.data({"flowId": flow.id, "format": "playwright", "script": script})

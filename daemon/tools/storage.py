@@ -153,8 +153,8 @@ async def browser_storage(ctx: ToolContext, params: StorageParams, response: Res
         else:
             profile_id = ctx.session.profiles.profile_id(params.profile_id)
             ctx.session.trust.check_profile(profile_id, "import")
-            snapshot = await ctx.session.profiles.load(profile_id)
-            state, source = snapshot.storage_state(), f"profile {snapshot.meta.profile_id} (version {snapshot.version})"
+            state, version = await ctx.session.profiles.state_to_import(profile_id)
+            source = f"profile {profile_id} (version {version})"
         await storage.import_state(window, state, params.mode)
         _request_publish(window)
         response.data({"windowId": window.id, "mode": params.mode, "imported": _counts(state)})

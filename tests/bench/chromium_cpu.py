@@ -1,6 +1,7 @@
 """Where the CPU of 4 clients x 10 navigate+snapshot cycles goes, per Chromium process kind (issue 10).
 
     .venv/bin/python tests/bench/chromium_cpu.py [--rounds 3] [--arm NAME=JSON_FLAGS ...] [--no-floor] [--full]
+        [--peer-dir /tmp/peers]
     .venv/bin/python tests/bench/chromium_cpu.py --steps [--rounds 10]
 
 Not part of `make test`. Runs peers.py's 4-client cycle against browserd and, in the same run, a
@@ -9,6 +10,9 @@ same Chromium flags). While each runs it samples /proc of every process under th
 process, for the floor) and prints pages/s and CPU milliseconds per page for: the daemon, Playwright's
 driver (node), Chromium's browser process, its renderers, GPU/viz, the network and other utility
 processes, and children that exited during the run (their time as the browser process reaped it).
+`--peer-dir` adds @playwright/mcp (peers.py's pinned version, one browser per client) on the same
+executables, and prints how far the floor (one shared browser, no server at all) leads the peer: the most
+any server sharing one browser could lead it by.
 
 `--arm name='["--flag", ...]'` adds a browserd daemon whose Chromium gets those flags instead of the
 default ones; arms run in alternating rounds (A B A B ...) so load drifts hit each the same, and the
@@ -58,13 +62,21 @@ if str(REPO) not in sys.path:
 from playwright.async_api import async_playwright  # noqa: E402
 
 from browserd.daemon.config import BrowserConfig  # noqa: E402
-from browserd.daemon.runtime.chromium import find_chromium  # noqa: E402
+from browserd.daemon.runtime.chromium import find_chromium, merged_feature_switches  # noqa: E402
 from browserd.daemon.sessions.session import WINDOW_SCRIPT  # noqa: E402
 from browserd.daemon.snapshots.aria_capture import PAGE_FACTS_JS  # noqa: E402
 from browserd.daemon.snapshots.settle import GRACE_MS, _action_script  # noqa: E402
 from tests.bench.common import serve_site, stop_site  # noqa: E402
-from tests.bench.peers import CLIENTS, CYCLE_PAGES, CYCLES, browserd_flavor, connect  # noqa: E402
-from tests.conftest import BrowserdHome, make_home  # noqa: E402
+from tests.bench.peers import (  # noqa: E402
+    CLIENTS,
+    CYCLE_PAGES,
+    CYCLES,
+    browserd_flavor,
+    connect,
+    peer_command,
+    peer_flavor,
+)
+from tests.conftest import BrowserdHome, make_home, short_temp_dir  # noqa: E402
 
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
 SAMPLE_S = 0.05  # often enough to see a short-lived renderer before it exits
@@ -164,6 +176,21 @@ async def browserd_round(home: BrowserdHome, site: str) -> tuple[float, dict[str
         return await _timed_cycles(watch, [lambda url, a=a: a.open(url) for a in agents], site)
 
 
+async def peer_round(peer_dir: Path, executable_path: str, site: str) -> tuple[float, dict[str, float]]:
+    """The same cycles on @playwright/mcp (peers.py's pinned version), one browser per client as it runs."""
+    flavor = peer_flavor(peer_command(peer_dir, executable_path), short_temp_dir("bd-peer-"))
+    with open(os.devnull, "w") as quiet:
+        flavor.errlog = quiet
+        async with contextlib.AsyncExitStack() as stack:
+            agents = [await stack.enter_async_context(connect(flavor)) for _ in range(CLIENTS)]
+            for agent in agents:
+                await agent.open(f"{site}/index.html")
+            # Every process under this one: the peer's servers and browsers (this script's own idle
+            # Playwright driver is under it too, and costs next to nothing while the peer runs).
+            watch = CpuWatch(os.getpid(), include_root=False)
+            return await _timed_cycles(watch, [lambda url, a=a: a.open(url) for a in agents], site)
+
+
 async def _timed_cycles(
     watch: CpuWatch, opens: list[Callable[[str], Awaitable[Any]]], site: str
 ) -> tuple[float, dict[str, float]]:
@@ -213,7 +240,7 @@ STEPS = ("floor", "+init scripts", "+settle", "+page facts", "+boxes")
 
 async def steps(playwright: Any, site: str, rounds: int) -> None:
     browser = await playwright.chromium.launch(
-        executable_path=executable(headless=True), headless=True, args=BrowserConfig().args
+        executable_path=executable(headless=True), headless=True, args=merged_feature_switches(BrowserConfig().args)
     )
     pages = []
     for number in range(len(STEPS)):
@@ -266,6 +293,9 @@ async def main() -> None:
     parser.add_argument("--no-floor", action="store_true")
     parser.add_argument("--full", action="store_true", help="browserd and the floor on the full Chromium too")
     parser.add_argument("--steps", action="store_true", help="browserd's page-side steps, one by one")
+    parser.add_argument(
+        "--peer-dir", type=Path, default=None, help="also run @playwright/mcp (installed there, as peers.py does)"
+    )
     args = parser.parse_args()
     if args.steps:
         server, site = serve_site()
@@ -275,7 +305,8 @@ async def main() -> None:
         finally:
             stop_site(server)
         return
-    default_args = BrowserConfig().args
+    # Merged as the daemon merges them: a feature switch of its own would replace Playwright's list.
+    default_args = merged_feature_switches(BrowserConfig().args)
     arms: dict[str, list[str] | None] = {"browserd": None}
     for arm in args.arm:
         name, _, flags = arm.partition("=")
@@ -300,6 +331,10 @@ async def main() -> None:
                 if not args.no_floor:
                     for name, path in floors.items():
                         results[name].append(await floor_round(playwright, default_args, site, path))
+                if args.peer_dir is not None:
+                    for name, path in floors.items():
+                        peer = name.replace("playwright", "peer")
+                        results[peer].append(await peer_round(args.peer_dir, path, site))
     finally:
         for home in homes.values():
             home.stop_daemon()
@@ -313,6 +348,14 @@ async def main() -> None:
             print(
                 f"{name:<14} pages/s vs browserd, paired median ratio {statistics.median(paired):.3f}; "
                 f"cpu/page ratio {figure['total'] / base['total']:.3f}"
+            )
+    for floor in floors:
+        peer = floor.replace("playwright", "peer")
+        if floor in figures and peer in figures:
+            paired = [a / b for (a, _), (b, _) in zip(results[floor], results[peer], strict=False)]
+            print(
+                f"{floor:<14} pages/s vs {peer}, paired median ratio {statistics.median(paired):.3f}: the most a "
+                "server sharing one browser could lead the peer by, with no cost of its own"
             )
     print(json.dumps(figures))
 

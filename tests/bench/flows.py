@@ -20,6 +20,13 @@ Prints figures, never asserts them (DESIGN.md §6):
    itself (it injects the listener into the tab).
 Then one line of JSON with every figure. Runs in an isolated browserd home on 127.0.0.1.
 
+    .venv/bin/python tests/bench/flows.py --calls [--runs 5] [--show]
+
+instead counts the driver round trips of a replayed step (deterministic, unlike the times above): the Playwright
+calls the daemon makes (`DEBUG=pw:api` in daemon.out, as tests/bench/widgets.py reads them) during a flow_run of
+flow-form.html's recorded [fill], [fill, fill] and [fill, fill, click]; the differences are a fill step's and a
+click step's calls, settle included (medians of --runs replays).
+
     .venv/bin/python tests/bench/flows.py --mutations [--show] [--only TEXT] [--set tuned|held-out]
 
 instead replays each target of tests/e2e/replay_cases.py, recorded on its page in tests/site/replay/, on
@@ -50,6 +57,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.bench.common import ready_shim, serve_site, stop_site, summary
+from tests.bench.widgets import CommandLog
 from tests.conftest import make_home
 from tests.e2e.replay_cases import CASES, Case, Target, outcome
 from tests.e2e.replay_heldout import HELD_OUT
@@ -204,12 +212,61 @@ def mutations(show: bool, only: str, policy: str | None, which: str = "tuned") -
     print(json.dumps(figures))
 
 
+def step_calls(runs: int, show: bool) -> None:
+    """The Playwright calls a replayed fill step and click step make (module docstring, --calls)."""
+    server, site = serve_site()
+    home = make_home()
+    home.env["DEBUG"] = "pw:api"  # the daemon the shim starts inherits it; its driver logs every call
+    form = [
+        ("browser_fill", {"target": "#email-field", "value": "a@b.c"}),
+        ("browser_fill", {"target": "#pw-field", "value": "pw"}),
+        ("browser_click", {"target": "#signin"}),
+    ]
+    counts: dict[int, list[int]] = {1: [], 2: [], 3: []}
+    shown: dict[int, list[str]] = {}
+    try:
+        with ready_shim(home, ["--tools", "all"]) as shim:
+            log = CommandLog(home)
+            flows = {n: record(shim, f"{site}/flow-form.html", form[:n]) for n in counts}
+            for _ in range(runs):
+                for n, flow_id in flows.items():
+                    log.take()
+                    values = {"email": "a@b.c", "password": "pw"} if n > 1 else {"email": "a@b.c"}
+                    args = {"flowId": flow_id, "args": values}
+                    run = data(shim.call_tool("flow_run", {**args, "startUrl": f"{site}/flow-form.html"}))
+                    if run["status"] != "succeeded":
+                        raise SystemExit(f"replay failed: {run}")
+                    shown[n] = log.take()[0]
+                    counts[n].append(len(shown[n]))
+    finally:
+        home.stop_daemon()
+        shutil.rmtree(home.root, ignore_errors=True)
+        stop_site(server)
+    median = {n: sorted(c)[len(c) // 2] for n, c in counts.items()}
+    figures = {
+        "flow_calls": median,
+        "fill_step_calls": median[2] - median[1],
+        "click_step_calls": median[3] - median[2],
+        "loadavg": [round(x, 2) for x in os.getloadavg()],
+    }
+    print(
+        f"a replayed fill step: {figures['fill_step_calls']} Playwright calls; a click step: "
+        f"{figures['click_step_calls']} (flows of 1, 2, 3 steps: {median})"
+    )
+    if show:
+        for n, calls in shown.items():
+            print(f"  {n} step(s): {' '.join(calls)}")
+    print(f"load average {figures['loadavg']}")
+    print(json.dumps(figures))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--published", type=int, default=50)
     parser.add_argument("--mutations", action="store_true", help="the mutated-pages replay figures instead")
-    parser.add_argument("--show", action="store_true", help="with --mutations: every case's result")
+    parser.add_argument("--calls", action="store_true", help="a replayed step's driver calls instead")
+    parser.add_argument("--show", action="store_true", help="with --mutations: every case's result; --calls: the calls")
     parser.add_argument("--only", default="", help="with --mutations: the cases whose label holds this text")
     parser.add_argument("--set", choices=list(SETS), default="tuned", help="with --mutations: which set of cases")
     parser.add_argument(
@@ -218,6 +275,9 @@ def main() -> None:
         help="with --mutations: llm_fallback on, this scripted model",
     )
     options = parser.parse_args()
+    if options.calls:
+        step_calls(options.runs, options.show)
+        return
     if options.mutations:
         mutations(options.show, options.only, options.llm_fallback, options.set)
         return

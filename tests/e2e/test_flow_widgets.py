@@ -129,3 +129,43 @@ async def test_a_flow_stored_in_an_earlier_shape_still_replays(home: BrowserdHom
         log = text_of(await call(client, "browser_get", {"what": "text", "target": "#log"}))
         assert [line for line in log.splitlines() if ":" in line] == ["input:email", "input:password", "click:signin"]
     assert path.read_text() == stored, "replaying an old flow does not rewrite the file the user saved"
+
+
+async def test_a_recorded_click_on_a_checkbox_under_its_label_replays_through_the_label(
+    home: BrowserdHome, site: str
+) -> None:
+    """browser_click on a checkbox a theme hides under its label clicks the label; the recorded click step
+    replays the same way (elements/clicking.py), where a click on the element itself fails as covered."""
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        await call(client, "flow_record_start", {"name": "newsletter click"})
+        snapshot = await opened(client, f"{site}/w-checks.html")
+        await act(client, "browser_click", ref(snapshot, "checkbox", "Send me the newsletter"))
+        await call(client, "browser_get", {"what": "text", "target": "#status"})
+        recorded = (await call(client, "flow_record_stop", {"save": True})).structured_content
+        assert recorded["flow"]["steps"][1]["type"] == "click", recorded["flow"]["steps"]
+
+        run = {"flowId": recorded["flowId"], "tabTarget": "new", "stepTimeoutMs": QUICK_MS}
+        result = await call(client, "flow_run", run)
+        answer = result.structured_content
+        assert answer["status"] == "succeeded", text_of(result)
+        assert "newsletter=on" in answer["outputs"]["s3"]["text"], answer["outputs"]
+
+
+async def test_a_replay_leaves_no_mark_on_the_page(home: BrowserdHome, site: str) -> None:
+    """Replay marks the element a step acts on, for the element helpers to find it alone; the page keeps no
+    mark after the run (a later recording or the page's own scripts would see it)."""
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        await call(client, "browser_open", {"url": f"{site}/flow-form.html", "snapshot": "none"})
+        await call(client, "flow_record_start", {"name": "fill only"})
+        await act(client, "browser_fill", "#email-field", value="a@b.c")
+        await act(client, "browser_fill", "#pw-field", value="pw")
+        recorded = (await call(client, "flow_record_stop", {"save": True})).structured_content
+        args = {variable["key"]: "x@y.z" for variable in recorded["flow"]["variables"]}
+        run = {"flowId": recorded["flowId"], "args": args, "stepTimeoutMs": QUICK_MS}
+        result = await call(client, "flow_run", {**run, "startUrl": f"{site}/flow-form.html"})
+        assert result.structured_content["status"] == "succeeded", text_of(result)
+        marks = "document.querySelectorAll('[data-browserd-step]').length"
+        left = await call(client, "browser_evaluate", {"expression": marks})
+        assert left.structured_content["result"] == 0, text_of(left)
+        value = await call(client, "browser_get", {"what": "value", "target": "#pw-field"})
+        assert "x@y.z" in text_of(value)

@@ -139,8 +139,11 @@ def test_a_module_name_leads_to_one_file() -> None:
 # What only services touch (issue 21 item 4): the executor that runs browser tasks in fresh contexts, the
 # profiles' publishers and stores, and the run and flow stores and the scheduler behind their services. A tool
 # that reaches for one does a service's work, which then has no other caller (runs, the console) to share it.
+# Also what a profile snapshot or a flow's metadata hold for their services: a profile's storage state
+# (Profiles.state_to_import) and the candidate orders a flow's runs suggested (FlowService.for_export).
 SERVICE_INTERNALS = frozenset(
     {"executor", "run_in_context", "publisher", "publish_cas", "publish_now", "publish_later", "store", "scheduler"}
+    | {"storage_state", "suggested_order"}
 )
 
 

@@ -1,10 +1,13 @@
 // Find a recorded target again on replay: every candidate selector and every look-alike rated against the
-// recorded fingerprint. Two round trips instead of five (a handle of [element, report], its properties, the
-// report's JSON, two disposals): the element comes back as the handle, the report is kept on the window for
-// resolved.js, which takes it away again (issue 14 item 4: resolution was most of a step's own work).
-// With a sixth argument `{ index, sensitiveCss }` (a model's choice, [flows] llm_fallback) the element is instead
-// the index-th of the report's elements, whatever its score, and the report gets it rated in full as `picked`
-// (where it is too), with whether it is a sensitive field.
+// recorded fingerprint, in one round trip that answers the report of how (issue 14 item 4: resolution was most
+// of a step's own work). The sixth argument `{ pin, field, index, sensitiveCss }` says what else to do:
+// `pin` ([attribute, token]) marks the element found, so that a locator finds it alone while the step acts on it
+// through the element helpers (flows/replay/acting.py), and the report says its `role`; with `field` it also
+// reads what a fill needs to know of it (`fieldOf`, elements/js/field.js), saving the fill that round trip.
+// With `index` (a model's choice, [flows] llm_fallback) the element is instead the index-th of the report's
+// elements, whatever its score, and the report gets it rated in full as `picked` (where it is too), with
+// whether it is a sensitive field (`sensitiveCss`).
+/* global fieldOf -- elements/js/field.js, put in scope by fingerprint_js.py (elements/fields.FIELD_PRELUDE) */
 (args) => {
   const [el, resolved, pick] = (([cands, fp, shadow, threshold, margin]) => {
     let scope = document;
@@ -186,13 +189,17 @@
     const rated = (i) => { const e = scored[i]; if (!e) return null; rate(e, describe(e.n)); const { n, ...rest } = e; return [n, rest]; };
     return [status === 'ok' ? best.n : null, out, rated];
   })(args);
-  const choice = args[5];
-  if (!choice) {
-    Object.defineProperty(window, '__browserdResolved', { value: resolved, configurable: true });
-    return el;
+  const options = args[5] || {};
+  let chosen = el;
+  if (options.index !== undefined) {
+    const rated = pick ? pick(options.index) : null;
+    chosen = rated ? rated[0] : null;
+    resolved.picked = rated && { ...rated[1], sensitive: chosen.matches(options.sensitiveCss) };
   }
-  const got = pick ? pick(choice.index) : null;
-  const picked = got && { ...got[1], sensitive: got[0].matches(choice.sensitiveCss) };
-  Object.defineProperty(window, '__browserdResolved', { value: { ...resolved, picked }, configurable: true });
-  return got ? got[0] : null;
+  if (chosen && options.pin) {
+    chosen.setAttribute(options.pin[0], options.pin[1]);
+    resolved.role = roleOf(chosen);
+    if (options.field) resolved.field = fieldOf(chosen);
+  }
+  return resolved;
 }

@@ -11,7 +11,7 @@ from playwright.async_api import Error as PlaywrightError
 from browserd.daemon.config import Config
 from browserd.daemon.flows.flow_model import Flow
 from browserd.daemon.flows.graph import graph_of
-from browserd.daemon.flows.replay.step_runner import resolve
+from browserd.daemon.flows.replay.resolution import resolve
 from browserd.daemon.runtime.page_js import load_js
 from browserd.daemon.sessions.tab import Tab
 
@@ -46,9 +46,9 @@ async def dry_run(tab: Tab, flow: Flow, config: Config) -> list[dict[str, Any]]:
                 "candidates": report["candidates"],
                 "elements": report["elements"],
             }
-            if found.element is not None:
+            if found.locator is not None:
                 label = f"{step.id} {step.type} {report['score']:.2f}"
-                row["box"] = await found.element.evaluate(MARK_JS, [label, OUTLINE_S * 1000])
-                await found.element.dispose()
+                row["box"] = await found.locator.evaluate(MARK_JS, [label, OUTLINE_S * 1000])
+                await found.unpin()
             reports.append(row)
     return reports

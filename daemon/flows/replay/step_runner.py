@@ -10,7 +10,6 @@ An action that fails (detached, covered) is retried with backoff (S4-58, D-53).
 
 from __future__ import annotations
 
-import contextlib
 import time
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -18,7 +17,6 @@ from urllib.parse import urlsplit
 
 import anyio
 import msgspec
-from playwright.async_api import ElementHandle, Frame
 from playwright.async_api import Error as PlaywrightError
 
 from browserd.daemon.config import Config
@@ -31,11 +29,11 @@ from browserd.daemon.errors import (
     NavigationTimeout,
     TargetNotVerified,
 )
-from browserd.daemon.flows.fingerprint_js import RESOLVE_ELEMENT_JS, RESOLVED_JS, SENSITIVE_CSS
-from browserd.daemon.flows.flow_model import ModelPick, Retry, Step, StepReport, TargetLocator
+from browserd.daemon.flows.flow_model import Retry, Step, StepReport, TargetLocator
 from browserd.daemon.flows.placeholders import render
 from browserd.daemon.flows.replay.acting import act_on_element
 from browserd.daemon.flows.replay.model_choice import ASKABLE, ModelChooser, refusal
+from browserd.daemon.flows.replay.resolution import Resolved, resolve
 from browserd.daemon.policy.trust import TrustPolicy
 from browserd.daemon.sessions.navigation import HistoryMove, move_in_history, navigate
 from browserd.daemon.sessions.tab import Tab
@@ -60,18 +58,6 @@ _SAYS = {
 
 
 @dataclass
-class Resolved:
-    element: ElementHandle | None
-    report: dict[str, Any]
-    # Set when the element is the model's choice, the scorer having found no clear winner.
-    pick: ModelPick | None = None
-
-    @property
-    def status(self) -> str:
-        return str(self.report["status"])
-
-
-@dataclass
 class StepOutcome:
     report: StepReport
     # Candidate order that would have found the element first (set when a fallback was needed).
@@ -89,33 +75,6 @@ def same_page(a: str, b: str) -> bool:
     """Origin and path, not the query (issue 14 item 6)."""
     x, y = urlsplit(a), urlsplit(b)
     return (x.scheme, x.netloc, x.path.rstrip("/") or "/") == (y.scheme, y.netloc, y.path.rstrip("/") or "/")
-
-
-async def frame_of(tab: Tab, path: list[str]) -> Frame:
-    frame = tab.page.main_frame
-    for selector in path:
-        element = await frame.query_selector(selector)
-        inner = await element.content_frame() if element is not None else None
-        if inner is None:
-            raise ElementNotFound(f"the frame {selector} of the recorded element is not on the page", frame=path)
-        frame = inner
-    return frame
-
-
-async def resolve(
-    tab: Tab, target: TargetLocator, threshold: float, margin: float, pick: int | None = None
-) -> Resolved:
-    """Every candidate, found and scored in one evaluate; the element only when it wins clearly. With `pick`,
-    the pick-th element of the report whatever its score, rated in full as the report's `picked`."""
-    frame = await frame_of(tab, target.frame)
-    candidates = [{"type": c.type, "value": c.value} for c in target.candidates]
-    args = [candidates, msgspec.to_builtins(target.fingerprint), target.shadow, threshold, margin]
-    if pick is not None:
-        args.append({"index": pick, "sensitiveCss": SENSITIVE_CSS})
-    handle = await frame.evaluate_handle(RESOLVE_ELEMENT_JS, args)
-    # A null answer is a plain value with nothing to release in the page; an element is released after the step.
-    report = await frame.evaluate(RESOLVED_JS)
-    return Resolved(handle.as_element(), report)
 
 
 @dataclass
@@ -162,10 +121,9 @@ class Runner:
                     ) from None
                 pause = retry.interval_ms / 1000 * (2 ** (failures - 1) if retry.backoff == "exp" else 1)
                 await anyio.sleep(min(pause, max(0.0, deadline - time.monotonic())))
-        for found in resolved.values():
-            if found.element is not None:
-                with contextlib.suppress(PlaywrightError):  # gone with a navigation the step caused
-                    await found.element.dispose()
+            finally:
+                # The marks go before the page settles (or the next attempt marks what it finds anew).
+                await _unpin(resolved)
         if step.type not in _READING:
             await settle_tab(self.tab, self.config.flows.settle_quiet_ms, self.config.browser.settle_max_ms)
         first = resolved.get("target")
@@ -203,32 +161,36 @@ class Runner:
     async def _resolve_all(self, step: Step, deadline: float) -> dict[str, Resolved]:
         """The step's target (and drop target), each polled until it wins clearly or the deadline passes."""
         found: dict[str, Resolved] = {}
-        for role, locator in (("target", step.target), ("end", step.end)):
-            if locator is None:
-                continue
-            delay = _POLL_START_S
-            while True:
-                began = time.monotonic()
-                try:
-                    resolved = await resolve(
-                        self.tab, locator, self.config.flows.match_threshold, self.config.flows.match_margin
-                    )
-                except PlaywrightError:
-                    # The document changed under the evaluate (a navigation): look again in the new one.
-                    resolved = Resolved(None, {"status": "none", "candidates": [], "elements": []})
-                self._resolve_s += time.monotonic() - began
-                if resolved.element is not None:
-                    found[role] = resolved
-                    break
-                if time.monotonic() + delay >= deadline:
-                    resolved = await self._ask_model(step, locator, resolved)
-                    found[role] = resolved
-                    break
-                await anyio.sleep(delay)
-                delay = min(delay * 2, _POLL_MAX_S)
+        try:
+            for role, locator in (("target", step.target), ("end", step.end)):
+                if locator is not None:
+                    fill = role == "target" and step.type == "fill"
+                    found[role] = await self._poll(step, locator, deadline, field=fill)
+        except Exception:
+            await _unpin(found)  # a drop target that stays unclear leaves no mark on the dragged element
+            raise
         return found
 
-    async def _ask_model(self, step: Step, locator: TargetLocator, resolved: Resolved) -> Resolved:
+    async def _poll(self, step: Step, locator: TargetLocator, deadline: float, field: bool) -> Resolved:
+        """One target resolved, with backoff, until it wins clearly (marked) or the deadline asks the model."""
+        delay = _POLL_START_S
+        while True:
+            began = time.monotonic()
+            threshold, margin = self.config.flows.match_threshold, self.config.flows.match_margin
+            try:
+                resolved = await resolve(self.tab, locator, threshold, margin, field=field)
+            except PlaywrightError:
+                # The document changed under the evaluate (a navigation): look again in the new one.
+                resolved = Resolved({"status": "none", "candidates": [], "elements": []})
+            self._resolve_s += time.monotonic() - began
+            if resolved.locator is not None:
+                return resolved
+            if time.monotonic() + delay >= deadline:
+                return await self._ask_model(step, locator, resolved, field)
+            await anyio.sleep(delay)
+            delay = min(delay * 2, _POLL_MAX_S)
+
+    async def _ask_model(self, step: Step, locator: TargetLocator, resolved: Resolved, field: bool) -> Resolved:
         """The model's choice among the elements the scorer could not decide between, acted on only if nothing
         on the page is against it; else the step's usual STOP, whose details say what the model did."""
         chooser = self.chooser
@@ -247,15 +209,13 @@ class Runner:
         if choice.index is None:
             raise self._stop(step, resolved, "; the model chose none", llm=msgspec.to_builtins(choice))
         try:
-            picked = await resolve(
-                self.tab, locator, self.config.flows.match_threshold, self.config.flows.match_margin, choice.index
-            )
+            threshold, margin = self.config.flows.match_threshold, self.config.flows.match_margin
+            picked = await resolve(self.tab, locator, threshold, margin, choice.index, field)
         except PlaywrightError:
-            picked = Resolved(None, {})
+            picked = Resolved({})
         why = refusal(picked.report.get("picked"), shown[choice.index])
         if why is not None:
-            if picked.element is not None:
-                await picked.element.dispose()
+            await picked.unpin()
             said = f"; the model chose element {choice.index}, refused: {why}"
             raise self._stop(step, resolved, said, llm={**msgspec.to_builtins(choice), "refused": why})
         entry = picked.report["picked"]
@@ -288,7 +248,7 @@ class Runner:
         """Do the step; the element helper that took a fill, select or check (acting.py)."""
         page = self.tab.page
         timeout = max(1.0, (deadline - time.monotonic()) * 1000)
-        target = resolved["target"].element if "target" in resolved else None
+        target = resolved.get("target")
         if step.type == "navigate":
             await self.navigate_in(self.tab, step.url or "", timeout)
         elif step.type == "wait":
@@ -308,10 +268,11 @@ class Runner:
         elif target is None:
             raise ExecutionError(f"step {step.id} ({step.type}) has no target", stepId=step.id)
         else:
-            end = resolved["end"].element if "end" in resolved else None
             value = render(step.value or "", self.values, self.outputs) if step.type == "fill" else ""
             try:
-                acted = await act_on_element(page, step, target, end, value, timeout)
+                acted = await act_on_element(page, step, target, resolved.get("end"), value, timeout)
+                if acted.verify is not None:
+                    await acted.verify()  # the fill's value took (a mask may have rewritten it)
             except BrowserdError as exc:
                 # A helper's error may quote the value (a field that did not take it): never a sensitive one.
                 exc.message = scrub(exc.message, self.secrets)
@@ -337,3 +298,8 @@ class Runner:
             if "Timeout" in str(exc):
                 raise NavigationTimeout(f"{url} did not load in time", category="navigation") from None
             raise
+
+
+async def _unpin(resolved: dict[str, Resolved]) -> None:
+    for found in resolved.values():
+        await found.unpin()

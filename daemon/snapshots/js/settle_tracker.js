@@ -33,7 +33,12 @@
       if (n >= 2 && s.ticking.size < 50) s.ticking.add(e);
     }
   };
-  const observer = new MutationObserver(() => { s.lastActivity = performance.now(); });
+  // The daemon's own marks on a page (data-browserd-*: the element a replayed step acts on, flows/replay/
+  // resolution.py) are no change the page made: setting or taking one away holds no settle.
+  const own = (r) => r.type === 'attributes' && r.attributeName.startsWith('data-browserd-');
+  const observer = new MutationObserver((records) => {
+    if (!records.every(own)) s.lastActivity = performance.now();
+  });
   const observe = () => observer.observe(document, { subtree: true, childList: true, attributes: true,
     characterData: true });
   // The parser's own insertions are the load, which is over when a load is settled: only later changes

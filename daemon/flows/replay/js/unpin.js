@@ -1,2 +1,3 @@
-// Takes a replayed step's mark away once the step has acted (acting.py).
-(el, attribute) => el.removeAttribute(attribute)
+// Takes a replayed step's mark away once the step has acted (args: the elements still marked, the attribute):
+// none when the page rendered the element anew or navigated, which is no error (resolution.py).
+(elements, attribute) => elements.forEach((el) => el.removeAttribute(attribute))
