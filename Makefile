@@ -23,8 +23,11 @@ run: setup
 # so there are two workers per core; six were slower on this 2-core machine (693 s against 627 s for 1200 tests).
 TEST_WORKERS ?= 4
 
+# --no-loadscope-reorder: modules are handed out in collection order (tests/e2e, then integration, then the quick
+# unit modules that fill the workers' last minutes). xdist's default hands out the modules with most tests first,
+# which leaves the long modules of few tests (the bridge's four clients, the replay benches) for the very end.
 test: setup
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The fast suite: no daemon, no browser (tests/unit/conftest.py refuses a Chromium launch), under a minute.
 test-unit: setup

@@ -3,7 +3,8 @@
 A timer `browserd-flow-<scheduleId>.timer` fires a oneshot service that runs `browserd flows schedule run
 <scheduleId>`: that command reaches the daemon (starting it when it is not running, as every command
 does) and the daemon starts the flow's run. The cron expression becomes the timer's OnCalendar=: numbers,
-`*`, lists, ranges, `*/n` and `a/n` steps, and day names or numbers. Cron fires when day-of-month OR
+`*`, lists, ranges, `*/n` and `a/n` steps, and day names or numbers; a sixth field (the second) becomes
+the calendar's seconds. Cron fires when day-of-month OR
 day-of-week matches, systemd when both do, so an expression naming both is refused.
 """
 
@@ -51,18 +52,19 @@ def _field(field: str, first: int, day: bool = False) -> str:
 
 
 def on_calendar(cron: str) -> str:
-    """The OnCalendar= value of a five-field cron expression."""
+    """The OnCalendar= value of a cron expression of five fields, or six with the second last."""
     fields = cron.split()
-    if len(fields) != 5:
-        raise CronNotCalendar(f"`{cron}` has {len(fields)} fields, not 5")
-    minute, hour, dom, month, dow = fields
+    if len(fields) not in (5, 6):
+        raise CronNotCalendar(f"`{cron}` has {len(fields)} fields, not 5 or 6")
+    minute, hour, dom, month, dow = fields[:5]
+    second = _field(fields[5], 0) if len(fields) == 6 else "00"
     if dom != "*" and dow != "*":
         raise CronNotCalendar(
             "cron runs when the day of the month OR the weekday matches, a systemd timer when both do: "
             "make two schedules, one for each"
         )
     days = "" if dow == "*" else _field(dow, 0, day=True) + " "
-    return f"{days}*-{_field(month, 1)}-{_field(dom, 1)} {_field(hour, 0)}:{_field(minute, 0)}:00"
+    return f"{days}*-{_field(month, 1)}-{_field(dom, 1)} {_field(hour, 0)}:{_field(minute, 0)}:{second}"
 
 
 def unit_names(schedule_id: str) -> tuple[str, str]:

@@ -124,7 +124,7 @@ def schedule() -> None:
 
 @schedule.command("add")
 @click.argument("flow_id")
-@click.option("--cron", default=None, help="Five fields, e.g. '*/15 * * * *'.")
+@click.option("--cron", default=None, help="Five fields, e.g. '*/15 * * * *'; a sixth is the second.")
 @click.option(
     "--on-page", default=None, help="Instead of --cron: run in any daemon tab that loads a matching URL (glob)."
 )

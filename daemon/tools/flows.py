@@ -345,7 +345,9 @@ async def dataset_export(ctx: ToolContext, params: DatasetExportParams, response
 class ScheduleParams(Params, kw_only=True):
     action: Literal["add", "list", "remove", "run"] = "list"
     flow_id: Annotated[str, msgspec.Meta(description="For add: the flow (id or slug).")] | None = None
-    cron: Annotated[str, msgspec.Meta(description="For add: 5 fields, e.g. '*/15 * * * *'.")] | None = None
+    cron: (
+        Annotated[str, msgspec.Meta(description="For add: 5 fields, e.g. '*/15 * * * *'; a 6th is the second.")] | None
+    ) = None
     on_page: (
         Annotated[str, msgspec.Meta(description="For add, instead of cron: a URL glob; runs in the tab.")] | None
     ) = None

@@ -142,3 +142,11 @@ async def open_side_panel(playwright: Playwright, chrome: UserChrome) -> tuple[B
     panel = await browser.contexts[0].new_page()
     await panel.goto(chrome.side_panel)
     return browser, panel
+
+
+async def chrome_tabs(panel: Any) -> list[dict[str, Any]]:
+    """Every tab of the user's Chrome as the extension sees it (id, url, tab group)."""
+    tabs: list[dict[str, Any]] = await panel.evaluate(
+        "async () => (await chrome.tabs.query({})).map(t => ({id: t.id, url: t.url, groupId: t.groupId}))"
+    )
+    return tabs

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,8 @@ from tests.e2e.results import failed
 from tests.e2e.test_flows import call, record_form_flow, record_one
 
 pytestmark = [pytest.mark.anyio, pytest.mark.shared_daemon]
+
+SOON_S = 5  # from adding a schedule to its second: time for the manual run first, on a loaded machine too
 
 
 async def finished(client: Any, run_id: str) -> dict[str, Any]:
@@ -52,13 +55,16 @@ async def test_a_schedule_runs_its_flow_in_a_session_of_its_own_that_closes(home
         assert "sensitive" in failed(await client.call_tool("flow_schedule", refused), "INVALID_PARAMETER")["error"]
 
         before = sessions(home)
-        added = {"action": "add", "flowId": flow_id, "cron": "* * * * *"}
+        # Once a minute, at a second a few seconds from now (the sixth field): the loop's run comes soon, and the
+        # next one only after the schedule is removed.
+        second = (int(time.time()) + SOON_S) % 60
+        added = {"action": "add", "flowId": flow_id, "cron": f"* * * * * {second}"}
         schedule = (await call(client, "flow_schedule", added)).structured_content
         now = await call(client, "flow_schedule", {"action": "run", "scheduleId": schedule["scheduleId"]})
         run = await finished(client, now.structured_content["runId"])
         assert run["status"] == "succeeded", run
-        # The daemon's own loop starts it at the next minute. (The manual run is not asserted to be the
-        # last one: the minute may have turned since, and the loop's run then came after it.)
+        # The daemon's own loop starts it at that second. (The manual run is not asserted to be the last one:
+        # the second may have come since, and the loop's run then came after it.)
         with anyio.fail_after(90):
             while (await listed(client, schedule["scheduleId"]))["lastRunId"] == run["runId"]:
                 await anyio.sleep(0.5)

@@ -19,7 +19,9 @@ from browserd.shim import flow_systemd_timers
 needs_analyze = pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
 
 
-@pytest.mark.parametrize("cron", ["61 * * * *", "* * * *", "every minute", "*/0 * * * *"])
+@pytest.mark.parametrize(
+    "cron", ["61 * * * *", "* * * *", "every minute", "*/0 * * * *", "* * * * * 60", "* * * * * * 2027"]
+)
 def test_a_bad_cron_expression_is_refused_with_the_format(cron: str) -> None:
     with pytest.raises(InvalidParameter) as caught:
         check_cron(cron)
@@ -33,6 +35,15 @@ def test_the_next_time_is_the_next_match_in_local_time() -> None:
     assert datetime.fromtimestamp(next_time("30 8 * * *", start)) == datetime(2026, 3, 3, 8, 30)
 
 
+def test_a_sixth_field_names_the_second() -> None:
+    check_cron("* * * * * 45")
+    check_cron("0 9 * * 1-5 */10")
+    start = time.mktime(datetime(2026, 3, 2, 8, 59, 30).timetuple())
+    assert datetime.fromtimestamp(next_time("* * * * * 45", start)) == datetime(2026, 3, 2, 8, 59, 45)
+    assert datetime.fromtimestamp(next_time("* * * * * 15", start)) == datetime(2026, 3, 2, 9, 0, 15)
+    assert datetime.fromtimestamp(next_time("0 9 * * 1-5 */10", start)) == datetime(2026, 3, 2, 9, 0, 0)
+
+
 @pytest.mark.parametrize(
     ("cron", "calendar"),
     [
@@ -41,6 +52,8 @@ def test_the_next_time_is_the_next_match_in_local_time() -> None:
         ("30 2 1,15 * *", "*-*-1,15 2:30:00"),
         ("0 0 * 1-3 sun", "Sun *-1..3-* 0:0:00"),
         ("5 4 * * 7", "Sun *-*-* 4:5:00"),
+        ("* * * * * 30", "*-*-* *:*:30"),
+        ("0 9 * * 1-5 */10", "Mon..Fri *-*-* 9:0:0/10"),
     ],
 )
 def test_cron_becomes_the_timer_calendar(cron: str, calendar: str) -> None:
@@ -48,7 +61,9 @@ def test_cron_becomes_the_timer_calendar(cron: str, calendar: str) -> None:
 
 
 @needs_analyze
-@pytest.mark.parametrize("cron", ["*/15 * * * *", "0 9 * * 1-5", "30 2 1,15 * *", "0 0 * 1-3 sun", "0 */2 * * *"])
+@pytest.mark.parametrize(
+    "cron", ["*/15 * * * *", "0 9 * * 1-5", "30 2 1,15 * *", "0 0 * 1-3 sun", "0 */2 * * *", "*/5 * * * * 10,40"]
+)
 def test_systemd_reads_every_calendar_the_same_way_cron_does(cron: str) -> None:
     calendar = flow_systemd_timers.on_calendar(cron)
     result = subprocess.run(

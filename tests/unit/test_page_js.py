@@ -46,11 +46,14 @@ def test_every_script_is_loaded_by_a_module() -> None:
 
 def test_page_scripts_ship_as_package_data() -> None:
     setuptools = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
-    assert "js/*.js" in setuptools["package-data"]["*"]
+    # Each js/ folder is a package of data only (setuptools warns about an importable folder left out of
+    # `packages`), whose .js files are its package data.
+    assert "*.js" in setuptools["package-data"]["*"]
     packages = set(setuptools["packages"])
     for script in DAEMON.rglob("js/*.js"):
         package = ".".join(["browserd", *script.parent.parent.relative_to(REPO).parts])
         assert package in packages, f"{script.relative_to(REPO)}: its package {package} is not installed"
+        assert f"{package}.js" in packages, f"{script.relative_to(REPO)}: its folder {package}.js is not shipped"
 
 
 def test_every_prelude_declaration_is_used_beside_it() -> None:

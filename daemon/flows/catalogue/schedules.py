@@ -1,8 +1,8 @@
 """Triggers (reference/004, issue 14 item 8): flows the daemon starts on a schedule or when a page loads.
 
-A schedule is a flow, a cron expression (five fields, parsed by croniter) or an onPage URL glob, and
-the non-sensitive arguments to run with; schedules live in flows.db. An onPage trigger starts its flow
-in the tab of any daemon session whose main frame finished loading a matching URL (Playwright glob
+A schedule is a flow, a cron expression (five fields, or six with croniter's trailing seconds field) or an
+onPage URL glob, and the non-sensitive arguments to run with; schedules live in flows.db. An onPage trigger
+starts its flow in the tab of any daemon session whose main frame finished loading a matching URL (Playwright glob
 semantics), in that session, as an async run; a tab its own triggered run is still working in does not
 trigger again, so a flow that reloads its page cannot start itself over and over. While the daemon
 runs, one task sleeps until the next cron schedule is due and starts its flow as an async run in a
@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 SCHEDULE_ID_CHARS = 8
 CRON_HINT = (
     "Five fields: minute hour day-of-month month day-of-week, e.g. '*/15 * * * *' (every 15 minutes) or "
-    "'0 9 * * 1-5' (09:00 on weekdays)."
+    "'0 9 * * 1-5' (09:00 on weekdays); an optional sixth field is the second, e.g. '* * * * * 30'."
 )
 
 
@@ -65,7 +65,9 @@ class Schedule(msgspec.Struct, rename="camel", kw_only=True):
 def check_cron(expression: str) -> None:
     from croniter import croniter
 
-    if len(expression.split()) != 5 or not croniter.is_valid(expression):
+    # Six fields: croniter reads the last as the second (a minute's schedule then fires within seconds, not at
+    # the next minute); seven would add a year, which browserd does not offer.
+    if len(expression.split()) not in (5, 6) or not croniter.is_valid(expression):
         raise InvalidParameter(f"`{expression}` is not a cron expression browserd reads", hint=CRON_HINT, field="cron")
 
 
