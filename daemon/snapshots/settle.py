@@ -10,7 +10,9 @@ page took input since the last answer without changing at all (a plain field fil
 the input posted and a task turn have passed, nothing changed and no frame was asked for, since there is
 no render to wait for. After a
 load the same grace catches a render its scripts queued at the load event; the parser's own insertions
-are over by then and hold no quiet window, a document still being parsed is waited for. A navigation
+are over by then and hold no quiet window, a document still being parsed is waited for; and a load whose
+scripts have changed nothing since the parse and asked for no frame answers, like an input that did
+nothing, once the messages and timers they queued have run. A navigation
 the action started (Navigation API `navigate`) is waited for. Timer callbacks that no input started and
 that change the same element again and again (clocks, counters) are "ticking": their changes never hold
 the wait, and the texts of those elements come back so a delta can leave them out. An action on an element in a child
