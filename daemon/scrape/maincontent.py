@@ -10,19 +10,28 @@ run.
 
 from __future__ import annotations
 
+from functools import cache
+from typing import TYPE_CHECKING
+
 import lxml.etree  # type: ignore[import-untyped]
 import lxml.html  # type: ignore[import-untyped]
-from trafilatura.core import bare_extraction
-from trafilatura.htmlprocessing import convert_to_html
-from trafilatura.settings import Document, Extractor
 
 from .document import body_of
+
+if TYPE_CHECKING:
+    from trafilatura.settings import Extractor
 
 # The precision result is replaced when the default mode finds this many times more words.
 _RECOVERY_RATIO = 4.0
 
+# trafilatura is imported on the first extraction, not with the daemon: with the URL and date libraries it
+# brings it took 170 ms of every daemon's start (python -X importtime), most of which never scrape.
 
+
+@cache
 def _options(precision: bool) -> Extractor:
+    from trafilatura.settings import Extractor
+
     return Extractor(
         output_format="python",
         precision=precision,
@@ -34,12 +43,12 @@ def _options(precision: bool) -> Extractor:
     )
 
 
-_PRECISION = _options(True)
-_BALANCED = _options(False)
+def _run(tree: lxml.html.HtmlElement, precision: bool) -> tuple[lxml.html.HtmlElement | None, int]:
+    from trafilatura.core import bare_extraction
+    from trafilatura.htmlprocessing import convert_to_html
+    from trafilatura.settings import Document
 
-
-def _run(tree: lxml.html.HtmlElement, options: Extractor) -> tuple[lxml.html.HtmlElement | None, int]:
-    document = bare_extraction(tree, options=options)  # works on its own copy of the tree
+    document = bare_extraction(tree, options=_options(precision))  # works on its own copy of the tree
     if not isinstance(document, Document) or document.body is None:
         return None, 0
     words = len((document.raw_text or "").split())
@@ -60,9 +69,9 @@ def _unlinked_words(tree: lxml.html.HtmlElement, page_words: int) -> int:
 def main_content(tree: lxml.html.HtmlElement, page_words: int) -> lxml.html.HtmlElement | None:
     """`<html><body>` holding the page's main content, or None when trafilatura finds none; `page_words`
     is the number of words in the page's body."""
-    root, words = _run(tree, _PRECISION)
+    root, words = _run(tree, precision=True)
     if _RECOVERY_RATIO * words <= _unlinked_words(tree, page_words):
-        other, other_words = _run(tree, _BALANCED)
+        other, other_words = _run(tree, precision=False)
         if other is not None and other_words >= _RECOVERY_RATIO * max(words, 1):
             root = other
     return root
