@@ -24,6 +24,7 @@ from browserd.daemon.snapshots.page_scripts import catch_up
 if TYPE_CHECKING:
     from browserd.daemon.config import BrowserConfig
     from browserd.daemon.sessions.window import Window
+    from browserd.daemon.snapshots.aria_capture import Capture
 
 NAVIGATED = "navigated to"  # the event of a main-frame navigation, before its URL
 PDF_TYPES = {"application/pdf", "application/x-pdf"}
@@ -91,6 +92,12 @@ class Tab:
     last_snapshot: str | None = None
     last_snapshot_nodes: list[Node] = field(default_factory=list)
     last_snapshot_document: int = -1
+    # What that snapshot was read from (Playwright's lines, annotated, and the page facts beside them), and how
+    # many settles this tab had been through by then: a fill that changed one field and nothing else since
+    # rewrites that field's line in it instead of reading the page again (snapshots/field_edit.py).
+    last_capture: Capture | None = None
+    last_capture_settles: int = -1
+    settles: int = 0  # waits after an action that the page answered (snapshots/settle.py)
     # Actions answered without a snapshot since the last one: their changes show in the next delta.
     unseen_actions: int = 0
     # What happened on the page since an action started: navigations, dialogs, downloads, new tabs.

@@ -18,7 +18,7 @@ import anyio
 from playwright.async_api import Locator, Page
 
 from browserd.daemon.errors import ExecutionError
-from browserd.daemon.runtime.page_js import load_js
+from browserd.daemon.runtime.page_js import called, load_js
 from browserd.daemon.snapshots.aria_parser import render_line, split_line
 
 _REF_IN_LINE = re.compile(r"\[ref=(\w+)\]")
@@ -55,15 +55,38 @@ class Capture:
     title: str | None = None  # the document's title when the annotations were read
     # Refs of lines holding an element that acts (a handler, draggable, tabindex): lean() keeps them shown.
     actionable: set[str] = field(default_factory=set)
+    facts: PageFacts | None = None  # what the page facts read alongside (a later fill compares its fields')
 
 
-PAGE_FACTS_JS = load_js("browserd.daemon.snapshots", "page_facts.js")
+PAGE_FACTS_JS = called(
+    load_js("browserd.daemon.snapshots", "page_facts.js"), load_js("browserd.daemon.snapshots", "field_state.js")
+)
+
+
+@dataclass(frozen=True)
+class FieldState:
+    """What field_state.js read: the state of each form control, and the focused one's (a fill's field)."""
+
+    controls: tuple[int, ...]  # a hash of each control's state, in document order
+    focused: int  # the focused control's index in `controls`; -1 when none is
+    value: str | None  # the focused field's value (None: no text field is focused)
+    # Nothing but the DOM and the controls' states can change what a snapshot shows: no styles on the states a
+    # fill changes (beyond colours and outlines), no animation, no shadow root, no label made of the field.
+    steady: bool
+
+    @classmethod
+    def of(cls, found: Any) -> FieldState | None:
+        if not isinstance(found, list) or len(found) != 4 or not isinstance(found[0], list):
+            return None
+        controls, focused, value, steady = found
+        return cls(tuple(controls), int(focused), value if isinstance(value, str) else None, steady is True)
 
 
 @dataclass(frozen=True)
 class PageFacts:
     marks: list[list[Any]]
     title: str
+    fields: FieldState | None = None
 
     @classmethod
     def of(cls, found: Any) -> PageFacts | None:
@@ -75,9 +98,9 @@ class PageFacts:
             found = json.loads(found)
         except ValueError:
             return None
-        if not isinstance(found, list) or len(found) != 2 or not isinstance(found[0], list):
+        if not isinstance(found, list) or len(found) != 3 or not isinstance(found[0], list):
             return None
-        return cls(found[0], str(found[1]))
+        return cls(found[0], str(found[1]), FieldState.of(found[2]))
 
 
 async def capture(
@@ -100,6 +123,7 @@ async def capture(
     text = await target.aria_snapshot(mode="ai", depth=depth, boxes=bool(marks), timeout=timeout_ms)
     captured = _annotate(text, marks) if marks else Capture(text)
     captured.title = facts.title if facts is not None else None
+    captured.facts = facts
     return captured
 
 

@@ -166,6 +166,16 @@ def render_line(key: str, value: str | None = None) -> str:
     return quote_key(key) if value is None else f"{quote_key(key)}: {quote_value(value)}"
 
 
+def marked(key: str, mark: str) -> str:
+    """`key` with an attribute `mark` (" [active]") right after its role and name, where Playwright writes the
+    first attributes of a field."""
+    match = _KEY.match(key)
+    if match is None:
+        return key
+    at = match.end("name") if match["name"] else match.end("role")
+    return key[:at] + mark + key[at:]
+
+
 def render(nodes: list[Node], depth: int = 0) -> list[str]:
     lines: list[str] = []
     for node in nodes:

@@ -69,17 +69,24 @@ async def header(tab: Tab, errors: list[str] | None = None, title: str | None = 
     return "\n".join(lines)
 
 
-async def read(tab: Tab, options: SnapshotOptions, facts: aria_capture.PageFacts | None = None) -> Reading:
-    """`facts`: the page's annotations and title, when the caller has just read them (after settling)."""
+async def read(
+    tab: Tab,
+    options: SnapshotOptions,
+    facts: aria_capture.PageFacts | None = None,
+    captured: aria_capture.Capture | None = None,
+) -> Reading:
+    """`facts`: the page's annotations and title, when the caller has just read them (after settling);
+    `captured`: what the page would answer now, when the caller knows it without asking (snapshots/field_edit.py)."""
     root_ref = await _scope_ref(tab, options.scope) if options.scope else None
     # A scope is cut out of a whole-page snapshot: Playwright resolves aria-ref against its latest
     # snapshot only, so a snapshot of part of the page would stale the refs of the rest.
     depth = options.max_depth if root_ref is None else None
-    try:
-        with action_errors("snapshot", "the page"):
-            captured = await aria_capture.capture(tab.page, None, depth, options.timeout_ms, facts)
-    except ExecutionError as exc:
-        raise ExecutionError(exc.message, hint=TOO_BIG_HINT, **exc.details) from exc
+    if captured is None:
+        try:
+            with action_errors("snapshot", "the page"):
+                captured = await aria_capture.capture(tab.page, None, depth, options.timeout_ms, facts)
+        except ExecutionError as exc:
+            raise ExecutionError(exc.message, hint=TOO_BIG_HINT, **exc.details) from exc
     nodes = aria_parser.parse(captured.text)
     tab.refs.replace(_refs(nodes, captured.clickables), tab.document, tab.navigations)
     if root_ref is not None:
@@ -107,6 +114,7 @@ async def read(tab: Tab, options: SnapshotOptions, facts: aria_capture.PageFacts
     previous_nodes = tab.last_snapshot_nodes
     if complete:
         tab.last_snapshot, tab.last_snapshot_nodes, tab.last_snapshot_document = whole, page_nodes, tab.document
+        tab.last_capture, tab.last_capture_settles = captured, tab.settles
     is_delta = options.delta and previous is not None
     if is_delta and previous == whole:
         body = ""  # the same lines, refs and all: nothing to compare (a click that changed nothing on a big page)

@@ -62,6 +62,8 @@ class Settled:
     opening: bool = False  # the action opened a tab (a link to a new tab, window.open)
     downloading: bool = False  # the action asked for a download (a link with `download`)
     after: Any = None  # what `then_js` answered once the page had settled; None if it did not run
+    # The page's DOM is as it was when the previous settle answered, and nothing asked for a frame since.
+    unchanged: bool = False
 
 
 @cache
@@ -95,7 +97,7 @@ async def settle_action(
     if not found:
         return Settled()
     ticking = [text for text in found[0] if isinstance(text, str) and _DIGITS.search(text)]
-    return Settled(ticking, bool(found[1]), bool(found[2]), found[3] if len(found) > 3 else None)
+    return Settled(ticking, bool(found[1]), bool(found[2]), found[4] if len(found) > 4 else None, found[3] is True)
 
 
 async def frame_of(page: Page, locator: Locator, timeout_ms: float) -> Frame | None:
@@ -138,6 +140,7 @@ async def settle_tab(
     inner = await _settle_frames(frame, tab.page, quiet_ms, deadline, download_started)
     page_ms = max(0, int((deadline - time.monotonic()) * 1000)) if inner else max_ms
     settled = await settle_action(tab.page, quiet_ms, page_ms, download_started, then_js)
+    tab.settles += 1
     if inner:
         parts = (*inner, settled)
         settled = Settled(

@@ -47,6 +47,7 @@ class Target:
     # The action `locate` started on a plain text field while it made sure the ref's element is still there
     # (`early`); the caller awaits it in place of starting the action itself.
     under_way: Awaitable[None] | None = None
+    ref: str | None = None  # the ref it was found by, as the snapshot issued it (None: a selector)
 
     @property
     def named(self) -> str:
@@ -145,6 +146,7 @@ async def locate(tab: Tab, target: str, early: EarlyAction | None = None) -> Tar
         role=info.role,
         in_frame=info.in_frame,
         under_way=under_way,
+        ref=ref,
     )
 
 

@@ -12,7 +12,7 @@ from browserd.daemon.elements.choosing import MIRRORED_SELECT, OPTION_CLICKS, ch
 from browserd.daemon.elements.clicking import click, hover
 from browserd.daemon.elements.dragging import drag
 from browserd.daemon.elements.fields import FieldInfo
-from browserd.daemon.elements.filling import fill_field
+from browserd.daemon.elements.filling import NATIVE_FILL, fill_field
 from browserd.daemon.elements.overlays import covers_named
 from browserd.daemon.elements.usable import usable
 from browserd.daemon.elements.wheel import position_at_rest, wheel_over
@@ -185,6 +185,8 @@ async def browser_fill(ctx: ToolContext, call: TabCall, params: FillParams, resp
             await target.locator.press(SUBMIT_KEY, timeout=params.timeout)
     # The setter a recorded step keeps: its replay fills through fill_field too.
     call.setter = filled.setter
+    if target.plain_text and target.ref is not None and filled.setter == NATIVE_FILL and not params.submit:
+        call.filled = (target.ref, filled.stored)
     _written(response, "Filled", target, f"fill({filled.stored!r})", params.submit, filled.note)
 
 

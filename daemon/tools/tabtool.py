@@ -16,6 +16,7 @@ from browserd.daemon.errors import ElementNotFound
 from browserd.daemon.flows.recording.recorded_action import RecordedAction
 from browserd.daemon.sessions.tab import NAVIGATED, Tab, call_deadline_s
 from browserd.daemon.snapshots.aria_capture import PAGE_FACTS_JS, PageFacts
+from browserd.daemon.snapshots.field_edit import edited
 from browserd.daemon.snapshots.reader import SnapshotOptions, read
 from browserd.daemon.snapshots.settle import Settled
 from browserd.daemon.snapshots.tab_call import TabCall
@@ -140,7 +141,9 @@ async def report_changes(ctx: ToolContext, call: TabCall, mode: str, response: R
         timeout_ms=config.snapshot_timeout_ms,
         ticking=tuple(settled.ticking),
     )
-    reading = await read(tab, options, PageFacts.of(settled.after) if fresh else None)
+    # A fill that changed its field and nothing else: the last snapshot with the field's line rewritten.
+    known = edited(tab, *call.filled, settled) if call.filled and fresh and mode == "delta" else None
+    reading = await read(tab, options, PageFacts.of(settled.after) if fresh else None, known)
     if titled:
         response.merge_data({"title": reading.title})
     response.page(reading.header)

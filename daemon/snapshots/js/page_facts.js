@@ -7,7 +7,8 @@
 // are inline, so they get a ref of ours (c1, c2...) resolved through a CSS selector unique in the document.
 // `actionable` (a click handler, draggable, focusable by tabindex) keeps the ref of a prose line that
 // holds the element: lean() would otherwise hide it, and an agent drags, hovers or clicks such lines.
-() => {
+// `fieldState`: field_state.js, whose answer comes third.
+(fieldState) => () => {
   const annotations = () => {
     const found = [];
     const clickables = window.__browserdClickables;
@@ -69,5 +70,5 @@
   };
   // As JSON text: Playwright's wire format for a nested value costs the driver and the daemon's Python a
   // millisecond or more per call to build and check (1.4 ms against 0.3 of the daemon's CPU on form.html).
-  return JSON.stringify([annotations(), document.title]);
+  return JSON.stringify([annotations(), document.title, fieldState()]);
 }

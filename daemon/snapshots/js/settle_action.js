@@ -1,5 +1,7 @@
 // Answers once what the last action started has finished and the DOM has been quiet for `quietMs`, at most
-// `maxMs`: [texts of elements that change on their own, whether a tab opened, whether a download began].
+// `maxMs`: [texts of elements that change on their own, whether a tab opened, whether a download began,
+// whether the page stayed as it was at the last answer: no DOM change, no frame asked for, no animation begun
+// or ended].
 ([graceMs, quietMs, maxMs, textChars]) => new Promise((resolve) => {
   const s = window.__browserdSettle;
   const start = performance.now();
@@ -14,10 +16,10 @@
   const done = () => {
     if (answered) return;
     answered = true;
-    if (!s) return resolve([[], false, false]);
+    if (!s) return resolve([[], false, false, false]);
     const ticking = [...s.ticking].filter((e) => e.isConnected)
       .map((e) => (e.textContent || '').trim().slice(0, textChars));
-    resolve([ticking, s.opening, s.downloading]);
+    resolve([ticking, s.opening, s.downloading, still() && s.lastRestyle <= s.settledAt]);
     s.opening = s.downloading = false;
     s.messagesUntil = 0;
     s.settledAt = performance.now();

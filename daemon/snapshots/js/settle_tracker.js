@@ -7,8 +7,11 @@
   const TRACKED_DELAY_MS = 1000;
   // A timer chain deeper than this is a loop the input started, not one reaction to it.
   const MAX_GENERATION = 4;
+  // Style properties that never change what a snapshot shows: colours, borders, outlines, shadows, fades.
+  const cosmetic = /^(outline-|border(-(top|right|bottom|left|block|inline)(-(start|end))?)?-(color|style|width)$|border-.*radius$|box-shadow$|background|color$|caret-color$|accent-color$|text-decoration|text-shadow$|opacity$|transition|filter$|-webkit-tap-highlight-color$)/;
   const s = { timers: new Set(), pending: 0, lastActivity: 0, navigating: false, opening: false,
-    downloading: false, ticking: new Set(), messagesUntil: 0, lastInput: 0, lastFrameRequest: 0, settledAt: 0 };
+    downloading: false, ticking: new Set(), messagesUntil: 0, lastInput: 0, lastFrameRequest: 0, settledAt: 0,
+    lastRestyle: 0, cosmetic };
   Object.defineProperty(window, '__browserdSettle', { value: s });
   const INPUT = new Set(['click', 'dblclick', 'auxclick', 'contextmenu', 'mousedown', 'mouseup', 'mousemove',
     'mouseover', 'mouseenter', 'mouseout', 'mouseleave', 'pointerdown', 'pointerup', 'pointermove', 'pointerover',
@@ -17,6 +20,16 @@
   // When the page last saw an input, for the settle's quick answer (settle_action.js).
   const inputSeen = () => { s.lastInput = performance.now(); };
   for (const type of INPUT) window.addEventListener(type, inputSeen, { capture: true, passive: true });
+  // An animation or a transition that starts or ends changes what the page shows with no DOM change: a fill
+  // answered from the last snapshot (snapshots/field_edit.py) needs none since then. A colour fade is no such
+  // change; a loop's next round shows what the last one did.
+  const restyled = (e) => {
+    if (!(e.propertyName && cosmetic.test(e.propertyName))) s.lastRestyle = performance.now();
+  };
+  for (const type of ['animationstart', 'animationend', 'animationcancel', 'transitionrun', 'transitionend',
+    'transitioncancel']) {
+    window.addEventListener(type, restyled, { capture: true, passive: true });
+  }
   let generation = 0;  // of the tracked callback running now; 0 outside one
   // A message from another window (a frame the action worked in) while an action there is settled is
   // that action's continuation in this document: what its handlers start is waited for too.
