@@ -118,10 +118,21 @@ async def capture(
             facts = PageFacts.of(await page.main_frame.evaluate(PAGE_FACTS_JS))
         if waiting.cancelled_caught:
             raise ExecutionError(f"the page did not answer within {limit_ms} ms (a script keeps it busy?)")
-    marks = facts.marks if facts is not None else []
+    boxed = facts is not None and bool(facts.marks)
     target = scope if scope is not None else page
-    text = await target.aria_snapshot(mode="ai", depth=depth, boxes=bool(marks), timeout=timeout_ms)
-    captured = _annotate(text, marks) if marks else Capture(text)
+    text = await target.aria_snapshot(mode="ai", depth=depth, boxes=boxed, timeout=timeout_ms)
+    return annotated(text, facts, boxed)
+
+
+async def read_ahead(page: Page, timeout_ms: int | None) -> str:
+    """Playwright's snapshot of the page before its facts are read, so with the boxes any mark may need
+    (`annotated` makes a Capture of it once they are read)."""
+    return await page.aria_snapshot(mode="ai", boxes=True, timeout=timeout_ms)
+
+
+def annotated(text: str, facts: PageFacts | None, boxed: bool) -> Capture:
+    """The Capture of Playwright's snapshot `text` (with boxes when `boxed`) and the page facts read beside it."""
+    captured = _annotate(text, facts.marks if facts is not None else []) if boxed else Capture(text)
     captured.title = facts.title if facts is not None else None
     captured.facts = facts
     return captured

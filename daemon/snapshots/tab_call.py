@@ -10,10 +10,13 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame
 
 from browserd.daemon.sessions.tab import Tab
+from browserd.daemon.snapshots.aria_capture import Capture, PageFacts, annotated, read_ahead
 from browserd.daemon.snapshots.settle import Settled, frame_of, settle_tab
 from browserd.daemon.snapshots.targets import IDENTITY_TIMEOUT_MS, EarlyAction, Target, locate
 
@@ -34,6 +37,10 @@ class TabCall:
     # The ref of the plain text field the call filled and the value it now holds: when nothing else changed,
     # the snapshot after it is the last one with that line rewritten (snapshots/field_edit.py).
     filled: tuple[str, str] | None = None
+    # The call loaded a page: the snapshot is read while the page settles, Playwright's script for the new
+    # document installed meanwhile, and kept when the page settled as it loaded (Settled.unchanged).
+    reads_ahead: bool = False
+    ahead: Capture | None = None  # that snapshot, once kept
 
     async def locate(self, target: str, early: EarlyAction | None = None) -> Target:
         """The element a ref or selector names (snapshots/targets.py; `early` is started there on a plain text
@@ -53,9 +60,34 @@ class TabCall:
         else:
             await check()
 
-    async def settle(self, quiet_ms: int, max_ms: int, then_js: str | None = None) -> Settled:
+    async def settle(
+        self, quiet_ms: int, max_ms: int, then_js: str | None = None, snapshot_timeout_ms: int | None = None
+    ) -> Settled:
         """Wait for what the action started: in its target's frame first, then in the page. A failing check
-        fails the call and ends the wait."""
+        fails the call and ends the wait. With `reads_ahead` (and `then_js` the page facts), the snapshot is
+        read meanwhile: `ahead` holds it when the page did not change while it settled."""
+        reading = None
+        loads = (self.tab.navigations, self.tab.document)
+        if self.reads_ahead and len(self.tab.page.frames) == 1:
+            reading = asyncio.ensure_future(read_ahead(self.tab.page, snapshot_timeout_ms))
+        try:
+            settled = await self._settled(quiet_ms, max_ms, then_js)
+        except BaseException:
+            if reading is not None:
+                await _abandoned(reading)
+            raise
+        if reading is None:
+            return settled
+        facts = PageFacts.of(settled.after)
+        # A page that loaded another meanwhile (a script's redirect) settled a document the read never saw.
+        if not settled.unchanged or facts is None or loads != (self.tab.navigations, self.tab.document):
+            await _abandoned(reading)  # a fresh read follows the settle
+            return settled
+        with contextlib.suppress(PlaywrightError):  # read again after the settle, and fail there if it must
+            self.ahead = annotated(await reading, facts, boxed=True)
+        return settled
+
+    async def _settled(self, quiet_ms: int, max_ms: int, then_js: str | None) -> Settled:
         if not self.checks:
             return await settle_tab(self.tab, quiet_ms, max_ms, then_js, self.frame)
         settling = asyncio.ensure_future(settle_tab(self.tab, quiet_ms, max_ms, then_js, self.frame))
@@ -63,8 +95,13 @@ class TabCall:
             for check in self.checks:
                 await check()
         except BaseException:
-            settling.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):  # the call's answer is the check's error
-                await settling
+            await _abandoned(settling)  # the call's answer is the check's error
             raise
         return await settling
+
+
+async def _abandoned(task: asyncio.Future[Any]) -> None:
+    """Cancel a call whose answer is no longer wanted and let it end; its own error is moot."""
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task

@@ -120,6 +120,7 @@ async def browser_open(ctx: ToolContext, call: TabCall, params: OpenParams, resp
         response.data({"url": tab.page.url, "downloaded": True, "tabId": tab.id})
         response.code(f"async with page.expect_download() as info:\n    await page.goto({params.url!r})")
         return
+    call.reads_ahead = True
     await _navigated(tab, "Opened", response, loaded.reply, f"await page.goto({params.url!r})")
 
 
@@ -153,6 +154,7 @@ async def browser_navigate(ctx: ToolContext, call: TabCall, params: NavigatePara
         return
     verb = {"back": "Went back", "forward": "Went forward", "reload": "Reloaded"}[params.action]
     method = {"back": "go_back", "forward": "go_forward", "reload": "reload"}[params.action]
+    call.reads_ahead = True
     await _navigated(tab, verb, response, reply, f"await page.{method}()")
 
 

@@ -101,7 +101,9 @@ async def report_changes(ctx: ToolContext, call: TabCall, mode: str, response: R
     settled = Settled()
     if mode != "none":
         # The settled page's annotations and title come back in the same round trip, for the snapshot.
-        settled = await call.settle(config.settle_quiet_ms, config.settle_max_ms, PAGE_FACTS_JS)
+        settled = await call.settle(
+            config.settle_quiet_ms, config.settle_max_ms, PAGE_FACTS_JS, config.snapshot_timeout_ms
+        )
     changes = tab.take_events()
     # With snapshot=none there is no settling, so a download that starts later is told by the next answer.
     downloads = tab.window.downloads.take_unreported(tab.id)
@@ -142,7 +144,9 @@ async def report_changes(ctx: ToolContext, call: TabCall, mode: str, response: R
         ticking=tuple(settled.ticking),
     )
     # A fill that changed its field and nothing else: the last snapshot with the field's line rewritten.
-    known = edited(tab, *call.filled, settled) if call.filled and fresh and mode == "delta" else None
+    known = call.ahead if fresh else None
+    if call.filled and fresh and mode == "delta":
+        known = edited(tab, *call.filled, settled)
     reading = await read(tab, options, PageFacts.of(settled.after) if fresh else None, known)
     if titled:
         response.merge_data({"title": reading.title})
