@@ -20,6 +20,9 @@ from browserd.daemon.snapshots.aria_capture import Capture, PageFacts, annotated
 from browserd.daemon.snapshots.settle import Settled, frame_of, settle_tab
 from browserd.daemon.snapshots.targets import IDENTITY_TIMEOUT_MS, EarlyAction, Target, locate
 
+# A snapshot this long takes a few milliseconds to read (article.html: 30 lines, 3-4 ms; shop.html: 300, 10 ms).
+READ_AHEAD_LINES = 200
+
 
 @dataclass
 class TabCall:
@@ -38,7 +41,9 @@ class TabCall:
     # the snapshot after it is the last one with that line rewritten (snapshots/field_edit.py).
     filled: tuple[str, str] | None = None
     # The call loaded a page: the snapshot is read while the page settles, Playwright's script for the new
-    # document installed meanwhile, and kept when the page settled as it loaded (Settled.unchanged).
+    # document installed meanwhile, and kept when the page settled as it loaded (Settled.unchanged). Only
+    # where the tab's last snapshot was short: that saves a round trip, while a read the page outdates is
+    # wasted, and a long one costs more than the round trip (READ_AHEAD_LINES).
     reads_ahead: bool = False
     ahead: Capture | None = None  # that snapshot, once kept
 
@@ -68,7 +73,7 @@ class TabCall:
         read meanwhile: `ahead` holds it when the page did not change while it settled."""
         reading = None
         loads = (self.tab.navigations, self.tab.document)
-        if self.reads_ahead and len(self.tab.page.frames) == 1:
+        if self.reads_ahead and _short_snapshots(self.tab) and len(self.tab.page.frames) == 1:
             reading = asyncio.ensure_future(read_ahead(self.tab.page, snapshot_timeout_ms))
         try:
             settled = await self._settled(quiet_ms, max_ms, then_js)
@@ -98,6 +103,13 @@ class TabCall:
             await _abandoned(settling)  # the call's answer is the check's error
             raise
         return await settling
+
+
+def _short_snapshots(tab: Tab) -> bool:
+    """Whether the tab's pages read quickly so far: its last snapshot had at most READ_AHEAD_LINES lines (a
+    tab that has read none yet does not guess)."""
+    last = tab.last_capture
+    return last is not None and last.text.count("\n") < READ_AHEAD_LINES
 
 
 async def _abandoned(task: asyncio.Future[Any]) -> None:

@@ -155,6 +155,16 @@ async def test_open_answers_with_what_the_page_rendered_around_its_load(home: Br
                     assert f"Rendered {text}" in opened, opened
 
 
+async def test_open_answers_with_the_page_a_script_sent_it_to_at_load(home: BrowserdHome, site: str) -> None:
+    """Also when the load's snapshot is read while it settles (TabCall.reads_ahead): a read of the document the
+    redirect replaced is never the answer."""
+    async with mcp_client(home) as client:
+        for _ in range(3):  # after a short page in the same tab, the next load's snapshot is read ahead
+            ok(await client.call_tool("browser_open", {"url": f"{site}/load_quiet_render.html"}))
+            opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/load_redirect.html"})))
+            assert "An article" in opened and "This page has moved" not in opened, opened
+
+
 async def test_click_answers_with_what_its_fetch_brought(home: BrowserdHome, site: str) -> None:
     async with mcp_client(home) as client:
         opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/network.html"})))
