@@ -24,6 +24,8 @@ from browserd.daemon.snapshots.aria_capture import IDENTITY_JS, Clickable
 _REF = re.compile(r"^@?((?:f\d+)?e\d+|c\d+)$")
 # Roles whose names are only their text, not an author's label: another element may well say the same.
 _NOT_REFOUND = frozenset({"generic", "text", "paragraph", "clickable", "cell", "gridcell", "listitem", "img"})
+# One-line inputs that take any text as typed (the snapshot marks each kind but text with [type=...]).
+TEXT_LINE_KINDS = frozenset({"text", "email", "password", "search", "tel", "url"})
 # The element was there a moment ago (count > 0): reading it takes no longer than a round trip.
 IDENTITY_TIMEOUT_MS = 2_000
 
@@ -35,9 +37,9 @@ class Target:
     code: str  # the same element as Playwright Python code, for scripts and flows
     # A ref's element is known to exist: checks that would otherwise wait can answer at once.
     exists: bool = False
-    # True when the snapshot showed a plain one-line text input, neither disabled nor read-only: fill needs
-    # no closer look at it.
-    plain_text: bool = False
+    # The kind of one-line text input the snapshot showed ("text", "email", "password"...; see TEXT_LINE_KINDS)
+    # when it is neither disabled nor read-only: fill needs no closer look at it. None for anything else.
+    text_line: str | None = None
     # How an answer names it after acting: `button "Save"` (the ref was the caller's own words); else `described`.
     short: str = ""
     # The role the snapshot showed ("" for a selector): a click on a checkbox goes through its label.
@@ -100,11 +102,16 @@ async def locate(tab: Tab, target: str, early: EarlyAction | None = None) -> Tar
     described = f"ref {ref} ({info.role}{' ' + json.dumps(info.name, ensure_ascii=False) if info.name else ''})"
     selector = info.clickable.selector if info.clickable else f"aria-ref={ref}"
     locator = tab.page.locator(selector)
-    plain_text = (
-        info.role in ("textbox", "searchbox") and info.kind is None and info.clickable is None and info.editable
+    text_line = (
+        (info.kind or "text")
+        if info.role in ("textbox", "searchbox")
+        and (info.kind or "text") in TEXT_LINE_KINDS
+        and info.clickable is None
+        and info.editable
+        else None
     )
     # Not in a child frame: an action there waits until the page is told to count what that frame posts it.
-    under_way = asyncio.ensure_future(early(locator)) if early and plain_text and not info.in_frame else None
+    under_way = asyncio.ensure_future(early(locator)) if early and text_line and not info.in_frame else None
     try:
         count = await locator.count()
         if count == 0 and under_way is not None:
@@ -141,7 +148,7 @@ async def locate(tab: Tab, target: str, early: EarlyAction | None = None) -> Tar
         described,
         _code_for(info, selector),
         exists=True,
-        plain_text=plain_text,
+        text_line=text_line,
         short=short,
         role=info.role,
         in_frame=info.in_frame,

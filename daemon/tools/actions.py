@@ -165,7 +165,7 @@ async def browser_fill(ctx: ToolContext, call: TabCall, params: FillParams, resp
     target = await call.locate(params.target, early=fill_plain)
     # The snapshot already said it is a plain textbox one can edit: no closer look (one that has been disabled
     # since fails when Playwright's fill gives up waiting for it to be editable).
-    known = FieldInfo("text") if target.plain_text else None
+    known = FieldInfo(target.text_line) if target.text_line else None
     with action_errors("fill", target.described):
         filled = await fill_field(
             tab.page, target.locator, target.described, params.value, params.timeout, known, target.under_way
@@ -185,7 +185,7 @@ async def browser_fill(ctx: ToolContext, call: TabCall, params: FillParams, resp
             await target.locator.press(SUBMIT_KEY, timeout=params.timeout)
     # The setter a recorded step keeps: its replay fills through fill_field too.
     call.setter = filled.setter
-    if target.plain_text and target.ref is not None and filled.setter == NATIVE_FILL and not params.submit:
+    if target.text_line and target.ref is not None and filled.setter == NATIVE_FILL and not params.submit:
         call.filled = (target.ref, filled.stored)
     _written(response, "Filled", target, f"fill({filled.stored!r})", params.submit, filled.note)
 

@@ -29,6 +29,7 @@ UNCHANGED = "The page did not change."
 ANIMATED = [("toast", "Profile loaded", 2.5), ("notice", "Welcome back", 2.5), ("banner", "Offer ends soon", 3.5)]
 VALUES = ("Ada Lovelace", "Ada: #1", "5", "true", "-1", 'He said "hi"', "it's", "[draft]", "Zoë 😀", "x [active]", "")
 PAGE = """<label>Name <input id=name></label><label>City <input id=city placeholder="Your city"></label>
+<label>Mail <input id=mail type=email></label><label>Secret <input id=secret type=password></label>
 <button>Go</button>"""
 
 
@@ -42,7 +43,7 @@ async def test_a_rewritten_line_reads_as_playwright_writes_it() -> None:
     async with chromium() as browser:
         page = await browser.new_page()
         await page.set_content(PAGE)
-        for field in ("name", "city"):
+        for field in ("name", "city", "mail", "secret"):
             for value in VALUES:
                 before = await page.aria_snapshot(mode="ai")
                 field_ref = ref(before, "textbox", field.title())
