@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from browserd.daemon.snapshots import aria_capture, aria_filters, aria_parser
 from browserd.daemon.snapshots.delta import delta
+from browserd.daemon.snapshots.field_edit import with_value
 from browserd.daemon.snapshots.link_urls import shown_url
 from browserd.daemon.snapshots.reader import _refs
 
@@ -317,3 +318,48 @@ def test_only_refs_of_a_child_frame_count_as_in_a_frame() -> None:
 )
 def test_a_link_shows_where_it_goes_without_what_only_tracks(url: str, shown: str) -> None:
     assert shown_url(url, "http://127.0.0.1:8000") == shown
+
+
+# -- a fill's field rewritten in the last snapshot (snapshots/field_edit.py) -----------------------
+
+FORM = """\
+- generic [active] [ref=e1]:
+  - textbox "Name" [ref=e3] [required]: Ada
+  - textbox "City" [ref=e4]:
+    - /placeholder: Your city
+  - 'textbox "Note: #1" [ref=e5]'
+  - textbox "Tags" [ref=e6]:
+    - list [ref=e7]:
+      - listitem: one
+  - text: "see [ref=e8]"
+  - button "Go [ref=e8]" [ref=e8]"""
+
+
+def test_a_field_line_is_rewritten_as_playwright_writes_it() -> None:
+    name = with_value(FORM, "e3", "Grace: #2")
+    assert name is not None
+    assert '  - textbox "Name" [active] [ref=e3] [required]: "Grace: #2"' in name.splitlines()
+    assert name.splitlines()[0] == "- generic [ref=e1]:", "the focus mark moves to the field"
+    city = with_value(FORM, "e4", "London")
+    assert city is not None and city.splitlines()[2:5] == [
+        '  - textbox "City" [active] [ref=e4]:',
+        "    - /placeholder: Your city",
+        "    - text: London",
+    ]
+    cleared = with_value(city, "e4", "")
+    assert cleared is not None and cleared.splitlines()[2:5] == [
+        '  - textbox "City" [active] [ref=e4]:',
+        "    - /placeholder: Your city",
+        "  - 'textbox \"Note: #1\" [ref=e5]'",
+    ]
+    quoted = with_value(FORM, "e5", "x")
+    assert quoted is not None and "  - 'textbox \"Note: #1\" [active] [ref=e5]': x" in quoted.splitlines()
+    assert aria_parser.parse(quoted)[0].children[2].value == "x"
+
+
+def test_a_field_line_that_cannot_be_rewritten_for_sure_is_left_to_a_fresh_read() -> None:
+    assert with_value(FORM, "e9", "x") is None, "no such ref"
+    assert with_value(FORM, "e8", "x") is None, "a ref that two lines name"
+    assert with_value(FORM, "e6", "x") is None, "a field holding elements"
+    assert with_value(FORM, "e3", "two  spaces") is None, "spaces Playwright folds"
+    assert with_value(FORM, "e3", " padded") is None
