@@ -37,7 +37,7 @@ class TabCall:
     setter: str | None = None
     # Reads that verify the action took (a fill's value), run while the page settles: they fail the call.
     checks: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
-    # The ref of the plain text field the call filled and the value it now holds: when nothing else changed,
+    # The ref of the one-line text field the call filled and the value it now holds: when nothing else changed,
     # the snapshot after it is the last one with that line rewritten (snapshots/field_edit.py).
     filled: tuple[str, str] | None = None
     # The call loaded a page: the snapshot is read while the page settles, Playwright's script for the new
