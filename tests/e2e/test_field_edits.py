@@ -99,6 +99,22 @@ async def test_what_style_rules_show_on_focus_and_validity_is_in_the_answer(home
         assert UNCHANGED in await unchanged_since(client)
 
 
+async def test_what_an_imported_style_sheet_shows_on_focus_is_in_the_answer(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home) as client:
+        page = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/fields/imported-hint.html"})))
+        assert "At least 12 characters" not in page
+        answer = await fill(client, page, "Password", "hunter2")
+        assert "At least 12 characters" in answer, answer
+
+
+async def test_a_popover_a_handler_shows_is_in_the_answer(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home) as client:
+        page = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/fields/popover.html"})))
+        assert "Lisbon" not in page
+        answer = await fill(client, page, "City", "Li")
+        assert "Lisbon" in answer, answer
+
+
 async def test_a_label_that_holds_the_field_is_renamed_in_the_answer(home: BrowserdHome, site: str) -> None:
     async with mcp_client(home) as client:
         page = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/fields/embedded-label.html"})))

@@ -35,7 +35,9 @@
       if (onState && rule.style) {
         for (let i = 0; i < rule.style.length; i++) if (!cosmetic.test(rule.style[i])) return true;
       }
-      if (rule.cssRules && stylesOnState(rule.cssRules, onState)) return true;
+      // Grouping and nested rules hold theirs; an @import holds a sheet that document.styleSheets leaves out.
+      const inner = rule.cssRules || (rule.styleSheet && rule.styleSheet.cssRules);
+      if (inner && stylesOnState(inner, onState)) return true;
     }
     return false;
   };

@@ -20,14 +20,15 @@
   // When the page last saw an input, for the settle's quick answer (settle_action.js).
   const inputSeen = () => { s.lastInput = performance.now(); };
   for (const type of INPUT) window.addEventListener(type, inputSeen, { capture: true, passive: true });
-  // An animation or a transition that starts or ends changes what the page shows with no DOM change: a fill
-  // answered from the last snapshot (snapshots/field_edit.py) needs none since then. A colour fade is no such
-  // change; a loop's next round shows what the last one did.
+  // An animation or a transition that starts or ends, and a popover shown or hidden (showPopover() sets no
+  // attribute; beforetoggle comes at once, toggle a task later), change what the page shows with no DOM change: a fill answered from the last snapshot
+  // (snapshots/field_edit.py) needs none since then. A colour fade is no such change; a loop's next round
+  // shows what the last one did.
   const restyled = (e) => {
     if (!(e.propertyName && cosmetic.test(e.propertyName))) s.lastRestyle = performance.now();
   };
   for (const type of ['animationstart', 'animationend', 'animationcancel', 'transitionrun', 'transitionend',
-    'transitioncancel']) {
+    'transitioncancel', 'beforetoggle', 'toggle']) {
     window.addEventListener(type, restyled, { capture: true, passive: true });
   }
   let generation = 0;  // of the tracked callback running now; 0 outside one
