@@ -20,6 +20,7 @@ from playwright.async_api import Locator, Page
 from browserd.daemon.errors import ExecutionError
 from browserd.daemon.runtime.page_js import called, load_js
 from browserd.daemon.snapshots.aria_parser import render_line, split_line
+from browserd.daemon.snapshots.settle import evaluate_across_navigation
 
 _REF_IN_LINE = re.compile(r"\[ref=(\w+)\]")
 _BOX = re.compile(r" \[box=(-?\d+),(-?\d+),(\d+),(\d+)\]")
@@ -115,7 +116,8 @@ async def capture(
     limit_ms = timeout_ms or DEFAULT_TIMEOUT_MS
     if facts is None:
         with anyio.move_on_after(limit_ms / 1000) as waiting:
-            facts = PageFacts.of(await page.main_frame.evaluate(PAGE_FACTS_JS))
+            # A script's redirect may replace the document meanwhile: the facts are the new one's.
+            facts = PageFacts.of(await evaluate_across_navigation(page.main_frame, PAGE_FACTS_JS, None, limit_ms))
         if waiting.cancelled_caught:
             raise ExecutionError(f"the page did not answer within {limit_ms} ms (a script keeps it busy?)")
     boxed = facts is not None and bool(facts.marks)

@@ -90,7 +90,7 @@ async def settle_action(
             group.cancel_scope.cancel()
 
         group.start_soon(watch)
-        found = await _evaluate_across_navigation(
+        found = await evaluate_across_navigation(
             page, _action_script(then_js), [GRACE_MS, quiet_ms, max_ms, _TICKING_TEXT_CHARS], max_ms
         )
         group.cancel_scope.cancel()
@@ -171,15 +171,17 @@ async def _settle_frames(
     return settled
 
 
-async def _evaluate_across_navigation(page: Page | Frame, script: str, arg: list[int], max_ms: int) -> Any:
+async def evaluate_across_navigation(page: Page | Frame, script: str, arg: Any, max_ms: int) -> Any:
+    """`script`'s answer in the page's document, or in the one that replaces it when a navigation destroys it
+    meanwhile (an action's, a script's redirect); None when neither answers within `max_ms`."""
     if max_ms <= 0:
         return None
     with anyio.move_on_after(max_ms / 1000 + 0.5):
-        for _attempt in range(2):
+        for _attempt in range(3):
             try:
                 return await page.evaluate(script, arg)
             except PlaywrightError:
-                # The action navigated and destroyed the document we were watching: wait for the next.
+                # A navigation destroyed the document the script ran in: wait for the next.
                 try:
                     await page.wait_for_load_state("domcontentloaded", timeout=max_ms)
                 except PlaywrightError:
