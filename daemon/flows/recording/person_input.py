@@ -13,10 +13,11 @@ navigate steps; those a click or a submit caused are that step's doing and are n
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager, suppress
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -163,7 +164,10 @@ class PersonInput:
 
     def _navigated(self, frame: Frame) -> None:
         if frame == self.page.main_frame:
-            self._queue({"k": "navigated", "url": frame.url})
+            # The history as this navigation left it, asked for now: read when the report is handled, after the
+            # reports before it, a person who went on (back, another page) would have moved it already.
+            history = asyncio.ensure_future(self._read_history())
+            self._queue({"k": "navigated", "url": frame.url, "history": history})
 
     def _queue(self, message: dict[str, Any]) -> None:
         # Whether a tool call is acting on the tab is read now, as the event arrives, not when it is handled.
@@ -197,7 +201,7 @@ class PersonInput:
                 self._tools_bursts.add(burst)
             return
         if kind == "navigated":
-            message = {"k": "navigate", "url": await self._persons_navigation(str(message["url"]))}
+            message = {"k": "navigate", "url": await self._persons_navigation(str(message["url"]), message["history"])}
             if message["url"] is None:
                 return
         if burst is not None:
@@ -220,9 +224,10 @@ class PersonInput:
         entries = history["entries"]
         return [int(entry["id"]) for entry in entries], index, str(entries[index].get("transitionType", ""))
 
-    async def _persons_navigation(self, url: str) -> str | None:
-        """The navigate step's url when the person made this main-frame navigation, else None."""
-        (before_ids, before_index), (ids, index, transition) = self._history, await self._read_history()
+    async def _persons_navigation(self, url: str, reading: Awaitable[tuple[list[int], int, str]]) -> str | None:
+        """The navigate step's url when the person made this main-frame navigation (`reading`: the history as
+        it left it), else None."""
+        (before_ids, before_index), (ids, index, transition) = self._history, await reading
         self._history = (ids, index)
         if not ids:
             return None
