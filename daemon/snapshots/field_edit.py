@@ -2,12 +2,12 @@
 line rewritten, so the answer does not wait for the page to be read again (a third of a fill's time).
 
 Only when every other way the page could read differently is ruled out: the DOM is as it was when the last
-settle answered, no animation or popover came or went since, and the last snapshot was read after that
-settle (settle_action.js, Tab.last_capture_settles); every
-other form control holds what it held then (a handler that copies a title into a slug field shows there); the
-page styles none of the states a fill changes beyond colours and outlines, animates nothing, holds no shadow
-root and no label made of the field (field_state.js); the page has no child frame; the field holds the value
-it was given, which Playwright writes on one line as this module does. Anything else reads the page.
+settle answered, no animation or popover came or went since, and the last snapshot was read after that settle
+(settle_action.js, Tab.last_capture_settles); every other form control holds what it held then (a handler that
+copies a title into a slug field shows there); the page styles none of the states a fill changes beyond
+colours and outlines, animates nothing, holds no shadow root and no label made of the field (field_state.js);
+the page has no child frame; the field holds the value it was given, which Playwright writes on one line as
+this module does. Anything else reads the page (docs/answers.md).
 """
 
 from __future__ import annotations
