@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame
@@ -18,7 +17,7 @@ from playwright.async_api import Frame
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.snapshots.aria_capture import Capture, PageFacts, annotated, read_ahead
 from browserd.daemon.snapshots.settle import Settled, frame_of, settle_tab
-from browserd.daemon.snapshots.targets import IDENTITY_TIMEOUT_MS, EarlyAction, Target, locate
+from browserd.daemon.snapshots.targets import IDENTITY_TIMEOUT_MS, EarlyAction, Target, aborted, locate
 
 # A snapshot this long takes a few milliseconds to read (article.html: 30 lines, 3-4 ms; shop.html: 300, 10 ms).
 READ_AHEAD_LINES = 200
@@ -79,14 +78,14 @@ class TabCall:
             settled = await self._settled(quiet_ms, max_ms, then_js)
         except BaseException:
             if reading is not None:
-                await _abandoned(reading)
+                await aborted(reading)
             raise
         if reading is None:
             return settled
         facts = PageFacts.of(settled.after)
         # A page that loaded another meanwhile (a script's redirect) settled a document the read never saw.
         if not settled.unchanged or facts is None or loads != (self.tab.navigations, self.tab.document):
-            await _abandoned(reading)  # a fresh read follows the settle
+            await aborted(reading)  # a fresh read follows the settle
             return settled
         with contextlib.suppress(PlaywrightError):  # read again after the settle, and fail there if it must
             self.ahead = annotated(await reading, facts, boxed=True)
@@ -100,7 +99,7 @@ class TabCall:
             for check in self.checks:
                 await check()
         except BaseException:
-            await _abandoned(settling)  # the call's answer is the check's error
+            await aborted(settling)  # the call's answer is the check's error
             raise
         return await settling
 
@@ -110,10 +109,3 @@ def _short_snapshots(tab: Tab) -> bool:
     tab that has read none yet does not guess)."""
     last = tab.last_capture
     return last is not None and last.text.count("\n") < READ_AHEAD_LINES
-
-
-async def _abandoned(task: asyncio.Future[Any]) -> None:
-    """Cancel a call whose answer is no longer wanted and let it end; its own error is moot."""
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError, Exception):
-        await task

@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator
@@ -115,11 +116,11 @@ async def locate(tab: Tab, target: str, early: EarlyAction | None = None) -> Tar
     try:
         count = await locator.count()
         if count == 0 and under_way is not None:
-            await _aborted(under_way)
+            await aborted(under_way)
             under_way = None
     except BaseException as exc:
         if under_way is not None:
-            await _aborted(under_way)
+            await aborted(under_way)
         if not isinstance(exc, PlaywrightError):
             raise
         if tab.navigations != tab.refs.navigations:
@@ -157,8 +158,9 @@ async def locate(tab: Tab, target: str, early: EarlyAction | None = None) -> Tar
     )
 
 
-async def _aborted(action: asyncio.Future[None]) -> None:
-    """Cancel an early action (Playwright aborts the call in its driver) and let it end; its own error is moot."""
+async def aborted(action: asyncio.Future[Any]) -> None:
+    """Cancel a call to the page whose answer is no longer wanted (an early action, a read ahead, a settle: Playwright
+    aborts the call in its driver) and let it end; its own error is moot."""
     action.cancel()
     with contextlib.suppress(asyncio.CancelledError, PlaywrightError):
         await action
