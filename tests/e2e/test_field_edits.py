@@ -5,7 +5,7 @@ The rewritten line must read as Playwright writes it: checked against Playwright
 filled page for values YAML quotes, spaces Playwright folds, a placeholder and the focus mark. Then, through
 the tools, on fixture pages built on what real forms do: a plain address form (the answer is the field's
 line, and a fresh read of the page finds nothing else changed), a slug and a total set by script on other
-fields, hints and errors that style rules show on focus and validity (an imported sheet's too), a popover a
+fields, hints and errors that style rules show on focus and validity (an imported sheet's and a shadow root's too), a popover a
 handler shows, a checkbox whose label holds the field, a counter the field's handler rewrites, a toast and a
 banner animations hide, a tip a hover showed in an action answered without a snapshot.
 """
@@ -88,6 +88,7 @@ BESIDES_THE_FIELD = [
     pytest.param("focus-hint", "Username", "Ada99", "Use lowercase letters only", id="an error an invalid rule shows"),
     pytest.param("imported-hint", "Password", "hunter2", "At least 12 characters", id="a rule of an imported sheet"),
     pytest.param("popover", "City", "Li", "Lisbon", id="a popover a handler shows"),
+    pytest.param("shadow-hint", "Card code", "1234", "16 digits, no spaces", id="a hint a shadow style shows"),
     pytest.param("embedded-label", "Days", "14", 'checkbox "Remind me every 14 days"', id="a label holding the field"),
     pytest.param("counter", "Update", "Shipping today", "14/280", id="a counter a handler rewrites"),
 ]

@@ -8,7 +8,8 @@
 // control another field's handler set shows in the hashes, and the page must not style by the state a fill
 // changes (focus, validity, a placeholder shown) beyond colours and outlines, nor animate, nor hold shadow
 // roots, nor name another element by the field's value (a label or aria-labelledby around it).
-() => {
+// `shadows`: whether the page holds a shadow root (page_facts.js has walked every element already).
+(shadows) => {
   const controls = [...document.querySelectorAll('input, textarea, select')];
   const hash = (text) => {
     let h = 0x811c9dc5;
@@ -59,7 +60,6 @@
   const moving = document.getAnimations().some((a) => !(a.transitionProperty ? cosmetic.test(a.transitionProperty)
     : a.effect && a.effect.getKeyframes().every((frame) => Object.keys(frame)
       .every((name) => timing.has(name) || cosmetic.test(kebab(name))))));
-  const shadows = [...document.querySelectorAll('*')].some((e) => e.shadowRoot);
   const label = focused.closest('label');
   const names = (label && label.control !== focused)
     || [...document.querySelectorAll('[aria-labelledby]')].some((e) => e.getAttribute('aria-labelledby').split(/\s+/)

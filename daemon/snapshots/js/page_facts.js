@@ -7,8 +7,9 @@
 // are inline, so they get a ref of ours (c1, c2...) resolved through a CSS selector unique in the document.
 // `actionable` (a click handler, draggable, focusable by tabindex) keeps the ref of a prose line that
 // holds the element: lean() would otherwise hide it, and an agent drags, hovers or clicks such lines.
-// `fieldState`: field_state.js, whose answer comes third.
+// `fieldState`: field_state.js, whose answer comes third (told whether the walk met a shadow root).
 (fieldState) => () => {
+  let shadows = false;  // whether the walk below met a shadow root: field_state.js needs to know
   const annotations = () => {
     const found = [];
     const clickables = window.__browserdClickables;
@@ -41,7 +42,10 @@
     };
     const visit = (root) => {
       for (const e of root.querySelectorAll('*')) {
-        if (e.shadowRoot) visit(e.shadowRoot);
+        if (e.shadowRoot) {
+          shadows = true;
+          visit(e.shadowRoot);
+        }
         const kind = kindOf(e);
         const formish = e.tagName === 'INPUT' || e.tagName === 'TEXTAREA' || e.tagName === 'SELECT';
         const flagged = formish && (e.readOnly || e.required);
@@ -70,5 +74,6 @@
   };
   // As JSON text: Playwright's wire format for a nested value costs the driver and the daemon's Python a
   // millisecond or more per call to build and check (1.4 ms against 0.3 of the daemon's CPU on form.html).
-  return JSON.stringify([annotations(), document.title, fieldState()]);
+  const found = annotations();
+  return JSON.stringify([found, document.title, fieldState(shadows)]);
 }
