@@ -5,9 +5,10 @@ The rewritten line must read as Playwright writes it: checked against Playwright
 filled page for values YAML quotes, spaces Playwright folds, a placeholder and the focus mark. Then, through
 the tools, on fixture pages built on what real forms do: a plain address form (the answer is the field's
 line, and a fresh read of the page finds nothing else changed), a slug and a total set by script on other
-fields, hints and errors that style rules show on focus and validity (an imported sheet's and a shadow root's too), a popover a
-handler shows, a checkbox whose label holds the field, a counter the field's handler rewrites, a toast and a
-banner animations hide, a tip a hover showed in an action answered without a snapshot.
+fields, hints and errors that style rules show on focus and validity (an imported sheet's and a shadow
+root's too), a popover a handler shows, a checkbox whose label holds the field, a counter the field's
+handler rewrites, a toast and a banner animations hide, a tip a hover showed in an action answered without
+a snapshot.
 """
 
 from __future__ import annotations
