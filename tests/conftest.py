@@ -31,6 +31,9 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 SITE = REPO / "tests" / "site"
 HANG_S = 300
+STRICT_POLICY = (
+    "default-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; require-trusted-types-for 'script'"
+)
 API_ITEMS = {"items": [{"id": 1, "name": "Teapot"}, {"id": 2, "name": "Mug"}], "source": "server"}
 VENV_BIN = Path(os.environ.get("VIRTUAL_ENV", REPO / ".venv")) / "bin"
 BROWSERD = str(VENV_BIN / "browserd")
@@ -84,7 +87,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     holding back the second half for N ms when asked, and never sending it with `&broken=1`.
     /api/items answers a JSON list of items (GET) or echoes a posted JSON item with 201 (POST);
     /api/redirect answers 302 to /api/items.
-    /redirect?to=URL answers 302 to that URL.
+    /redirect?to=URL answers 302 to that URL. Everything under /strict/ comes with STRICT_POLICY.
     /gate?key=K&parties=N[&wait_s=S] holds each request until N requests with key K have arrived (or the
     test releases K), then answers 200; after S s (default 30) without that, 504 (GATES below).
     """
@@ -195,6 +198,10 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         self.wfile.write(body[half:])
 
     def end_headers(self) -> None:
+        if self.path.startswith("/strict/"):
+            # A strict policy as security-minded sites send it: scripts from the origin's files only (no
+            # inline script, no eval), and Trusted Types for every script sink.
+            self.send_header("Content-Security-Policy", STRICT_POLICY)
         if self.path.startswith("/network-dot.svg"):
             # Cacheable, so a test can see a response that Chromium's cache answered.
             self.send_header("Cache-Control", "max-age=3600")

@@ -165,7 +165,7 @@ class Session:
             window.profile = self._link(snapshot.meta.profile_id, snapshot.version, backend.context, options.publish)
         if backend.spare is not None:
             tab = window.adopt(backend.spare.page)
-            tab.stopper, tab.armed = backend.spare.stopper, backend.spare.stopper is not None
+            tab.cdp, tab.armed = backend.spare.cdp, backend.spare.cdp is not None
             window.own_tabs.add(tab.id)
             window.active_tab_id = tab.id
         else:

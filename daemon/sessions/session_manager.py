@@ -33,7 +33,7 @@ from browserd.daemon.runtime.idle_hold import IdleHold, NoIdleHold
 from browserd.daemon.sessions.backends.backend import SpareWindow
 from browserd.daemon.sessions.backends.factory import Backends
 from browserd.daemon.sessions.session import Session
-from browserd.daemon.sessions.tab import Tab, attach_stopper
+from browserd.daemon.sessions.tab import Tab, attach_cdp
 from browserd.daemon.sessions.window import Viewport, WindowOptions
 from browserd.daemon.snapshots.page_scripts import WINDOW_SCRIPT
 from browserd.protocol.messages import TrustLevel
@@ -250,7 +250,7 @@ class SessionManager:
         try:
             await context.add_init_script(WINDOW_SCRIPT)
             page = await context.new_page()
-            return SpareWindow(context, page, await attach_stopper(page))
+            return SpareWindow(context, page, await attach_cdp(page))
         except BaseException:
             with anyio.CancelScope(shield=True):
                 await context.close()

@@ -63,9 +63,9 @@ def call_deadline_s(config: BrowserConfig, *call_timeouts_ms: int | None) -> flo
     return (limits_ms + config.settle_max_ms + own_ms) / 1000 + CALL_SLACK_S
 
 
-async def attach_stopper(page: Page) -> CDPSession | None:
-    """A CDP session that can stop the page's scripts (Runtime.terminateExecution); None for a backend
-    without CDP, where a runaway script ends only with its page."""
+async def attach_cdp(page: Page) -> CDPSession | None:
+    """A CDP session on the page (Tab.cdp); None for a backend without CDP, where a runaway script ends only
+    with its page and the settle evaluates through Playwright."""
     with anyio.move_on_after(STOP_TIMEOUT_S):
         try:
             return await page.context.new_cdp_session(page)
@@ -106,9 +106,10 @@ class Tab:
     console: deque[ConsoleRecord] = field(default_factory=lambda: deque(maxlen=CONSOLE_BUFFER))
     # The tab's requests (browser_network), sized by its window.
     network: NetworkLog = field(init=False)
-    # A CDP session kept open to stop a runaway script: attaching one needs the page's main thread,
-    # which such a script holds, so it is attached before any call runs (arm).
-    stopper: CDPSession | None = None
+    # A CDP session kept open, attached before any call runs (arm). It stops a runaway script
+    # (Runtime.terminateExecution; attaching a session needs the page's main thread, which such a script
+    # holds), and the settle evaluates over it (snapshots/settle.py).
+    cdp: CDPSession | None = None
     armed: bool = False
 
     def __post_init__(self) -> None:
@@ -197,12 +198,12 @@ class Tab:
         self.window.downloads.fetch(self.page.context.request, response.url, name, self.id)
 
     async def arm(self) -> None:
-        """Attach the session that can stop this tab's scripts, once, while the page still answers; in the
-        user's own browser, whose tabs may predate the window, also catch its document up with WINDOW_SCRIPT."""
+        """Attach the tab's CDP session, once, while the page still answers; in the user's own browser, whose
+        tabs may predate the window, also catch its document up with WINDOW_SCRIPT."""
         if self.armed:
             return
         self.armed = True
-        self.stopper = await attach_stopper(self.page)
+        self.cdp = await attach_cdp(self.page)
         if self.window.backend.shared:
             await catch_up(self.page)
 
@@ -240,10 +241,10 @@ class Tab:
     async def recover(self) -> str:
         """Stop the script that holds the page; if it still does not answer, put a fresh page at its URL
         in this tab's place. Answers what was done, for the error that reports it."""
-        if self.stopper is not None:
+        if self.cdp is not None:
             with anyio.move_on_after(STOP_TIMEOUT_S):
                 with suppress(PlaywrightError):
-                    await self.stopper.send("Runtime.terminateExecution")
+                    await self.cdp.send("Runtime.terminateExecution")
             if await self.answers(STOPPED_ANSWER_TIMEOUT_S):
                 return "its running script was stopped and the page answers again"
         return await self._replace()

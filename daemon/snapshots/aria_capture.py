@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-from playwright.async_api import Locator, Page
+from playwright.async_api import CDPSession, Locator, Page
 
 from browserd.daemon.errors import ExecutionError
 from browserd.daemon.runtime.page_js import called, load_js
@@ -110,14 +110,16 @@ async def capture(
     depth: int | None = None,
     timeout_ms: int | None = None,
     facts: PageFacts | None = None,
+    cdp: CDPSession | None = None,
 ) -> Capture:
     """The AI-mode snapshot of the page (or of `scope`), with input kinds, states and clickables added;
-    `facts` are the page's annotations and title when they were just read, else they are read here."""
+    `facts` are the page's annotations and title when they were just read, else they are read here (over
+    the page's `cdp` session when it has one)."""
     limit_ms = timeout_ms or DEFAULT_TIMEOUT_MS
     if facts is None:
         with anyio.move_on_after(limit_ms / 1000) as waiting:
             # A script's redirect may replace the document meanwhile: the facts are the new one's.
-            facts = PageFacts.of(await evaluate_across_navigation(page.main_frame, PAGE_FACTS_JS, None, limit_ms))
+            facts = PageFacts.of(await evaluate_across_navigation(page.main_frame, PAGE_FACTS_JS, None, limit_ms, cdp))
         if waiting.cancelled_caught:
             raise ExecutionError(f"the page did not answer within {limit_ms} ms (a script keeps it busy?)")
     boxed = facts is not None and bool(facts.marks)

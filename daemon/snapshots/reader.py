@@ -84,7 +84,7 @@ async def read(
     if captured is None:
         try:
             with action_errors("snapshot", "the page"):
-                captured = await aria_capture.capture(tab.page, None, depth, options.timeout_ms, facts)
+                captured = await aria_capture.capture(tab.page, None, depth, options.timeout_ms, facts, tab.cdp)
         except ExecutionError as exc:
             raise ExecutionError(exc.message, hint=TOO_BIG_HINT, **exc.details) from exc
     nodes = aria_parser.parse(captured.text)

@@ -23,6 +23,7 @@ posts it meanwhile as part of the action: a payment widget's "paid" reaches the 
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -31,8 +32,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import anyio
+from playwright.async_api import CDPSession, Frame, Locator, Page
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Frame, Locator, Page
 
 from browserd.daemon.runtime.page_js import called, load_js
 
@@ -76,11 +77,16 @@ def _action_script(then_js: str | None) -> str:
 
 
 async def settle_action(
-    page: Page | Frame, quiet_ms: int, max_ms: int, interrupt: Callable[[], bool], then_js: str | None = None
+    page: Page | Frame,
+    quiet_ms: int,
+    max_ms: int,
+    interrupt: Callable[[], bool],
+    then_js: str | None = None,
+    cdp: CDPSession | None = None,
 ) -> Settled:
     """Until what the last action started has finished (at most `max_ms`, or until `interrupt()` holds,
     e.g. once the navigation the action started turned out to be a download). Never raises: a page that
-    will not settle is read as it is."""
+    will not settle is read as it is. `cdp`: the page's own CDP session, to evaluate over (`evaluate`)."""
     found: list[Any] | None = None
     async with anyio.create_task_group() as group:
 
@@ -91,7 +97,7 @@ async def settle_action(
 
         group.start_soon(watch)
         found = await evaluate_across_navigation(
-            page, _action_script(then_js), [GRACE_MS, quiet_ms, max_ms, _TICKING_TEXT_CHARS], max_ms
+            page, _action_script(then_js), [GRACE_MS, quiet_ms, max_ms, _TICKING_TEXT_CHARS], max_ms, cdp
         )
         group.cancel_scope.cancel()
     if not found:
@@ -139,7 +145,7 @@ async def settle_tab(
     deadline = time.monotonic() + max_ms / 1000
     inner = await _settle_frames(frame, tab.page, quiet_ms, deadline, download_started)
     page_ms = max(0, int((deadline - time.monotonic()) * 1000)) if inner else max_ms
-    settled = await settle_action(tab.page, quiet_ms, page_ms, download_started, then_js)
+    settled = await settle_action(tab.page, quiet_ms, page_ms, download_started, then_js, tab.cdp)
     tab.settles += 1
     if inner:
         parts = (*inner, settled)
@@ -171,15 +177,18 @@ async def _settle_frames(
     return settled
 
 
-async def evaluate_across_navigation(page: Page | Frame, script: str, arg: Any, max_ms: int) -> Any:
+async def evaluate_across_navigation(
+    page: Page | Frame, script: str, arg: Any, max_ms: int, cdp: CDPSession | None = None
+) -> Any:
     """`script`'s answer in the page's document, or in the one that replaces it when a navigation destroys it
-    meanwhile (an action's, a script's redirect); None when neither answers within `max_ms`."""
+    meanwhile (an action's, a script's redirect); None when neither answers within `max_ms`. `cdp`: the
+    page's own CDP session, to evaluate over (`evaluate`)."""
     if max_ms <= 0:
         return None
     with anyio.move_on_after(max_ms / 1000 + 0.5):
         for _attempt in range(3):
             try:
-                return await page.evaluate(script, arg)
+                return await evaluate(page, script, arg, cdp)
             except PlaywrightError:
                 # A navigation destroyed the document the script ran in: wait for the next.
                 try:
@@ -187,6 +196,26 @@ async def evaluate_across_navigation(page: Page | Frame, script: str, arg: Any, 
                 except PlaywrightError:
                     return None
     return None
+
+
+async def evaluate(page: Page | Frame, script: str, arg: Any, cdp: CDPSession | None) -> Any:
+    """The JSON answer of the function `script` called with `arg` in the page's main world: over the page's
+    `cdp` session when it has one, else through Playwright (a frame's, or a backend without CDP).
+
+    Playwright's evaluate runs through a script of its own that it installs in each new document first;
+    after a load that costs the renderer 3-4 ms while the snapshot waits behind it (plain Playwright, goto +
+    this evaluate + aria_snapshot on article.html, 100 rounds: 60-61 ms against 57-58 over CDP)."""
+    if cdp is None:
+        return await page.evaluate(script, arg)
+    expression = f"({script})({json.dumps(arg)})"
+    reply = await cdp.send(
+        "Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True, "silent": True}
+    )
+    failed = reply.get("exceptionDetails")
+    if failed is not None:
+        thrown = failed.get("exception") or {}
+        raise PlaywrightError(str(thrown.get("description") or failed.get("text") or "the script failed"))
+    return reply["result"].get("value")
 
 
 def ticks(line: str, ticking: Sequence[str]) -> bool:

@@ -74,6 +74,9 @@ class TabCall:
         loads = (self.tab.navigations, self.tab.document)
         if self.reads_ahead and _short_snapshots(self.tab) and len(self.tab.page.frames) == 1:
             reading = asyncio.ensure_future(read_ahead(self.tab.page, snapshot_timeout_ms))
+            # Its request leaves before the settle's: installing Playwright's script in the new document, which
+            # the read needs first, takes longer than the whole settle after a load.
+            await asyncio.sleep(0)
         try:
             settled = await self._settled(quiet_ms, max_ms, then_js)
         except BaseException:

@@ -165,6 +165,24 @@ async def test_open_answers_with_the_page_a_script_sent_it_to_at_load(home: Brow
             assert "An article" in opened and "This page has moved" not in opened, opened
 
 
+async def test_a_page_under_a_strict_content_security_policy_answers_as_any_other(
+    home: BrowserdHome, site: str
+) -> None:
+    """A strict policy (scripts from the site's files only, no eval, Trusted Types) binds the page's scripts,
+    not the daemon's: the settle and the page facts, which run over CDP where they can, read what the page's
+    own script rendered after its fetch at load, after a fill and after a click."""
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/strict/index.html"})))
+        assert "status: 2 of 2 products" in opened and "listitem: Teapot" in opened, opened
+        filter_ref = ref(opened, "searchbox", "Filter products")
+        filtered = text_of(ok(await client.call_tool("browser_fill", {"target": filter_ref, "value": "pot"})))
+        assert "status: 1 of 2 products" in filtered and "listitem: Mug" in filtered, filtered
+        more = text_of(ok(await client.call_tool("browser_click", {"target": ref(opened, "button", "Show more")})))
+        assert "status: 1 of 4 products" in more, more
+        errors = ok(await client.call_tool("browser_console", {"level": "error"})).structured_content
+        assert errors["messages"] == [], errors  # nothing of the daemon's broke the policy
+
+
 async def test_click_answers_with_what_its_fetch_brought(home: BrowserdHome, site: str) -> None:
     async with mcp_client(home) as client:
         opened = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/network.html"})))

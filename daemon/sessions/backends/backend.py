@@ -27,8 +27,8 @@ class SpareWindow(NamedTuple):
 
     context: BrowserContext
     page: Page
-    # The page's script stopper (Tab.arm), attached ahead too: the first call then makes no round trip for it.
-    stopper: CDPSession | None
+    # The page's CDP session (Tab.arm), attached ahead too: the first call then makes no round trip for it.
+    cdp: CDPSession | None
 
 
 @dataclass(frozen=True)
