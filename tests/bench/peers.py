@@ -24,6 +24,11 @@ the other, so that both meet the same load on a busy machine):
 Then the ratio browserd/peer of each figure, the targets, the load average when each executable's
 measurements began and ended, and one line of JSON.
 
+Beside the two servers, navigate and fill are also timed in turns with plain Playwright on the same
+executable and flags as browserd's browser, no server at all (`floor`): `goto` + `aria_snapshot(mode="ai")`,
+and `locator.fill`. That is what any server built on Playwright pays at least, so floor / peer is the best
+ratio such a server could reach on this machine.
+
 `--answers` measures characters only (no timings): it prints every answer of the scripted agent on both
 servers to stderr, to read side by side, and the characters of a snapshot of each realistic fixture page.
 """
@@ -53,7 +58,8 @@ if str(REPO) not in sys.path:
 from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
-from browserd.daemon.runtime.chromium import find_chromium  # noqa: E402
+from browserd.daemon.config import BrowserConfig  # noqa: E402
+from browserd.daemon.runtime.chromium import find_chromium, launch_args  # noqa: E402
 from tests.bench.common import fmt_ms, serve_site, stop_site, summary  # noqa: E402
 from tests.conftest import BROWSERD, BrowserdHome, make_home  # noqa: E402
 
@@ -232,6 +238,38 @@ class Agent:
         return await self.act(role, name, lambda ref: self.flavor.click(f"{role} {name}", ref), leaves=True)
 
 
+class Floor:
+    """Plain Playwright on browserd's executable and flags, no server: what navigate and fill cost at least."""
+
+    name = "floor"
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+
+    async def open(self, url: str) -> str:
+        await self.page.goto(url)
+        return str(await self.page.aria_snapshot(mode="ai"))
+
+    async def fill(self, role: str, name: str, text: str) -> None:
+        await self.page.get_by_role(role, name=name, exact=True).fill(text)
+
+
+@contextlib.asynccontextmanager
+async def plain_playwright(executable: str) -> Any:
+    from playwright.async_api import async_playwright
+
+    found = find_chromium(executable)
+    assert found is not None, executable
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=found.path, args=launch_args(BrowserConfig().args, found)
+        )
+        try:
+            yield Floor(await (await browser.new_context()).new_page())
+        finally:
+            await browser.close()
+
+
 @contextlib.asynccontextmanager
 async def connect(flavor: Flavor) -> Any:
     async with Client(stdio_client(flavor.params, errlog=flavor.errlog), mode="legacy") as client:
@@ -248,10 +286,16 @@ async def timed(step: Callable[[], Awaitable[Any]]) -> float:
 
 
 async def measure(
-    flavors: list[Flavor], site: str, runs: int, show: bool = False, cycles_only: bool = False
+    flavors: list[Flavor],
+    site: str,
+    runs: int,
+    show: bool = False,
+    cycles_only: bool = False,
+    floor_on: str | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Every figure of each server. Timings take their samples in turns, one server then the other (the
-    first one alternating), so that both meet the same load on a busy machine."""
+    first one alternating), so that both meet the same load on a busy machine; `floor_on`: navigate and
+    fill also take turns with plain Playwright on that executable (Floor)."""
     figures: dict[str, dict[str, Any]] = {flavor.name: {} for flavor in flavors}
 
     def turns(sample: int) -> list[Flavor]:
@@ -273,20 +317,25 @@ async def measure(
                     figures[flavor.name]["snapshot_chars"] = await page_snapshots(flavor, site)
                 return figures
 
-            async def sampled(key: str, page: str, step: Callable[[Agent, int], Awaitable[Any]]) -> None:
-                samples: dict[str, list[float]] = {flavor.name: [] for flavor in flavors}
-                for agent in agents.values():
+            floor = await stack.enter_async_context(plain_playwright(floor_on)) if floor_on else None
+
+            async def sampled(key: str, page: str, step: Callable[[Any, int], Awaitable[Any]], floored: bool) -> None:
+                taking: dict[str, Any] = dict(agents)
+                if floored and floor is not None:
+                    taking[floor.name] = floor
+                samples: dict[str, list[float]] = {name: [] for name in taking}
+                for agent in taking.values():
                     await agent.open(f"{site}/{page}")  # warm: the browser, the page, the server's cache
                 for sample in range(runs):
-                    for flavor in turns(sample):
-                        agent = agents[flavor.name]
-                        samples[flavor.name].append(await timed(lambda a=agent, i=sample: step(a, i)))
+                    order = list(taking.items())
+                    for name, agent in order if sample % 2 == 0 else order[::-1]:
+                        samples[name].append(await timed(lambda a=agent, i=sample: step(a, i)))
                 for name, values in samples.items():
-                    figures[name][key] = summary(values)
+                    figures.setdefault(name, {})[key] = summary(values)
 
-            await sampled("navigate", "article.html", lambda agent, _i: agent.open(f"{site}/article.html"))
-            await sampled("fill", "form.html", lambda agent, i: agent.fill("textbox", "Full name", f"Ada {i}"))
-            await sampled("click", "article.html", lambda agent, _i: agent.click("button", "Show comments"))
+            await sampled("navigate", "article.html", lambda agent, _i: agent.open(f"{site}/article.html"), True)
+            await sampled("fill", "form.html", lambda agent, i: agent.fill("textbox", "Full name", f"Ada {i}"), True)
+            await sampled("click", "article.html", lambda agent, _i: agent.click("button", "Show comments"), False)
 
             # A new client's first call while the first one keeps the daemon (and its browser) warm; the
             # peer has no daemon, so its figure includes launching its browser.
@@ -412,6 +461,12 @@ def report(executable: str, results: dict[str, dict[str, Any]], loads: tuple[flo
         a95 = (ours.get(key) or {}).get("p95")
         b95 = (peer.get(key) or {}).get("p95")
         print(f"{key + ' p95':<28}{fmt_ms(a95):>14}{fmt_ms(b95):>18}")
+    floor = results.get("floor", {})
+    for key in RATIO_TARGETS:
+        f = (floor.get(key) or {}).get("median")
+        b = (peer.get(key) or {}).get("median")
+        if f is not None:
+            print(f"{key + ' floor median':<28}{fmt_ms(f):>14}{'':>18}{ratio(f, b):>9}   plain Playwright, no server")
     a, b = ours.get("pages_per_s"), peer.get("pages_per_s")
     met = "" if a is None else ("met" if a >= PAGES_PER_S_TARGET else "MISSED")
     wanted = f">= {PAGES_PER_S_TARGET} {met}"
@@ -461,7 +516,7 @@ async def measure_on(executable: str, args: argparse.Namespace, site: str) -> di
         for flavor in flavors:
             flavor.errlog = errlog
         print(f"measuring {', '.join(f.name for f in flavors)} on {executable} ({args.runs} runs)...", file=sys.stderr)
-        results = await measure(flavors, site, args.runs, args.answers, args.cycles_only)
+        results = await measure(flavors, site, args.runs, args.answers, args.cycles_only, executable)
     finally:
         home.stop_daemon()
         errlog.close()
