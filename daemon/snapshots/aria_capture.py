@@ -20,6 +20,7 @@ from playwright.async_api import CDPSession, Locator, Page
 from browserd.daemon.errors import ExecutionError
 from browserd.daemon.runtime.page_js import called, load_js
 from browserd.daemon.snapshots.aria_parser import render_line, split_line
+from browserd.daemon.snapshots.secret_fields import PASSWORD_MARK, hide_value
 from browserd.daemon.snapshots.settle import evaluate_across_navigation
 
 _REF_IN_LINE = re.compile(r"\[ref=(\w+)\]")
@@ -148,6 +149,7 @@ def _annotate(text: str, marks: list[list[Any]]) -> Capture:
     for mark in sorted(marks, key=lambda mark: bool(mark[4] or mark[5])):
         by_box[",".join(str(v) for v in mark[:4])] = mark
     matched: set[str] = set()
+    secrets: list[int] = []  # the lines of password fields
 
     def replace(match: re.Match[str]) -> str:
         key = ",".join(match.groups())
@@ -155,6 +157,8 @@ def _annotate(text: str, marks: list[list[Any]]) -> Capture:
         if mark is None:
             return ""
         matched.add(key)
+        if PASSWORD_MARK in mark[4]:
+            secrets.append(len(lines))
         return "".join(f" [{item}]" for item in mark[4])
 
     lines: list[str] = []
@@ -172,6 +176,8 @@ def _annotate(text: str, marks: list[list[Any]]) -> Capture:
         lines.append(_BOX.sub(replace, line) if frame_indent is None else _BOX.sub("", line))
         if frame_indent is None and line.lstrip(" ").startswith("- iframe"):
             frame_indent = indent
+    for at in secrets:
+        hide_value(lines, at)
     captured = _add_clickables(lines, boxes, [m for k, m in by_box.items() if m[5] and k not in matched])
     captured.actionable = _actionable_refs(lines, boxes, [m for m in by_box.values() if m[8] and not m[5]])
     return captured

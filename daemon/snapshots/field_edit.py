@@ -15,6 +15,7 @@ from __future__ import annotations
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.snapshots.aria_capture import Capture, PageFacts
 from browserd.daemon.snapshots.aria_parser import marked, render_line, split_line, unquote, without_last
+from browserd.daemon.snapshots.secret_fields import PASSWORD_MARK, hidden
 from browserd.daemon.snapshots.settle import Settled
 
 _ACTIVE = " [active]"  # Playwright's mark of the focused element, which moves to the filled field
@@ -76,6 +77,8 @@ def with_value(text: str, ref: str, value: str) -> str | None:
         lines = [_unfocused(other) if _ACTIVE in other else other for other in lines]
         key = marked(without_last(key, _ACTIVE), _ACTIVE)
     pad = " " * indent
+    if f"[{PASSWORD_MARK}]" in key:
+        value = hidden(value)
     if properties:
         shown = [f"{pad}- {render_line(key)}:", *(f"{pad}  {child}" for child in properties)]
         if value:

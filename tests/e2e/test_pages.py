@@ -473,6 +473,39 @@ async def test_snapshot_shows_input_kinds_and_element_states(driver: Driver, sit
         assert "[pressed]" in line_with(pressed, 'button "Bold"')
 
 
+async def test_password_fields_show_one_bullet_per_character_never_the_password(home: BrowserdHome, site: str) -> None:
+    """A password filled, typed into a field with a placeholder, or filled into a web component's shadow root
+    reads as bullets in every answer and in a fresh snapshot, as the page draws it; the page's own eye button
+    shows it as text, as it shows the person."""
+    password, repeated, pin = "correct horse: 'battery'", "hunter2", "4321"
+    async with mcp_client(home) as client:
+        page = snapshot_of(ok(await client.call_tool("browser_open", {"url": f"{site}/sign-in.html"})))
+        filled = text_of(
+            ok(
+                await client.call_tool(
+                    "browser_fill", {"target": ref_on(page, 'textbox "Password"'), "value": password}
+                )
+            )
+        )
+        assert "\u2022" * len(password) in line_with(filled, '- textbox "Password"'), filled
+        target = ref_on(page, 'textbox "Repeat password"')
+        typed = text_of(ok(await client.call_tool("browser_type", {"target": target, "text": repeated})))
+        assert "- text: " + "\u2022" * len(repeated) in typed, typed
+        pinned = text_of(
+            ok(await client.call_tool("browser_fill", {"target": ref_on(page, 'textbox "PIN"'), "value": pin}))
+        )
+        assert "\u2022" * len(pin) in line_with(pinned, '- textbox "PIN"'), pinned
+        fresh = text_of(ok(await client.call_tool("browser_snapshot", {})))
+        for answer in (filled, typed, pinned, fresh):
+            assert password not in answer and repeated not in answer and pin not in answer, answer
+        assert "\u2022" * len(password) in line_with(fresh, '- textbox "Password"'), fresh
+
+        shown = text_of(ok(await client.call_tool("browser_click", {"target": ref_on(page, 'button "Show password"')})))
+        assert "[type=password]" not in line_with(shown, '- textbox "Password"') and password in shown, shown
+        submitted = text_of(ok(await client.call_tool("browser_click", {"target": ref_on(page, 'button "Sign in"')})))
+        assert f"Signing in with a {len(password)}-character password" in submitted, "the page got the password"
+
+
 async def test_tree_folders_show_collapsed_then_expanded_and_role_less_clickables_get_refs(
     home: BrowserdHome, site: str
 ) -> None:

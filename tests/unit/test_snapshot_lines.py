@@ -20,6 +20,7 @@ from browserd.daemon.snapshots.delta import delta
 from browserd.daemon.snapshots.field_edit import with_value
 from browserd.daemon.snapshots.link_urls import shown_url
 from browserd.daemon.snapshots.reader import _refs
+from browserd.daemon.snapshots.secret_fields import hide_value
 
 WIDGETS = """\
 - main [ref=e2]:
@@ -363,3 +364,21 @@ def test_a_field_line_that_cannot_be_rewritten_for_sure_is_left_to_a_fresh_read(
     assert with_value(FORM, "e6", "x") is None, "a field holding elements"
     assert with_value(FORM, "e3", "two  spaces") is None, "spaces Playwright folds"
     assert with_value(FORM, "e3", " padded") is None
+
+
+def test_a_password_fields_value_turns_to_bullets_on_its_line_or_its_text_line() -> None:
+    lines = [
+        "- form [ref=e2]:",
+        '  - textbox "Password" [ref=e3] [type=password]: "correct: horse"',
+        '  - textbox "Repeat" [ref=e4] [type=password]:',
+        "    - /placeholder: The same again",
+        "    - text: hunter2",
+        '  - group "Hint" [ref=e5]:',
+        "    - text: not the field's",
+    ]
+    hide_value(lines, 1)
+    hide_value(lines, 2)
+    assert lines[1] == '  - textbox "Password" [ref=e3] [type=password]: ' + "\u2022" * 14
+    assert lines[3:5] == ["    - /placeholder: The same again", "    - text: " + "\u2022" * 7]
+    assert lines[6] == "    - text: not the field's", "a line outside the field keeps its text"
+    assert [node.value for node in aria_parser.walk(aria_parser.parse("\n".join(lines[:2])))] == [None, "\u2022" * 14]
