@@ -208,9 +208,14 @@ async def evaluate(page: Page | Frame, script: str, arg: Any, cdp: CDPSession | 
     if cdp is None:
         return await page.evaluate(script, arg)
     expression = f"({script})({json.dumps(arg)})"
-    reply = await cdp.send(
-        "Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True, "silent": True}
-    )
+    try:
+        reply = await cdp.send(
+            "Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True, "silent": True}
+        )
+    except PlaywrightError:
+        # The document went away meanwhile, or the backend let the session go: Playwright's evaluate waits
+        # for the page's next document, where the script answers.
+        return await page.evaluate(script, arg)
     failed = reply.get("exceptionDetails")
     if failed is not None:
         thrown = failed.get("exception") or {}
