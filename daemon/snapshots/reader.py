@@ -18,6 +18,7 @@ from browserd.daemon.sessions.ref_table import RefInfo
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.snapshots import aria_capture, aria_filters, aria_parser
 from browserd.daemon.snapshots.delta import delta
+from browserd.daemon.snapshots.secret_fields import hide_in_frames
 from browserd.daemon.snapshots.targets import is_ref, locate
 
 ERRORS_SHOWN = 3
@@ -87,6 +88,7 @@ async def read(
                 captured = await aria_capture.capture(tab.page, None, depth, options.timeout_ms, facts, tab.cdp)
         except ExecutionError as exc:
             raise ExecutionError(exc.message, hint=TOO_BIG_HINT, **exc.details) from exc
+    captured.text = await hide_in_frames(tab.page, captured.text)
     nodes = aria_parser.parse(captured.text)
     tab.refs.replace(_refs(nodes, captured.clickables), tab.document, tab.navigations)
     if root_ref is not None:

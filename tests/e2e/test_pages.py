@@ -474,9 +474,9 @@ async def test_snapshot_shows_input_kinds_and_element_states(driver: Driver, sit
 
 
 async def test_password_fields_show_one_bullet_per_character_never_the_password(home: BrowserdHome, site: str) -> None:
-    """A password filled, typed into a field with a placeholder, or filled into a web component's shadow root
-    reads as bullets in every answer and in a fresh snapshot, as the page draws it; the page's own eye button
-    shows it as text, as it shows the person."""
+    """A password filled, typed into a field with a placeholder, filled into a web component's shadow root or
+    into a child frame reads as bullets in every answer and in a fresh snapshot, as the page draws it; the
+    page's own eye button shows it as text, as it shows the person."""
     password, repeated, pin = "correct horse: 'battery'", "hunter2", "4321"
     async with mcp_client(home) as client:
         page = snapshot_of(ok(await client.call_tool("browser_open", {"url": f"{site}/sign-in.html"})))
@@ -495,9 +495,18 @@ async def test_password_fields_show_one_bullet_per_character_never_the_password(
             ok(await client.call_tool("browser_fill", {"target": ref_on(page, 'textbox "PIN"'), "value": pin}))
         )
         assert "\u2022" * len(pin) in line_with(pinned, '- textbox "PIN"'), pinned
+        # A card form in a child frame, which the page facts do not reach: its fields are asked one by one.
+        holder = text_of(
+            ok(await client.call_tool("browser_fill", {"target": ref_on(page, 'textbox "Cardholder"'), "value": "Ada"}))
+        )
+        assert 'textbox "Cardholder"' in holder and "Ada" in holder, "a text field in a frame shows its text"
+        target = ref_on(page, 'textbox "Security code"')
+        code = text_of(ok(await client.call_tool("browser_fill", {"target": target, "value": "987"})))
+        assert "\u2022" * 3 in line_with(code, '- textbox "Security code"'), code
         fresh = text_of(ok(await client.call_tool("browser_snapshot", {})))
-        for answer in (filled, typed, pinned, fresh):
+        for answer in (filled, typed, pinned, code, fresh):
             assert password not in answer and repeated not in answer and pin not in answer, answer
+            assert "987" not in answer, answer
         assert "\u2022" * len(password) in line_with(fresh, '- textbox "Password"'), fresh
 
         shown = text_of(ok(await client.call_tool("browser_click", {"target": ref_on(page, 'button "Show password"')})))

@@ -20,7 +20,7 @@ from browserd.daemon.snapshots.delta import delta
 from browserd.daemon.snapshots.field_edit import with_value
 from browserd.daemon.snapshots.link_urls import shown_url
 from browserd.daemon.snapshots.reader import _refs
-from browserd.daemon.snapshots.secret_fields import hide_value
+from browserd.daemon.snapshots.secret_fields import _framed_fields, hide_value
 
 WIDGETS = """\
 - main [ref=e2]:
@@ -382,3 +382,17 @@ def test_a_password_fields_value_turns_to_bullets_on_its_line_or_its_text_line()
     assert lines[3:5] == ["    - /placeholder: The same again", "    - text: " + "\u2022" * 7]
     assert lines[6] == "    - text: not the field's", "a line outside the field keeps its text"
     assert [node.value for node in aria_parser.walk(aria_parser.parse("\n".join(lines[:2])))] == [None, "\u2022" * 14]
+
+
+def test_only_textboxes_inside_a_child_frame_that_hold_a_value_are_asked_about() -> None:
+    lines = [
+        '- textbox "Search" [ref=e2]: teapots',
+        '- iframe "Card check" [ref=e3]:',
+        '  - textbox "Cardholder" [ref=f1e2]',
+        '  - textbox "Security code" [ref=f1e3]: "987"',
+        '  - textbox "Note" [ref=f1e4]:',
+        "    - /placeholder: Anything else",
+        "    - text: ring twice",
+        '- textbox "After the frame" [ref=e4]: shown',
+    ]
+    assert _framed_fields(lines) == [(3, "f1e3"), (4, "f1e4")]
