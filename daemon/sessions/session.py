@@ -256,8 +256,9 @@ class Session:
         self.active_window_id = window.id
         return window
 
-    async def window(self, window_id: str | None = None) -> Window:
-        """The given window, or the active one (created on first use)."""
+    async def window(self, window_id: str | None = None, warm: bool = True) -> Window:
+        """The given window, or the active one (created on first use; `warm`: from the daemon's spare window,
+        with its blank tab, when one is ready)."""
         async with self._lock:
             await self._forget_dead_windows()
             if window_id is not None:
@@ -266,7 +267,7 @@ class Session:
                     raise WindowNotFound(f"no window {window_id} in this session", windowId=window_id)
                 return found
             active = self.windows.get(self.active_window_id or "")
-            return active if active is not None else await self.open_window(warm=True)
+            return active if active is not None else await self.open_window(warm=warm)
 
     def ensure_active_tab(self) -> None:
         """After a close: when the active window has no tab left, the newest open tab elsewhere is active."""
@@ -298,7 +299,9 @@ class Session:
         if tab_id is not None:
             return self.find_tab(tab_id)
         self.ensure_active_tab()
-        window = await self.window()
+        # Only a call that opens a tab takes the spare window: its blank tab would otherwise answer a call that
+        # reads one (console, network) or not, as the spare happened to be ready or not.
+        window = await self.window(warm=create)
         tab = window.tabs.get(window.active_tab_id or "")
         if tab is not None and not tab.page.is_closed():
             return tab

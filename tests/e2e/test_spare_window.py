@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 from tests.conftest import BrowserdHome, mcp_client, pid_alive, wait_for
-from tests.e2e.results import ok, text_of
+from tests.e2e.results import failed, ok, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -45,6 +45,21 @@ async def test_each_new_client_gets_a_warm_window_of_its_own(home: BrowserdHome,
             tabs = ok(await second.call_tool("browser_tabs", {"action": "list"})).structured_content
             assert len(tabs["tabs"]) == 1, f"the spare's page is the new client's one tab: {tabs}"
             assert await spare_becomes(home, True), "the next spare is prepared behind the one handed out"
+
+
+async def test_a_call_that_reads_a_tab_finds_none_before_any_page_whether_a_spare_is_ready_or_not(
+    home: BrowserdHome, site: str
+) -> None:
+    """The spare's blank page is a new client's tab only once it opens one: a first call that reads a tab
+    (the console) answers "no tab yet" with a spare ready as without one, and the spare still serves the open."""
+    async with mcp_client(home) as first:
+        ok(await first.call_tool("browser_open", {"url": f"{site}/index.html", "snapshot": "none"}))
+        assert await spare_becomes(home, True)
+        async with mcp_client(home, args=("--tools", "pages,devtools")) as second:
+            failed(await second.call_tool("browser_console", {}), "SESSION_NOT_FOUND")
+            ok(await second.call_tool("browser_open", {"url": f"{site}/index.html", "snapshot": "none"}))
+            tabs = ok(await second.call_tool("browser_tabs", {"action": "list"})).structured_content
+            assert len(tabs["tabs"]) == 1, tabs
 
 
 async def test_no_spare_while_idle_and_none_after_the_daemon_stops(home: BrowserdHome, site: str) -> None:
