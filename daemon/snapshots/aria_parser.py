@@ -91,6 +91,9 @@ def parse_line(body: str) -> Node:
     return Node(body, match["role"], name, attrs.get("ref"), attrs, key=key, value=value)
 
 
+_TEXT_LINE = "- text: "  # the line a field's value is on when the field has properties
+
+
 def split_line(body: str) -> tuple[str, str | None]:
     """The key and value scalars of a line; the value is None when there is none (`key` or `key:`)."""
     if body.startswith("'"):
@@ -111,6 +114,23 @@ def split_line(body: str) -> tuple[str, str | None]:
         if cut < 0 and body.endswith(":"):
             key, rest = body[:-1], ":"
     return key, rest[2:] if rest.startswith(": ") else None
+
+
+def value_line(lines: list[str], at: int) -> int | None:
+    """The line holding field `at`'s value: its own (`key: value`), or the `- text:` line Playwright writes
+    right under a field that has properties (`- /placeholder: ...`); None when it shows no value."""
+    line = lines[at]
+    indent = len(line) - len(line.lstrip(" "))
+    if split_line(line[indent + 2 :])[1] is not None:
+        return at
+    for index in range(at + 1, len(lines)):
+        child = lines[index]
+        child_indent = len(child) - len(child.lstrip(" "))
+        if child_indent <= indent:
+            return None
+        if child_indent == indent + 2 and child.startswith(_TEXT_LINE, child_indent):
+            return index
+    return None
 
 
 def unquote(scalar: str) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from browserd.daemon.sessions.tab import Tab
 from browserd.daemon.snapshots.aria_capture import Capture, PageFacts
-from browserd.daemon.snapshots.aria_parser import marked, render_line, split_line, unquote, without_last
+from browserd.daemon.snapshots.aria_parser import marked, render_line, split_line, unquote, value_line, without_last
 from browserd.daemon.snapshots.secret_fields import PASSWORD_MARK, hidden
 from browserd.daemon.snapshots.settle import Settled
 
@@ -42,6 +42,9 @@ def edited(tab: Tab, ref: str, value: str, settled: Settled) -> Capture | None:
         if index != now.focused
     ):
         return None
+    if _shows(last.text, ref, value):
+        # The field held that value already: the control that changed (the focused one) is another.
+        return None
     text = with_value(last.text, ref, value)
     if text is None:
         return None
@@ -55,10 +58,9 @@ def with_value(text: str, ref: str, value: str) -> str | None:
     if value != " ".join(value.split()):
         return None
     lines = text.split("\n")
-    found = [index for index, line in enumerate(lines) if f"[ref={ref}]" in line]
-    if len(found) != 1:
+    at = _line_of(lines, ref)
+    if at is None:
         return None
-    at = found[0]
     line = lines[at]
     indent = len(line) - len(line.lstrip(" "))
     if not line.startswith("- ", indent):
@@ -86,6 +88,23 @@ def with_value(text: str, ref: str, value: str) -> str | None:
     else:
         shown = [f"{pad}- {render_line(key, value or None)}"]
     return "\n".join([*lines[:at], *shown, *lines[end:]])
+
+
+def _line_of(lines: list[str], ref: str) -> int | None:
+    """The one line that names `ref`; None when none does, or more than one (a name that holds the text)."""
+    found = [index for index, line in enumerate(lines) if f"[ref={ref}]" in line]
+    return found[0] if len(found) == 1 else None
+
+
+def _shows(text: str, ref: str, value: str) -> bool:
+    """Whether the snapshot `text` shows field `ref` holding `value` (in bullets for a password field)."""
+    lines = text.split("\n")
+    at = _line_of(lines, ref)
+    if at is None:
+        return False
+    held = value_line(lines, at)
+    shown = "" if held is None else unquote(split_line(lines[held].lstrip(" ")[2:])[1] or "")
+    return shown == (hidden(value) if f"[{PASSWORD_MARK}]" in lines[at] else value)
 
 
 def _unfocused(line: str) -> str:

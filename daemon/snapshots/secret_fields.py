@@ -17,11 +17,10 @@ import re
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-from browserd.daemon.snapshots.aria_parser import split_line, unquote
+from browserd.daemon.snapshots.aria_parser import split_line, unquote, value_line
 
 PASSWORD_MARK = "type=password"  # page_facts.js's annotation of a password input
 _BULLET = "\u2022"
-_TEXT = "- text: "  # the line Playwright writes a field's value on when the field has properties
 _REF = re.compile(r"\[ref=(\w+)\]")
 _IS_PASSWORD_JS = "(e) => e.tagName === 'INPUT' && e.type === 'password'"
 _ASK_TIMEOUT_MS = 2_000
@@ -35,7 +34,7 @@ def hidden(value: str) -> str:
 def hide_value(lines: list[str], at: int) -> None:
     """Line `at` (a field's) with its value in bullets: `key: value` on the line, or the `- text:` line
     under the field's properties (`- /placeholder: ...`)."""
-    found = _value_line(lines, at)
+    found = value_line(lines, at)
     if found is None:
         return
     line = lines[found]
@@ -61,22 +60,6 @@ async def hide_in_frames(page: Page, text: str) -> str:
     return "\n".join(lines)
 
 
-def _value_line(lines: list[str], at: int) -> int | None:
-    """The line holding field `at`'s value: its own (`key: value`), or the `- text:` line right under it."""
-    line = lines[at]
-    indent = len(line) - len(line.lstrip(" "))
-    if split_line(line[indent + 2 :])[1] is not None:
-        return at
-    for index in range(at + 1, len(lines)):
-        child = lines[index]
-        child_indent = len(child) - len(child.lstrip(" "))
-        if child_indent <= indent:
-            return None
-        if child_indent == indent + 2 and child.startswith(_TEXT, child_indent):
-            return index
-    return None
-
-
 def _framed_fields(lines: list[str]) -> list[tuple[int, str]]:
     """The textboxes inside child frames that hold a value: their line and ref."""
     found: list[tuple[int, str]] = []
@@ -89,7 +72,7 @@ def _framed_fields(lines: list[str]) -> list[tuple[int, str]]:
         if frame_indent is None:
             if body.startswith("iframe"):
                 frame_indent = indent
-        elif body.startswith("textbox") and (ref := _REF.search(body)) and _value_line(lines, index) is not None:
+        elif body.startswith("textbox") and (ref := _REF.search(body)) and value_line(lines, index) is not None:
             found.append((index, ref[1]))
     return found
 

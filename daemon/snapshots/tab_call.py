@@ -34,10 +34,10 @@ class TabCall:
     # The element helper that took the action (elements/filling.py, choosing.py: "fill", "flatpickr", "mirror"...),
     # set by the tool once it has acted: a recorded step keeps it, so its replay goes the same way.
     setter: str | None = None
-    # Reads that verify the action took (a fill's value), run while the page settles: they fail the call.
+    # Reads run while the page settles: a check that the action took (a fill's value) fails the call.
     checks: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
-    # The ref of the one-line text field the call filled and the value it now holds: when nothing else changed,
-    # the snapshot after it is the last one with that line rewritten (snapshots/field_edit.py).
+    # The ref of the one-line text field the call filled or typed into, and the value it now holds: when
+    # nothing else changed, the snapshot after it is the last one with that line rewritten (field_edit.py).
     filled: tuple[str, str] | None = None
     # The call loaded a page: the snapshot is read while the page settles, Playwright's script for the new
     # document installed meanwhile, and kept when the page settled as it loaded (Settled.unchanged). Only

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Annotated, Any, Literal
 
 import msgspec
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator
 
 from browserd.daemon.elements.checkables import set_checked
@@ -29,7 +31,7 @@ from browserd.daemon.flows.recording.recorded_action import (
 )
 from browserd.daemon.sessions.page_errors import action_errors
 from browserd.daemon.snapshots.tab_call import TabCall
-from browserd.daemon.snapshots.targets import Target
+from browserd.daemon.snapshots.targets import IDENTITY_TIMEOUT_MS, Target
 from browserd.daemon.tools.context import ToolContext
 from browserd.daemon.tools.response import Response
 from browserd.daemon.tools.tabtool import ActionParams, TargetText, TimeoutMs, tab_tool
@@ -205,6 +207,16 @@ async def browser_type(ctx: ToolContext, call: TabCall, params: TypeParams, resp
         await target.locator.press_sequentially(params.text, delay=delay, timeout=params.timeout)
         if params.submit:
             await target.locator.press(SUBMIT_KEY, timeout=params.timeout)
+    ref = target.ref
+    if target.text_line and ref is not None and call.settles and not params.submit:
+
+        async def typed() -> None:
+            # What the field holds now (a mask or a maxlength may have changed what was typed), read while
+            # the page settles: when nothing else changed, the answer is the last snapshot with it.
+            with contextlib.suppress(PlaywrightError):
+                call.filled = (ref, await target.locator.input_value(timeout=IDENTITY_TIMEOUT_MS))
+
+        await call.check_meanwhile(typed)
     slow = f", delay={delay}" if delay else ""
     _written(response, "Typed into", target, f"press_sequentially({params.text!r}{slow})", params.submit)
 

@@ -8,7 +8,8 @@ line, and a fresh read of the page finds nothing else changed), a slug and a tot
 fields, hints and errors that style rules show on focus and validity (an imported sheet's and a shadow
 root's too), a popover a handler shows, a checkbox whose label holds the field, a counter the field's
 handler rewrites, a toast and a banner animations hide, a tip a hover showed in an action answered without
-a snapshot.
+a snapshot. Typing (browser_type) takes the same way: the field as it reads after the keys, and every box of
+a one-time-code form that moves the focus on.
 """
 
 from __future__ import annotations
@@ -78,6 +79,30 @@ async def test_a_fill_answers_with_its_field_and_a_fresh_read_finds_nothing_else
         answer = text_of(ok(await client.call_tool("browser_click", {"target": ref(page, "button", "Save address")})))
         assert "Saved" in answer
         assert 'textbox "Full name"' not in answer, "a field filled before is no news to the next answer"
+
+
+async def typed(client: Any, snapshot: str, name: str, text: str) -> str:
+    answer = ok(await client.call_tool("browser_type", {"target": ref(snapshot, "textbox", name), "text": text}))
+    return text_of(answer)
+
+
+async def test_typing_answers_with_what_the_field_holds_and_what_else_the_keys_did(
+    home: BrowserdHome, site: str
+) -> None:
+    """Typing appends to what the field holds, and the answer shows the field as it reads after the keys; on a
+    one-time-code form each digit moves the focus on to the next box, and the answer shows every box."""
+    async with mcp_client(home) as client:
+        page = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/fields/plain.html"})))
+        for text, held in (("Ada", "Ada"), (" Lovelace", "Ada Lovelace")):
+            answer = await typed(client, page, "Full name", text)
+            changed = [line for line in answer.splitlines() if line.startswith(("+ ", "- "))]
+            assert len(changed) == 1 and changed[0].endswith(f": {held}"), answer
+            assert UNCHANGED in await unchanged_since(client)
+        page = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/fields/code.html"})))
+        answer = await typed(client, page, "Digit 1", "4821")
+        for number, digit in enumerate("4821", start=1):
+            assert re.search(rf'textbox "Digit {number}"[^\n]*: "?{digit}"?\n', answer + "\n"), answer
+        assert UNCHANGED in await unchanged_since(client)
 
 
 # What a fill changes besides its field, each on a page of tests/site/fields/: (page, field, value, what the
