@@ -51,7 +51,8 @@ async def test_a_call_that_reads_a_tab_finds_none_before_any_page_whether_a_spar
     home: BrowserdHome, site: str
 ) -> None:
     """The spare's blank page is a new client's tab only once it opens one: a first call that reads a tab
-    (the console) answers "no tab yet" with a spare ready as without one, and the spare still serves the open."""
+    (the console) answers "no tab yet" with a spare ready as without one, and the spare still serves the open,
+    a first open in a new tab too."""
     async with mcp_client(home) as first:
         ok(await first.call_tool("browser_open", {"url": f"{site}/index.html", "snapshot": "none"}))
         assert await spare_becomes(home, True)
@@ -60,6 +61,13 @@ async def test_a_call_that_reads_a_tab_finds_none_before_any_page_whether_a_spar
             ok(await second.call_tool("browser_open", {"url": f"{site}/index.html", "snapshot": "none"}))
             tabs = ok(await second.call_tool("browser_tabs", {"action": "list"})).structured_content
             assert len(tabs["tabs"]) == 1, tabs
+        assert await spare_becomes(home, True)
+        async with mcp_client(home) as third:
+            # A first page asked for in a new tab is the session's one tab, the spare's, not a second beside it.
+            opened = {"url": f"{site}/help.html", "newTab": True, "snapshot": "none"}
+            ok(await third.call_tool("browser_open", opened))
+            tabs = ok(await third.call_tool("browser_tabs", {"action": "list"})).structured_content
+            assert [tab["url"] for tab in tabs["tabs"]] == [f"{site}/help.html"], tabs
 
 
 async def test_no_spare_while_idle_and_none_after_the_daemon_stops(home: BrowserdHome, site: str) -> None:
