@@ -92,9 +92,9 @@ async def _open_target(ctx: ToolContext, params: OpenParams) -> Tab:
         window = await ctx.session.window_for_profile(params.profile_id, params.publish)
         active = window.tabs.get(window.active_tab_id or "")
         return active if active is not None and not params.new_tab else await window.new_tab()
-    if params.new_tab and ctx.session.active_tab() is not None:
-        return await (await ctx.session.window()).new_tab()
     # A session's first page is its first tab, new or not: the spare window's blank tab when one is ready.
+    if params.new_tab and any(window.open_tabs() for window in ctx.session.windows.values()):
+        return await (await ctx.session.window()).new_tab()
     return await ctx.session.tab(params.tab_id, create=True)
 
 
