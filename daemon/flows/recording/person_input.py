@@ -36,6 +36,9 @@ log = logging.getLogger(__name__)
 _PERSONS_TRANSITIONS = frozenset({"typed", "address_bar", "auto_bookmark", "generated", "keyword", "keyword_generated"})
 _DETACH_TIMEOUT_S = 5.0
 _BARRIER_TIMEOUT_S = 2.0
+# How long a navigation's history read waits for the browser to list the entry the page reported committed.
+_HISTORY_TIMEOUT_S = 1.0
+_HISTORY_POLL_S = 0.02
 
 
 class PersonInput:
@@ -166,7 +169,7 @@ class PersonInput:
         if frame == self.page.main_frame:
             # The history as this navigation left it, asked for now: read when the report is handled, after the
             # reports before it, a person who went on (back, another page) would have moved it already.
-            history = asyncio.ensure_future(self._read_history())
+            history = asyncio.ensure_future(self._read_history(frame.url))
             self._queue({"k": "navigated", "url": frame.url, "history": history})
 
     def _queue(self, message: dict[str, Any]) -> None:
@@ -211,14 +214,28 @@ class PersonInput:
             return
         self.recorder.person(message, url)
 
-    async def _read_history(self) -> tuple[list[int], int, str]:
-        """The entry ids, the current index, and how the current entry was reached."""
+    async def _read_history(self, url: str | None = None) -> tuple[list[int], int, str]:
+        """The entry ids, the current index, and how the current entry was reached; after a navigation to
+        `url`, once the browser's current entry is that navigation's.
+
+        The page reports its commit to the browser's navigation controller and to the DevTools client over
+        separate channels, so a read sent on the report can find the history as it was before: that
+        navigation would then look like no move at all, and the person's step would be lost."""
         cdp = self._cdp
         if cdp is None:
             return *self._history, ""
-        try:
-            history = await cdp.send("Page.getNavigationHistory")
-        except PlaywrightError:
+        history: dict[str, Any] | None = None
+        with anyio.move_on_after(_HISTORY_TIMEOUT_S):
+            while True:
+                try:
+                    history = await cdp.send("Page.getNavigationHistory")
+                except PlaywrightError:
+                    break
+                listed = history["entries"][int(history["currentIndex"])].get("url")
+                if url is None or listed == url or self.page.url != url:  # (or the person went on already)
+                    break
+                await anyio.sleep(_HISTORY_POLL_S)
+        if history is None:
             return *self._history, ""
         index = int(history["currentIndex"])
         entries = history["entries"]
