@@ -39,8 +39,10 @@ async def test_configured_feature_flags_join_playwrights_own_instead_of_replacin
     kept = set(disabled[-1])
     for earlier in disabled[:-1]:
         assert set(earlier) <= kept, f"Playwright's disabled features dropped: {set(earlier) - kept}"
-    # browserd's defaults: no spare renderer, no omnibox popup pages per session, no translate.
-    assert {"SpareRendererForSitePerProcess", "WebUIOmniboxPopup", "Translate", "BrowserdTestOff"} <= kept
+    # browserd's defaults (daemon/config.py): no spare renderer, no omnibox popup pages per session, no
+    # translate, a frame kept across a site's documents.
+    defaults = {"SpareRendererForSitePerProcess", "WebUIOmniboxPopup", "Translate", "RenderDocument"}
+    assert defaults | {"BrowserdTestOff"} <= kept
     turned_on = set(enabled[-1])
     for earlier in enabled[:-1]:
         assert set(earlier) <= turned_on, f"Playwright's enabled features dropped: {set(earlier) - turned_on}"
