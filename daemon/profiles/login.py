@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
-from playwright.async_api import BrowserContext, async_playwright
+from playwright.async_api import BrowserContext
 
 from browserd.daemon.config import Config
 from browserd.daemon.errors import ExecutionError
@@ -24,6 +24,7 @@ from browserd.daemon.profiles.locks import login_lock
 from browserd.daemon.profiles.profile_registry import Profiles
 from browserd.daemon.profiles.publisher import ProfilePublisher, StateSource
 from browserd.daemon.runtime.chromium import find_chromium, launch_args
+from browserd.daemon.runtime.driver import start_driver
 from browserd.daemon.sessions.navigation import navigate
 
 EXIT_DONE = 0
@@ -42,7 +43,7 @@ async def launch(config: Config, user_data_dir: str, headless: bool) -> tuple[An
     found = find_chromium(config.browser.executable, headless=headless)
     if found is None:
         raise ExecutionError("no Chromium executable found", hint="Run `browserd doctor`.")
-    playwright = await async_playwright().start()
+    playwright = await start_driver(config.browser.driver_preload)
     context = await playwright.chromium.launch_persistent_context(
         user_data_dir, executable_path=found.path, headless=headless, args=launch_args(config.browser.args, found)
     )

@@ -10,11 +10,12 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import anyio
-from playwright.async_api import Browser, BrowserContext, Playwright, async_playwright
+from playwright.async_api import Browser, BrowserContext, Playwright
 
 from browserd.daemon.config import BrowserConfig
 from browserd.daemon.errors import ExecutionError
 from browserd.daemon.runtime.chromium import ChromiumFound, chromium_version, find_chromium, launch_args
+from browserd.daemon.runtime.driver import start_driver
 from browserd.daemon.runtime.procinfo import find_descendant
 
 log = logging.getLogger(__name__)
@@ -161,7 +162,7 @@ class BrowserRuntime:
         if self._playwright is None:
             try:
                 with anyio.fail_after(DRIVER_START_TIMEOUT_S):
-                    self._playwright = await async_playwright().start()
+                    self._playwright = await start_driver(self._config.driver_preload)
             except TimeoutError as exc:
                 raise ExecutionError(
                     f"Playwright's driver did not start within {DRIVER_START_TIMEOUT_S:g} s",

@@ -116,3 +116,13 @@ def test_built_wheel_installs_and_imports_without_the_source_tree(tmp_path: Path
         cwd=tmp_path,
     )
     assert "[Service]" in units.stdout and "[Socket]" in units.stdout
+
+    # The preload Playwright's driver loads (runtime/node/, a folder of data beside the runtime's modules).
+    preload = run(
+        fresh_python,
+        "-c",
+        "from browserd.daemon.runtime.driver import PRELOAD; print(PRELOAD.is_file(), PRELOAD)",
+        cwd=tmp_path,
+    )
+    assert preload.stdout.startswith("True "), preload.stdout
+    assert Path(preload.stdout.split()[1]).is_relative_to(site_packages)

@@ -47,13 +47,12 @@ async def test_item4_a_driver_that_does_not_start_is_an_error_not_a_held_lock(mo
     """The Playwright driver start under the runtime lock has a deadline; the next caller is not stuck."""
     starts = 0
 
-    class Stalled:
-        async def start(self) -> Any:
-            nonlocal starts
-            starts += 1
-            await anyio.sleep_forever()
+    async def stalled(preload: bool) -> Any:
+        nonlocal starts
+        starts += 1
+        await anyio.sleep_forever()
 
-    monkeypatch.setattr(browser_module, "async_playwright", Stalled)
+    monkeypatch.setattr(browser_module, "start_driver", stalled)
     monkeypatch.setattr(browser_module, "DRIVER_START_TIMEOUT_S", 0.2)
     runtime = BrowserRuntime(BrowserConfig())
     with anyio.fail_after(10):

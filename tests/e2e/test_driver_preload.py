@@ -1,0 +1,81 @@
+"""Playwright's driver with browserd's preload (runtime/node/driver_preload.js, `[browser] driver_preload`).
+
+The preload moves each frame's number out of the text of the script Playwright injects into a document and
+sets it on the script's instance right after: what must not change is what the number is for. After a tab
+has navigated, its main frame's refs carry the frame's new number and an iframe's refs their own, and acting
+on either reaches the element it names, with the preload and without it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from browserd.daemon.runtime.driver import PRELOAD
+from browserd.daemon.runtime.procinfo import find_descendant
+from tests.conftest import BrowserdHome, mcp_client
+from tests.e2e.results import ok, text_of
+
+pytestmark = pytest.mark.anyio
+
+
+def _ref(text: str, role: str, name: str) -> str:
+    found = re.findall(rf'\b{role} "{re.escape(name)}"[^\n]*?\[ref=(\w+)\]', text)
+    assert found, f'no ref for {role} "{name}" in:\n{text}'
+    return str(found[0])
+
+
+def _frame_of(ref: str) -> str:
+    """A ref's frame part: `f3` of `f3e5`, "" for a ref of the first document of a tab's main frame."""
+    return ref[: ref.index("e")]
+
+
+def _driver_environment(home: BrowserdHome) -> str:
+    """The environment the daemon's Playwright driver (`node ... run-driver`) started with."""
+    daemon = home.daemon_pid()
+    assert daemon, "no daemon"
+    driver = find_descendant(daemon, "run-driver")
+    assert driver, "the daemon has no Playwright driver"
+    return Path(f"/proc/{driver}/environ").read_bytes().decode(errors="replace")
+
+
+async def _act_in_both_frames_after_navigations(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home) as client:
+        ok(await client.call_tool("browser_open", {"url": f"{site}/form.html"}))
+        ok(await client.call_tool("browser_open", {"url": f"{site}/states.html"}))
+        framed = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/iframe.html"})))
+        heading = _ref(framed, "heading", "Page with an iframe")
+        frame_input = _ref(framed, "textbox", "Frame input")
+        frame_button = _ref(framed, "button", "Frame button")
+        assert _frame_of(heading), f"the main frame has navigated, so its refs carry its number: {heading}"
+        assert _frame_of(frame_input) not in ("", _frame_of(heading)), (heading, frame_input)
+        assert _frame_of(frame_button) == _frame_of(frame_input)
+
+        ok(await client.call_tool("browser_fill", {"target": frame_input, "value": "inside"}))
+        value = ok(await client.call_tool("browser_get", {"what": "value", "target": frame_input}))
+        assert value.structured_content["value"] == "inside"
+        clicked = text_of(ok(await client.call_tool("browser_click", {"target": frame_button})))
+        assert "frame clicked" in clicked, clicked
+
+        # Back in the main frame of a later document: its refs name its elements, not the frame's.
+        form = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/form.html"})))
+        name = _ref(form, "textbox", "Full name")
+        assert _frame_of(name) not in ("", _frame_of(heading)), (heading, name)
+        ok(await client.call_tool("browser_fill", {"target": name, "value": "Ada"}))
+        value = ok(await client.call_tool("browser_get", {"what": "value", "target": name}))
+        assert value.structured_content["value"] == "Ada"
+
+
+async def test_refs_name_the_right_element_in_each_frame_after_navigations(home: BrowserdHome, site: str) -> None:
+    await _act_in_both_frames_after_navigations(home, site)
+    assert str(PRELOAD) in _driver_environment(home), "the driver runs with the preload by default"
+
+
+async def test_without_the_preload_the_driver_is_playwrights_own_and_refs_behave_the_same(
+    home: BrowserdHome, site: str
+) -> None:
+    home.env["BROWSERD_BROWSER_DRIVER_PRELOAD"] = "false"
+    await _act_in_both_frames_after_navigations(home, site)
+    assert str(PRELOAD) not in _driver_environment(home)
