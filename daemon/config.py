@@ -353,6 +353,10 @@ class FlowsConfig(msgspec.Struct, forbid_unknown_fields=True):
     root: str = msgspec.field(default_factory=lambda: str(paths.data_dir() / "flows"))
     # A step's wait for its element, when the step names none (S4-08).
     step_timeout_ms: Positive = 10_000
+    # A step whose element does not win clearly stops once its page has been still this long (loaded; no DOM
+    # or style change, no animation frame asked for, no request in flight, no timer due within 5 s), not at
+    # the end of its step_timeout_ms: waiting on a page that does nothing changes nothing. 0 always waits.
+    still_page_ms: Annotated[int, msgspec.Meta(ge=0)] = 1000
     # Replay acts only on an element scoring at least this against the recorded fingerprint, ahead of
     # the next element by at least the margin; otherwise it stops and lists what it found (issue 14 item 3).
     match_threshold: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.8

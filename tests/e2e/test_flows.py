@@ -129,6 +129,34 @@ async def test_replay_stops_and_names_the_scores_when_the_target_is_not_clearly_
 
 
 @pytest.mark.shared_daemon
+async def test_a_still_page_stops_a_step_long_before_its_time_limit(home: BrowserdHome, site: str) -> None:
+    """A page that shows only a look-alike and does nothing more: waiting out the step's limit (a minute here)
+    would change nothing, so the step stops once the page has been still for [flows] still_page_ms."""
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        flow_id = (await record_form_flow(client, site))["flowId"]
+        result = ok(await replay(client, flow_id, f"{site}/flow-form.html?v=removed", stepTimeoutMs=60_000))
+        stopped = result.structured_content["steps"][2]
+        assert stopped["status"] == "failed" and stopped["errorCode"] == "TARGET_NOT_VERIFIED", text_of(result)
+        assert stopped["details"]["pageStillMs"] >= 1000
+        assert "the page had been still for" in stopped["message"]
+        assert stopped["tookMs"] < 60_000
+        assert await log_of(client) == ["input:email", "input:password"]
+
+
+@pytest.mark.shared_daemon
+@pytest.mark.parametrize("variant", ["late-fetch", "late-timer"])
+async def test_a_page_still_loading_its_target_is_waited_for(home: BrowserdHome, site: str, variant: str) -> None:
+    """A page whose button comes with a slow fetch or after a timer looks still meanwhile, but is not: the
+    step waits for the button instead of stopping."""
+    async with mcp_client(home, args=("--tools", "all")) as client:
+        flow_id = (await record_form_flow(client, site))["flowId"]
+        result = ok(await replay(client, flow_id, f"{site}/flow-form.html?v={variant}", stepTimeoutMs=60_000))
+        answer = result.structured_content
+        assert answer["status"] == "succeeded", text_of(result)
+        assert await log_of(client) == ALL_DONE
+
+
+@pytest.mark.shared_daemon
 async def test_a_fallback_is_reported_and_applied_only_by_flow_update_targets(home: BrowserdHome, site: str) -> None:
     async with mcp_client(home, args=("--tools", "all")) as client:
         flow_id = (await record_form_flow(client, site))["flowId"]

@@ -185,10 +185,15 @@ class Runner:
             self._resolve_s += time.monotonic() - began
             if resolved.locator is not None:
                 return resolved
-            if time.monotonic() + delay >= deadline:
+            if time.monotonic() + delay >= deadline or self._still(resolved):
                 return await self._ask_model(step, locator, resolved, field)
             await anyio.sleep(delay)
             delay = min(delay * 2, _POLL_MAX_S)
+
+    def _still(self, resolved: Resolved) -> bool:
+        """Whether the page was still long enough ([flows] still_page_ms) when the element did not win."""
+        still_ms = self.config.flows.still_page_ms
+        return bool(still_ms) and resolved.report.get("stillMs", 0) >= still_ms
 
     async def _ask_model(self, step: Step, locator: TargetLocator, resolved: Resolved, field: bool) -> Resolved:
         """The model's choice among the elements the scorer could not decide between, acted on only if nothing
@@ -230,6 +235,8 @@ class Runner:
         """The step's STOP: what was found and how each scored; `said` and `more` tell what a model did."""
         report = resolved.report
         error = _STOPS.get(resolved.status, TargetNotVerified)
+        if self._still(resolved):
+            said += f"; the page had been still for {report['stillMs'] / 1000:.1f} s"
         return error(
             f"step {step.id} ({step.type}) stopped: {_SAYS.get(resolved.status, resolved.status)}{said}; "
             "nothing was done",
@@ -241,6 +248,7 @@ class Runner:
             elements=report["elements"],
             threshold=self.config.flows.match_threshold,
             margin=self.config.flows.match_margin,
+            pageStillMs=report.get("stillMs", 0),
             **more,
         )
 

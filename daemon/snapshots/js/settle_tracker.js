@@ -1,17 +1,21 @@
 // Runs in every document before its scripts (snapshots/settle.py): marks the work a user input starts (timers
 // set by an input event's handlers, the fetches and XHRs they start, their DOM changes), so that the settle
-// after an action waits for that work and no other.
+// after an action waits for that work and no other. It also keeps when the page last changed at all, and what
+// it has in flight or due, which tell a flow's replay when a page is still (flows/js/resolve.js).
 (() => {
   if (window.__browserdSettle) return;
   // Timers longer than this are no reaction to the input an agent waits for (a 30 s session timeout...).
   const TRACKED_DELAY_MS = 1000;
   // A timer chain deeper than this is a loop the input started, not one reaction to it.
   const MAX_GENERATION = 4;
+  // A timer due within this long may still change the page: until it has run, the page is not still (a flow's
+  // replay waits for a page that is, daemon/flows/replay/step_runner.py).
+  const DUE_DELAY_MS = 5000;
   // Style properties that never change what a snapshot shows: colours, borders, outlines, shadows, fades.
   const cosmetic = /^(outline-|border(-(top|right|bottom|left|block|inline)(-(start|end))?)?-(color|style|width)$|border-.*radius$|box-shadow$|background|color$|caret-color$|accent-color$|text-decoration|text-shadow$|opacity$|transition|filter$|-webkit-tap-highlight-color$)/;
   const s = { timers: new Set(), pending: 0, lastActivity: 0, navigating: false, opening: false,
     downloading: false, ticking: new Set(), messagesUntil: 0, lastInput: 0, lastFrameRequest: 0, settledAt: 0,
-    lastRestyle: 0, cosmetic };
+    lastRestyle: 0, cosmetic, lastChange: 0, inflight: 0, due: new Set() };
   Object.defineProperty(window, '__browserdSettle', { value: s });
   const INPUT = new Set(['click', 'dblclick', 'auxclick', 'contextmenu', 'mousedown', 'mouseup', 'mousemove',
     'mouseover', 'mouseenter', 'mouseout', 'mouseleave', 'pointerdown', 'pointerup', 'pointermove', 'pointerover',
@@ -51,7 +55,7 @@
   // resolution.py) are no change the page made: setting or taking one away holds no settle.
   const own = (r) => r.type === 'attributes' && r.attributeName.startsWith('data-browserd-');
   const observer = new MutationObserver((records) => {
-    if (!records.every(own)) s.lastActivity = performance.now();
+    if (!records.every(own)) s.lastActivity = s.lastChange = performance.now();
   });
   const observe = () => observer.observe(document, { subtree: true, childList: true, attributes: true,
     characterData: true });
@@ -70,6 +74,7 @@
     try { return fn.apply(self, args); } finally {
       generation = outer;
       const records = observer.takeRecords();
+      if (!records.every(own)) s.lastChange = performance.now();
       if (gen) { s.lastActivity = performance.now(); } else if (records.length) { background(records); }
     }
   };
@@ -81,16 +86,25 @@
       const parent = caused();
       const gen = parent && parent < MAX_GENERATION && (!delayed || (+delay || 0) <= TRACKED_DELAY_MS)
         ? parent + 1 : 0;
-      let id;
+      // A frame request's id is of another series than a timer's: the sets hold frames as negative ids.
+      let key;
       const callback = function (...given) {
-        if (gen) s.timers.delete(id);
+        s.timers.delete(key);
+        s.due.delete(key);
         return run(gen, fn, this, delayed ? args : given);
       };
-      id = delayed ? original.call(this, callback, delay) : original.call(this, callback);
-      if (gen) s.timers.add(id);
+      const id = delayed ? original.call(this, callback, delay) : original.call(this, callback);
+      key = delayed ? id : -id;
+      if (gen) s.timers.add(key);
+      if (delayed && (+delay || 0) <= DUE_DELAY_MS) s.due.add(key);
       return id;
     };
-    window[clearName] = function (id) { s.timers.delete(id); return clear.apply(this, arguments); };
+    window[clearName] = function (id) {
+      const key = delayed ? id : -id;
+      s.timers.delete(key);
+      s.due.delete(key);
+      return clear.apply(this, arguments);
+    };
   };
   wrapTimer('setTimeout', 'clearTimeout', true);
   wrapTimer('requestAnimationFrame', 'cancelAnimationFrame', false);
@@ -104,15 +118,23 @@
     const done = () => { s.pending--; s.lastActivity = performance.now(); };
     promise.then(done, done);
   };
+  // Every request the page's scripts have in flight, whoever started it: a page waiting for one is not still.
+  const inflight = (promise) => {
+    s.inflight++;
+    const done = () => { s.inflight--; };
+    promise.then(done, done);
+    return promise;
+  };
   const fetch = window.fetch;
   if (fetch) window.fetch = function () {
-    const answer = fetch.apply(this, arguments);
+    const answer = inflight(fetch.apply(this, arguments));
     if (caused()) track(answer);
     return answer;
   };
   const send = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function () {
-    if (caused()) track(new Promise((resolve) => { this.addEventListener('loadend', resolve, { once: true }); }));
+    const ended = inflight(new Promise((resolve) => { this.addEventListener('loadend', resolve, { once: true }); }));
+    if (caused()) track(ended);
     return send.apply(this, arguments);
   };
   if (window.navigation) navigation.addEventListener('navigate', (e) => {
