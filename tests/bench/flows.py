@@ -32,7 +32,9 @@ click step's calls, settle included (medians of --runs replays).
 instead replays each target of tests/e2e/replay_cases.py, recorded on its page in tests/site/replay/, on
 every mutated page of its cases (issue 23 part 1), and prints per class (name, testid, lookalike) the share
 replayed correctly and the wrong-element actions, and the share of negative cases refused (targets:
->= 97% correct, 0 wrong, 100% refused). Deterministic: counts, not times; --show lists every case's result.
+>= 97% correct, 0 wrong, 100% refused), plus how long a refusal took (median and p95 of the refused steps'
+tookMs, at the default 10 s step limit: a still page stops a step after [flows] still_page_ms). The counts are
+deterministic; --show lists every case's result.
 --set held-out replays the held-out set of tests/e2e/replay_heldout.py instead (one more class, structure),
 printed under "held-out (new)".
 With --llm-fallback POLICY the daemon runs with `[flows] llm_fallback` on and a scripted model on loopback
@@ -126,11 +128,7 @@ def record_target(shim: Any, site: str, target: Target) -> tuple[str, dict[str, 
 
 def replay_case(shim: Any, site: str, flow: tuple[str, dict[str, str]], case: Case) -> tuple[str, dict[str, Any]]:
     """What the case got (with the step's message when it was not correct), and the step's report."""
-    run = data(
-        shim.call_tool(
-            "flow_run", {"flowId": flow[0], "args": flow[1], "startUrl": case.url(site), "stepTimeoutMs": 2000}
-        )
-    )
+    run = data(shim.call_tool("flow_run", {"flowId": flow[0], "args": flow[1], "startUrl": case.url(site)}))
     log = shim.call_tool("browser_get", {"what": "text", "target": "#log"})
     lines = " ".join(block.get("text", "") for block in log.get("content", [])).split()
     got = outcome(case, run["status"] == "succeeded", lines)
@@ -151,6 +149,7 @@ def mutations(show: bool, only: str, policy: str | None, which: str = "tuned") -
     home = make_home()
     results: dict[str, list[str]] = {}
     chosen = own = 0
+    refusals: list[float] = []  # how long each refused step took (the step limit is the default 10 s)
     model: ScriptedModel | None = None
     try:
         with contextlib.ExitStack() as stack:
@@ -164,6 +163,8 @@ def mutations(show: bool, only: str, policy: str | None, which: str = "tuned") -
                 said, step = replay_case(shim, site, flows[case.target], case)
                 got = said.split(" ", 1)[0]
                 results.setdefault(case.kind, []).append(got)
+                if case.kind == "negative" and got == "refused":
+                    refusals.append(float(step.get("tookMs", 0)))
                 chosen += step.get("fallback") == "llm"
                 # A negative acted on: the recorded element itself (a synonym the scorer refuses by rule while the
                 # recorded name shows elsewhere), or another one.
@@ -190,6 +191,8 @@ def mutations(show: bool, only: str, policy: str | None, which: str = "tuned") -
             f"{share}_pct": round(100 * got.count(share) / len(got), 1),
             "wrong": got.count("wrong"),
         }
+    if refusals:
+        figures["negative"]["refusal_ms"] = summary(refusals)
     positive = [g for kind, got in results.items() if kind != "negative" for g in got]
     if positive:
         figures["positive"] = {
@@ -205,6 +208,9 @@ def mutations(show: bool, only: str, policy: str | None, which: str = "tuned") -
             continue
         shown = f"{f['refused_pct']}% refused" if kind == "negative" else f"{f['correct_pct']}% replayed correctly"
         print(f"{kind:9}: {shown} ({f['cases']} cases), {f['wrong']} wrong element(s)")
+    if "refusal_ms" in figures.get("negative", {}):
+        took = figures["negative"]["refusal_ms"]
+        print(f"a refusal took {took['median']} ms median, p95 {took['p95']} ms (step limit 10 s)")
     if model is not None:
         print(f"model ({policy}): asked {len(model.turns)} time(s), its choice acted on in {chosen} step(s)")
         print(f"of the negatives acted on, {own} on the recorded element itself, the others on another element")
