@@ -372,7 +372,9 @@ async def test_a_tab_a_session_page_opens_joins_its_group_and_a_users_new_tab_do
     async with mcp_client(bridge_home, args=DEVTOOLS) as client, async_playwright() as playwright:
         await _extension_page(client, f"{site}/newtab.html?opener")
         clicked = ok(await client.call_tool("browser_click", {"target": "#popup"}))
-        [new_tab] = clicked.structured_content["newTabs"]
+        opened = clicked.structured_content["newTabs"]
+        assert len(opened) == 1, f"one tab opened, the answer names {opened}:\n{text_of(clicked)}"
+        new_tab = opened[0]
         browser, panel = await bridge_chrome.open_side_panel(playwright, chrome)
         [opener] = [t for t in await chrome_tabs(panel) if t["url"] == f"{site}/newtab.html?opener"]
         # Another test's help.html tab may still be closing in this Chrome: the popup is the one in the opener's group.

@@ -41,6 +41,11 @@ def _driver_environment(home: BrowserdHome) -> str:
     return Path(f"/proc/{driver}/environ").read_bytes().decode(errors="replace")
 
 
+def _driver_said(home: BrowserdHome) -> str:
+    """What the daemon and its driver wrote to their stderr (daemon.out, beside the daemon's log)."""
+    return (home.log.parent / "daemon.out").read_text(errors="replace")
+
+
 async def _act_in_both_frames_after_navigations(home: BrowserdHome, site: str) -> None:
     async with mcp_client(home) as client:
         ok(await client.call_tool("browser_open", {"url": f"{site}/form.html"}))
@@ -71,6 +76,8 @@ async def _act_in_both_frames_after_navigations(home: BrowserdHome, site: str) -
 async def test_refs_name_the_right_element_in_each_frame_after_navigations(home: BrowserdHome, site: str) -> None:
     await _act_in_both_frames_after_navigations(home, site)
     assert str(PRELOAD) in _driver_environment(home), "the driver runs with the preload by default"
+    said = _driver_said(home)
+    assert "coreBundle.js rewritten" in said and "left as it is" not in said, said
 
 
 async def test_without_the_preload_the_driver_is_playwrights_own_and_refs_behave_the_same(
@@ -79,3 +86,4 @@ async def test_without_the_preload_the_driver_is_playwrights_own_and_refs_behave
     home.env["BROWSERD_BROWSER_DRIVER_PRELOAD"] = "false"
     await _act_in_both_frames_after_navigations(home, site)
     assert str(PRELOAD) not in _driver_environment(home)
+    assert "browserd driver preload" not in _driver_said(home)

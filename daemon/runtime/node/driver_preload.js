@@ -11,7 +11,7 @@
 // script's compiled code from its cache.
 //
 // Every other file is left as it is, and so is a bundle in which a spot is not found exactly once (another
-// Playwright version): that one says why on stderr, which is the daemon's log.
+// Playwright version). Either way one line on stderr (the daemon's daemon.out, beside its log) says which.
 "use strict";
 
 const Module = require("node:module");
@@ -57,9 +57,11 @@ Module.prototype._compile = function compileRewritten(content, filename) {
   if (loaded || !isPlaywrightBundle(content, filename)) return compile.call(this, content, filename);
   loaded = true;
   const result = rewrite(content);
-  if (!result.applied) {
-    process.stderr.write(`browserd driver preload: ${filename} left as it is (${result.reason})\n`);
-  }
+  process.stderr.write(
+    result.applied
+      ? `browserd driver preload: ${filename} rewritten, its injected script keeps its text across navigations\n`
+      : `browserd driver preload: ${filename} left as it is (${result.reason})\n`,
+  );
   return compile.call(this, result.source, filename);
 };
 
