@@ -276,7 +276,8 @@ def version() -> None:
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def doctor(as_json: bool) -> None:
-    """Check Python, Playwright, Chromium, the socket, the config and the folders; say how to fix each."""
+    """Check Python, Playwright (and browserd's preload for its driver), Chromium, the socket, the config and the
+    folders; say how to fix each."""
     from browserd.shim.doctor import as_json as checks_json
     from browserd.shim.doctor import run_checks
 
@@ -285,10 +286,11 @@ def doctor(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(report, indent=2))
     else:
+        width = max(len(check.name) for check in checks)
         for check in checks:
-            click.echo(f"{check.status:<4}  {check.name:<13}  {check.detail}")
+            click.echo(f"{check.status:<4}  {check.name:<{width}}  {check.detail}")
             if check.fix:
-                click.echo(f"{'':<4}  {'':<13}  fix: {check.fix}")
+                click.echo(f"{'':<4}  {'':<{width}}  fix: {check.fix}")
     sys.exit(0 if report["ok"] else 1)
 
 

@@ -10,11 +10,19 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 from playwright.async_api import Playwright, async_playwright
 
 PRELOAD = Path(__file__).with_name("node") / "driver_preload.js"
+# For `browserd doctor`'s node, which only reads the bundle.
+CHECK_TIMEOUT_S = 30
+# Reads the bundle as the driver would, and prints why the preload would leave it as it is ("" if it applies).
+_CHECK_JS = (
+    "const result = require(process.argv[1]).rewrite(require('node:fs').readFileSync(process.argv[2], 'utf8'));"
+    "process.stdout.write(result.applied ? '' : result.reason);"
+)
 
 
 def node_options_with_preload(options: str) -> str:
@@ -32,3 +40,30 @@ async def start_driver(preload: bool) -> Playwright:
     if preload:
         os.environ["NODE_OPTIONS"] = node_options_with_preload(os.environ.get("NODE_OPTIONS", ""))
     return await async_playwright().start()
+
+
+def driver_files() -> tuple[str, Path]:
+    """The Node.js that runs Playwright's driver, and the driver's bundle the preload rewrites: Playwright's own
+    answer to where its driver is, as its client starts it (a private function, so asked only here)."""
+    from playwright._impl._driver import compute_driver_executable
+
+    node, cli = compute_driver_executable()
+    return node, Path(cli).parent / "lib" / "coreBundle.js"
+
+
+def preload_misses() -> str:
+    """Why the preload would leave the installed Playwright's bundle as it is; "" when it applies."""
+    try:
+        node, bundle = driver_files()
+        done = subprocess.run(
+            [node, "-e", _CHECK_JS, str(PRELOAD), str(bundle)],
+            capture_output=True,
+            text=True,
+            timeout=CHECK_TIMEOUT_S,
+            env={**os.environ, "NODE_OPTIONS": ""},
+        )
+    except Exception as exc:  # a Playwright without that function, no node, a node that hangs: all say why
+        return f"Playwright's driver could not be read: {type(exc).__name__}: {exc}"
+    if done.returncode != 0:
+        return f"{node} could not read {bundle}: {done.stderr.strip()[-300:]}"
+    return done.stdout.strip()

@@ -154,3 +154,11 @@ def test_plain_output_prints_the_fix_under_the_problem(scratch: Path) -> None:
     lines = result.stdout.splitlines()
     config_line = next(i for i, line in enumerate(lines) if line.startswith("fail") and "config" in line)
     assert "fix:" in lines[config_line + 1]
+
+
+def test_the_driver_preload_applies_to_this_playwright_and_can_be_turned_off(scratch: Path) -> None:
+    _, checks = doctor(isolated_env(scratch))
+    preload = checks["driver preload"]
+    assert preload["status"] == "ok" and "applies to playwright" in preload["detail"], preload
+    _, checks = doctor(isolated_env(scratch, BROWSERD_BROWSER_DRIVER_PRELOAD="false"))
+    assert checks["driver preload"]["detail"].startswith("off ([browser] driver_preload = false)"), checks

@@ -7,13 +7,9 @@ import json
 import subprocess
 from pathlib import Path
 
-import playwright
+from browserd.daemon.runtime.driver import PRELOAD, driver_files, node_options_with_preload, preload_misses
 
-from browserd.daemon.runtime.driver import PRELOAD, node_options_with_preload
-
-DRIVER = Path(playwright.__file__).parent / "driver"
-NODE = DRIVER / "node"
-BUNDLE = DRIVER / "package" / "lib" / "coreBundle.js"
+NODE, BUNDLE = driver_files()
 
 
 def _node(script: str, *args: str, node_options: str = "") -> subprocess.CompletedProcess[str]:
@@ -35,6 +31,7 @@ def test_the_installed_playwright_bundle_is_rewritten() -> None:
     done = _node(script, str(PRELOAD), str(BUNDLE))
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"applied": True, "reason": "", "seqInSource": False, "setAfter": True}
+    assert preload_misses() == "", "what browserd doctor reports agrees"
 
 
 def test_a_bundle_without_the_spots_loads_as_it_is_and_says_why(tmp_path: Path) -> None:
