@@ -83,7 +83,7 @@ class FlowService:
             return None
         if tab.id in listeners:
             return listeners[tab.id]
-        listener = listeners[tab.id] = PersonInput(tab.page, recorder, tab.id, tab.lock.locked)
+        listener = listeners[tab.id] = PersonInput(tab.page, recorder, tab.id, tab.held)
         try:
             await listener.attach(lambda work: tab.window.tasks.start_soon(work, name=f"person input in {tab.id}"))
         except PlaywrightError:

@@ -81,6 +81,9 @@ class Tab:
     window: Window
     # Calls on one tab run one at a time; calls on different tabs run in parallel.
     lock: anyio.Lock = field(default_factory=anyio.Lock)
+    # The tasks of tool calls that wait for or hold the lock but have not begun to act (tools/tabtool.py): what
+    # the page reports meanwhile was caused before them, by a person (flows/recording/person_input.py).
+    starting: set[int] = field(default_factory=set)
     # The refs this tab's snapshots issued, and what each pointed at.
     refs: RefTable = field(default_factory=RefTable)
     document: int = 0
@@ -126,6 +129,12 @@ class Tab:
         page.on("request", self._request)
         page.on("response", self._response)
         self.network.watch(page)
+
+    def held(self) -> bool:
+        """Whether something acts on the tab now: the lock's holder, unless that is a tool call that has not
+        begun to act (the listener of a person's input knows when it does, PersonInput.acting)."""
+        owner = self.lock.statistics().owner
+        return owner is not None and owner.id not in self.starting
 
     @property
     def refs_current(self) -> bool:

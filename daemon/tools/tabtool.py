@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal, TypeVar
 
+import anyio
 import msgspec
 
 from browserd.daemon.elements import shadows
@@ -67,19 +68,26 @@ def tab_tool(
         async def run(ctx: ToolContext, args: P, response: Response) -> None:
             tab = await (resolve(ctx, args) if resolve else ctx.session.tab(args.tab_id))
             own_timeouts = (getattr(args, "timeout", None), getattr(args, "time_ms", None))
-            async with tab.lock, tab.answering(call_deadline_s(ctx.services.config.browser, *own_timeouts)):
-                tab.take_events()  # what happened before this call was reported by an earlier one
-                call = TabCall(tab, settles=isinstance(args, ActionParams) and args.snapshot != "none")
-                # While the session records a flow, the action becomes a step (daemon/flows/recording/tool_recorder.py).
-                action = records(args) if records is not None else None
-                async with ctx.services.flows.recording(ctx.session.id, tab, action, call, response):
-                    try:
-                        await handler(ctx, call, args, response)
-                    except ElementNotFound as exc:
-                        # A selector that found nothing may aim inside a closed shadow root: say where they are.
-                        raise await shadows.explained(tab.page, exc) from exc
-                    if isinstance(args, ActionParams):
-                        await report_changes(ctx, call, args.snapshot, response, titled)
+            # Until the call acts, what the page reports is not its doing, though it may hold the lock already.
+            task = anyio.get_current_task().id
+            tab.starting.add(task)
+            try:
+                async with tab.lock, tab.answering(call_deadline_s(ctx.services.config.browser, *own_timeouts)):
+                    tab.take_events()  # what happened before this call was reported by an earlier one
+                    call = TabCall(tab, settles=isinstance(args, ActionParams) and args.snapshot != "none")
+                    # While the session records a flow, the action becomes a step (flows/recording/tool_recorder.py).
+                    action = records(args) if records is not None else None
+                    async with ctx.services.flows.recording(ctx.session.id, tab, action, call, response):
+                        tab.starting.discard(task)  # a person's input listener now takes it as acting
+                        try:
+                            await handler(ctx, call, args, response)
+                        except ElementNotFound as exc:
+                            # A selector that found nothing may aim inside a closed shadow root: say where they are.
+                            raise await shadows.explained(tab.page, exc) from exc
+                        if isinstance(args, ActionParams):
+                            await report_changes(ctx, call, args.snapshot, response, titled)
+            finally:
+                tab.starting.discard(task)
             profile = tab.window.profile
             if profile is not None:
                 profile.request_publish()  # debounced: a burst of calls publishes once (D-16)
