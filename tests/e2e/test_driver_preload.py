@@ -1,9 +1,12 @@
 """Playwright's driver with browserd's preload (runtime/node/driver_preload.js, `[browser] driver_preload`).
 
-The preload moves each frame's number out of the text of the script Playwright injects into a document and
-sets it on the script's instance right after: what must not change is what the number is for. After a tab
-has navigated, its main frame's refs carry the frame's new number and an iframe's refs their own, and acting
-on either reaches the element it names, with the preload and without it.
+The preload moves each frame's number out of the text of the script Playwright injects into a document, and
+sends the script's module once per page, into the utility world of each new document, instead of once per
+navigation. What must not change is what the number is for and what the script does. After a tab has
+navigated, its main frame's refs carry the frame's new number and an iframe's refs their own, and acting on
+either reaches the element it names, with the preload and without it; so does a blank popup's document,
+which a script wrote and no navigation made. (A document older than the page's session, which keeps no
+module and gets the whole script, is the attached tab of tests/e2e/test_cdp_attach.py.)
 """
 
 from __future__ import annotations
@@ -78,6 +81,38 @@ async def test_refs_name_the_right_element_in_each_frame_after_navigations(home:
     assert str(PRELOAD) in _driver_environment(home), "the driver runs with the preload by default"
     said = _driver_said(home)
     assert "coreBundle.js rewritten" in said and "left as it is" not in said, said
+
+
+async def test_the_injected_scripts_module_crosses_the_pipe_once_per_tab_not_per_navigation(
+    home: BrowserdHome, site: str
+) -> None:
+    home.env["DEBUG"] = "pw:protocol"  # the driver prints each CDP message it sends to daemon.out
+    await _act_in_both_frames_after_navigations(home, site)
+    sent = [line for line in _driver_said(home).splitlines() if "pw:protocol SEND" in line]
+    whole = [line for line in sent if "packages/injected/src/injectedScript.ts" in line]  # the module's source
+    registered = [line for line in whole if "Page.addScriptToEvaluateOnNewDocument" in line]
+    utility_builds = [line for line in whole if '\\"isUtilityWorld\\":true' in line]
+    from_kept = [line for line in sent if "__browserdInjectedModule" in line and len(line) < 100_000]
+    # The session's tab, and the spare blank tab the daemon keeps ready for the next session.
+    assert 1 <= len(registered) <= 2, f"the module is registered once per page, not {len(registered)} times"
+    assert not utility_builds, "no navigation sent the whole script to the utility world"
+    assert len(from_kept) >= 5, (
+        f"each document snapshotted (and the iframe) built its script from the kept module: {len(from_kept)}"
+    )
+
+
+async def test_a_blank_popups_written_document_is_read_and_acted_on(home: BrowserdHome, site: str) -> None:
+    async with mcp_client(home) as client:
+        page = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/written-popup.html"})))
+        shown = ok(await client.call_tool("browser_click", {"target": _ref(page, "button", "Show receipt")}))
+        assert "receipt shown" in text_of(shown)
+        (popup,) = shown.structured_content["newTabs"]
+        receipt = text_of(ok(await client.call_tool("browser_snapshot", {"tabId": popup})))
+        assert 'heading "Receipt 1042"' in receipt, receipt
+        printed = ok(
+            await client.call_tool("browser_click", {"tabId": popup, "target": _ref(receipt, "button", "Print")})
+        )
+        assert "receipt printed" in text_of(printed), text_of(printed)
 
 
 async def test_without_the_preload_the_driver_is_playwrights_own_and_refs_behave_the_same(

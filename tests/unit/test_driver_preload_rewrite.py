@@ -26,11 +26,20 @@ def test_the_installed_playwright_bundle_is_rewritten() -> None:
         "const result = rewrite(source);"
         "console.log(JSON.stringify({ applied: result.applied, reason: result.reason,"
         " seqInSource: result.source.includes('frameSeq: this.frame.seq,'),"
-        " setAfter: result.source.includes('injected._frameSeq = seq') }));"
+        " setAfter: result.source.includes('injected._frameSeq = seq'),"
+        " moduleKept: result.source.includes('source: browserdModuleScript(),'),"
+        " builtFromKept: result.source.includes('this.rawEvaluateHandle(browserdFromKeptModule(') }));"
     )
     done = _node(script, str(PRELOAD), str(BUNDLE))
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {"applied": True, "reason": "", "seqInSource": False, "setAfter": True}
+    assert json.loads(done.stdout) == {
+        "applied": True,
+        "reason": "",
+        "seqInSource": False,
+        "setAfter": True,
+        "moduleKept": True,
+        "builtFromKept": True,
+    }
     assert preload_misses() == "", "what browserd doctor reports agrees"
 
 
@@ -45,6 +54,23 @@ def test_a_bundle_without_the_spots_loads_as_it_is_and_says_why(tmp_path: Path) 
     assert done.stdout.split() == ["host", "frameSeq:", "this.frame.seq,"], "both files load unchanged"
     assert "left as it is (found the frame number 0" in done.stderr, done.stderr
     assert str(bundle) in done.stderr
+
+
+def test_a_bundle_missing_one_spot_is_left_whole_and_the_spot_named() -> None:
+    """Half a rewrite could build a document's script from a module nobody sent: all spots or none."""
+    script = (
+        "const { rewrite } = require(process.argv[1]);"
+        "const source = require('node:fs').readFileSync(process.argv[2], 'utf8')"
+        ".replace('source: \"\",', 'source: \"\" ,');"
+        "const result = rewrite(source);"
+        "console.log(JSON.stringify({ applied: result.applied, reason: result.reason,"
+        " same: result.source === source }));"
+    )
+    done = _node(script, str(PRELOAD), str(BUNDLE))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["applied"] is False and result["same"] is True
+    assert "the utility world 0" in result["reason"] and "the frame number 1" in result["reason"], result
 
 
 def test_node_options_keep_the_users_and_carry_the_preload_once() -> None:
