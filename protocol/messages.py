@@ -101,6 +101,9 @@ class Request(_Message, tag="REQUEST"):
     session_id: str
     action: str
     params: dict[str, Any] = msgspec.field(default_factory=dict)
+    # False when nobody reads this request's progress (an MCP call without a progressToken): the daemon
+    # then sends it no EVENT, a message per call that the shim would only drop.
+    progress: bool = True
 
 
 class Response(_Message, tag="RESPONSE"):

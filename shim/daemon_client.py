@@ -165,7 +165,9 @@ class DaemonClient:
         self, action: str, params: dict[str, Any], on_event: EventHandler | None = None, request_id: str | None = None
     ) -> Payload:
         def build(rid: str) -> Request:
-            return Request(id=rid, session_id=self.session_id, action=action, params=params)
+            return Request(
+                id=rid, session_id=self.session_id, action=action, params=params, progress=on_event is not None
+            )
 
         rid = request_id or self.new_id()
         try:

@@ -216,7 +216,8 @@ class Connection:
             )
 
         async def progress(done: float, total: float | None, message: str | None) -> None:
-            await self.send(Event(id=request.id, progress=done, total=total, message=message))
+            if request.progress:
+                await self.send(Event(id=request.id, progress=done, total=total, message=message))
 
         return await self.client.call(request.action, request.params, progress, deadline)
 

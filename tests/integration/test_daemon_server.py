@@ -244,6 +244,22 @@ def test_request_before_register_is_answered_with_an_error(home: BrowserdHome) -
 # -- requests ----------------------------------------------------------------------------------
 
 
+def test_progress_events_go_only_to_a_request_whose_caller_reads_them(home: BrowserdHome, site: str) -> None:
+    """An MCP call without a progressToken makes a REQUEST with progress false: its answer is the next frame."""
+    start_daemon(home)
+    with Wire(home.socket) as wire:
+        session = wire.register().session_id
+        opened = {"url": f"{site}/index.html"}
+        wire.send(Request(id="quiet", session_id=session, action="browser_open", params=opened, progress=False))
+        reply = wire.recv()
+        assert isinstance(reply, Response) and reply.id == "quiet", reply
+        assert reply.payload.success, reply.payload.error
+        wire.send(Request(id="told", session_id=session, action="browser_open", params={"url": f"{site}/form.html"}))
+        event = wire.recv()
+        assert isinstance(event, Event) and event.id == "told" and "form.html" in (event.message or ""), event
+        assert isinstance(wire.answer(), Response)
+
+
 def test_concurrent_requests_on_one_connection_are_answered_by_id(home: BrowserdHome) -> None:
     """§2: requests on one connection run concurrently; each RESPONSE carries its REQUEST's id."""
     start_daemon(home)
