@@ -1,9 +1,10 @@
 """Playwright's driver (its Node.js process), started with browserd's preload (runtime/node/driver_preload.js).
 
 The preload keeps the script Playwright injects into each document the same text on every navigation, so
-that V8 reuses its compiled code instead of parsing and compiling ~330 kB again per navigation (the file
-says how). Node loads it from NODE_OPTIONS, the one way in that Playwright's Python client leaves: the
-client starts its driver with this process's environment.
+that V8 reuses its compiled code instead of parsing and compiling ~330 kB again per navigation, sends that
+script's module once per page instead of once per navigation, and writes each of the driver's messages in
+one write (the file says how). Node loads it from NODE_OPTIONS, the one way in that Playwright's Python
+client leaves: the client starts its driver with this process's environment.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ from playwright.async_api import Playwright, async_playwright
 PRELOAD = Path(__file__).with_name("node") / "driver_preload.js"
 # For `browserd doctor`'s node, which only reads the bundle.
 CHECK_TIMEOUT_S = 30
-# Reads the bundle as the driver would, and prints why the preload would leave it as it is ("" if it applies).
+# Reads the bundle as the driver would, and prints why the preload would leave a patch out ("" if all apply).
 _CHECK_JS = (
     "const result = require(process.argv[1]).rewrite(require('node:fs').readFileSync(process.argv[2], 'utf8'));"
-    "process.stdout.write(result.applied ? '' : result.reason);"
+    "process.stdout.write(result.reason);"
 )
 
 
@@ -52,7 +53,7 @@ def driver_files() -> tuple[str, Path]:
 
 
 def preload_misses() -> str:
-    """Why the preload would leave the installed Playwright's bundle as it is; "" when it applies."""
+    """Why the preload would leave a patch of the installed Playwright's bundle out; "" when all apply."""
     try:
         node, bundle = driver_files()
         done = subprocess.run(

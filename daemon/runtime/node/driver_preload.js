@@ -8,7 +8,7 @@
 // snapshot, a quarter of the renderer's work (docs/benchmarks.md). And the text itself crossed the driver,
 // the browser process and the renderer each time: 3-4 ms of CPU more.
 //
-// Rewritten:
+// Rewritten (the injected script):
 // - the source carries frame number 0, and the number is set on the new instance by one call right after
 //   it is built, before anything can use it (the whole script's text is then the same on every navigation);
 // - on Chromium, the script's module goes once per page into the utility world of each new document (the
@@ -17,15 +17,21 @@
 //   that keeps no module (a document older than the page's session, the main world) gets the whole script.
 // The refs (`f2e5`) and every behaviour stay the same.
 //
-// Every other file is left as it is, and so is a bundle in which a spot is not found exactly once (another
-// Playwright version). Either way one line on stderr (the daemon's daemon.out, beside its log) says which.
+// Rewritten too (the pipes): the driver wrote each message to Chromium and to browserd's daemon in two
+// writes (the text, then its terminator or after its length), and each write can wake the reader on the
+// other side, which on a virtual machine's cores is the dearest part of passing a message: one write each
+// took ~1 ms of the driver's CPU off every navigation (docs/benchmarks.md).
+//
+// Each patch applies whole or not at all: every spot it rewrites must be found exactly once.
+// Every other file is left as it is, and so is a patch whose spots a bundle does not have (another Playwright
+// version). One line on stderr (the daemon's daemon.out, beside its log) says what applied and what did not.
 "use strict";
 
 const Module = require("node:module");
 const path = require("node:path");
 
-// The spots, each of which must be found exactly once. The options literal of the injected script, whose
-// frame number is the only part that changes:
+// -- the injected script ---------------------------------------------------------------------------------
+// The options literal of the injected script, whose frame number is the only part that changes:
 const SEQ_IN_SOURCE = "frameSeq: this.frame.seq,";
 // The script's template, which names the variables holding its module's source and its options:
 const TEMPLATE =
@@ -36,20 +42,9 @@ const BUILT = /this\._injectedScriptPromise = this\.rawEvaluateHandle\((\w+)\)\.
 const SEQ_FIELD = "this._frameSeq = options.frameSeq;";
 // Chromium's utility world, which Playwright has made in every new document with an empty script:
 const UTILITY_WORLD = /source: "",(\s*)worldName: this\._crPage\.utilityWorldName/g;
-const SPOTS = [
-  ["the frame number", SEQ_IN_SOURCE],
-  ["the template", TEMPLATE],
-  ["the build", BUILT],
-  ["the field", SEQ_FIELD],
-  ["the utility world", UTILITY_WORLD],
-];
 // Where a document's utility world keeps the module (not enumerable; the page's own scripts never see that
 // world, and nothing but the injected script's build reads it).
 const KEPT = "__browserdInjectedModule";
-
-function found(source, spot) {
-  return typeof spot === "string" ? source.split(spot).length - 1 : [...source.matchAll(spot)].length;
-}
 
 // Added to the bundle's module scope. The module script runs in the utility world of every new document of
 // a Chromium page: Playwright sends its 330 kB once per page instead of once per navigation, and a
@@ -72,14 +67,7 @@ function browserdFromKeptModule(options, frameSeq) {
 `;
 }
 
-// `source` rewritten so that the injected script's text stays the same across navigations and its module
-// is sent once per page, or unchanged with the reason.
-function rewrite(source) {
-  const counts = SPOTS.map(([name, spot]) => [name, found(source, spot)]);
-  if (counts.some(([, times]) => times !== 1)) {
-    const reason = `found ${counts.map(([name, times]) => `${name} ${times}`).join(", ")} times`;
-    return { source, applied: false, reason };
-  }
+function keepInjectedScript(source) {
   const [, moduleSource, options] = [...source.matchAll(TEMPLATE)][0];
   const rewritten = source
     .replace(SEQ_IN_SOURCE, "frameSeq: 0,")
@@ -96,7 +84,62 @@ function rewrite(source) {
         `  return ${handle};\n` +
         `})).then((${handle}) => {`,
     );
-  return { source: rewritten + helpers(moduleSource), applied: true, reason: "" };
+  return rewritten + helpers(moduleSource);
+}
+
+// -- the pipes -------------------------------------------------------------------------------------------
+// To browserd's daemon (Playwright's client): the length, then the message.
+const CLIENT_WRITES = /this\._pipeWrite\.write\((\w+)\);\s*this\._pipeWrite\.write\((\w+)\);/g;
+// To Chromium (--remote-debugging-pipe): the message, then its terminator.
+const BROWSER_WRITES = /this\._pipeWrite\.write\(JSON\.stringify\((\w+)\)\);\s*this\._pipeWrite\.write\("\\0"\);/g;
+
+function writeOnce(source) {
+  return source
+    .replace(CLIENT_WRITES, (_, length, data) => `this._pipeWrite.write(Buffer.concat([${length}, ${data}]));`)
+    .replace(BROWSER_WRITES, (_, message) => `this._pipeWrite.write(JSON.stringify(${message}) + "\\0");`);
+}
+
+const PATCHES = [
+  {
+    name: "the injected script keeps its text across navigations and its module per page",
+    spots: [
+      ["the frame number", SEQ_IN_SOURCE],
+      ["the template", TEMPLATE],
+      ["the build", BUILT],
+      ["the field", SEQ_FIELD],
+      ["the utility world", UTILITY_WORLD],
+    ],
+    apply: keepInjectedScript,
+  },
+  {
+    name: "each message crosses a pipe in one write",
+    spots: [
+      ["the client's writes", CLIENT_WRITES],
+      ["the browser's writes", BROWSER_WRITES],
+    ],
+    apply: writeOnce,
+  },
+];
+
+function found(source, spot) {
+  return typeof spot === "string" ? source.split(spot).length - 1 : [...source.matchAll(spot)].length;
+}
+
+// `source` with every patch whose spots it has applied: `applied` names them, `reason` says why each other
+// one was left out ("" when none was).
+function rewrite(source) {
+  const applied = [];
+  const missed = [];
+  for (const patch of PATCHES) {
+    const counts = patch.spots.map(([name, spot]) => `${name} ${found(source, spot)}`);
+    if (patch.spots.every(([, spot]) => found(source, spot) === 1)) {
+      source = patch.apply(source);
+      applied.push(patch.name);
+    } else {
+      missed.push(`not "${patch.name}": found ${counts.join(", ")} times`);
+    }
+  }
+  return { source, applied, reason: missed.join("; ") };
 }
 
 // Playwright's bundle: the file that defines the injected script's host.
@@ -110,11 +153,10 @@ Module.prototype._compile = function compileRewritten(content, filename) {
   if (loaded || !isPlaywrightBundle(content, filename)) return compile.call(this, content, filename);
   loaded = true;
   const result = rewrite(content);
-  process.stderr.write(
-    result.applied
-      ? `browserd driver preload: ${filename} rewritten, its injected script keeps its text across navigations and its module per page\n`
-      : `browserd driver preload: ${filename} left as it is (${result.reason})\n`,
-  );
+  const said = result.applied.length
+    ? `rewritten: ${result.applied.join("; ")}${result.reason ? `; ${result.reason}` : ""}`
+    : `left as it is (${result.reason})`;
+  process.stderr.write(`browserd driver preload: ${filename} ${said}\n`);
   return compile.call(this, result.source, filename);
 };
 
