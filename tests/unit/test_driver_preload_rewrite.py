@@ -18,24 +18,39 @@ def _node(script: str, *args: str, node_options: str = "") -> subprocess.Complet
     return subprocess.run([str(NODE), "-e", script, *args], capture_output=True, text=True, env=env, timeout=60)
 
 
+# Reads the installed bundle (after replacing argv[3] with argv[4] in it, when given), rewrites it and prints
+# what the rewrite applied and why not, and for each name of the JSON object argv[5] whether the rewritten
+# source holds its text.
+_REWRITE_JS = (
+    "const [, preload, bundle, from, to, texts] = process.argv;"
+    "let source = require('node:fs').readFileSync(bundle, 'utf8');"
+    "if (from) source = source.replace(from, to);"
+    "const result = require(preload).rewrite(source);"
+    "const holds = Object.fromEntries("
+    "Object.entries(JSON.parse(texts)).map(([name, text]) => [name, result.source.includes(text)]));"
+    "console.log(JSON.stringify({ applied: result.applied, reason: result.reason, ...holds }));"
+)
+
+
+def _rewritten(texts: dict[str, str], replace: tuple[str, str] = ("", "")) -> dict[str, object]:
+    done = _node(_REWRITE_JS, str(PRELOAD), str(BUNDLE), *replace, json.dumps(texts))
+    assert done.returncode == 0, done.stderr
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
 def test_the_installed_playwright_bundle_is_rewritten() -> None:
     """When a Playwright upgrade moves the spots, this fails here instead of navigations silently losing what
     the patches save."""
-    script = (
-        "const { rewrite } = require(process.argv[1]);"
-        "const source = require('node:fs').readFileSync(process.argv[2], 'utf8');"
-        "const result = rewrite(source);"
-        "console.log(JSON.stringify({ applied: result.applied, reason: result.reason,"
-        " seqInSource: result.source.includes('frameSeq: this.frame.seq,'),"
-        " setAfter: result.source.includes('injected._frameSeq = seq'),"
-        " moduleKept: result.source.includes('source: browserdModuleScript(),'),"
-        " builtFromKept: result.source.includes('this.rawEvaluateHandle(browserdFromKeptModule('),"
-        " clientWrite: result.source.includes('this._pipeWrite.write(Buffer.concat([dataLength, data]));'),"
-        " browserWrite: result.source.includes('this._pipeWrite.write(JSON.stringify(message) + \"\\\\0\");') }));"
-    )
-    done = _node(script, str(PRELOAD), str(BUNDLE))
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {
+    texts = {
+        "seqInSource": "frameSeq: this.frame.seq,",
+        "setAfter": "injected._frameSeq = seq",
+        "moduleKept": "source: browserdModuleScript(),",
+        "builtFromKept": "this.rawEvaluateHandle(browserdFromKeptModule(",
+        "clientWrite": "this._pipeWrite.write(Buffer.concat([dataLength, data]));",
+        "browserWrite": 'this._pipeWrite.write(JSON.stringify(message) + "\\0");',
+    }
+    assert _rewritten(texts) == {
         "applied": [
             "the injected script keeps its text across navigations and its module per page",
             "each message crosses a pipe in one write",
@@ -67,18 +82,17 @@ def test_a_bundle_without_the_spots_loads_as_it_is_and_says_why(tmp_path: Path) 
 
 def test_a_bundle_missing_one_spot_of_a_patch_gets_the_other_patch_only() -> None:
     """Half a patch could build a document's script from a module nobody sent: each patch all or nothing."""
-    script = (
-        "const { rewrite } = require(process.argv[1]);"
-        "const source = require('node:fs').readFileSync(process.argv[2], 'utf8')"
-        ".replace('source: \"\",', 'source: \"\" ,');"
-        "const result = rewrite(source);"
-        "console.log(JSON.stringify({ applied: result.applied, reason: result.reason,"
-        " seqInSource: result.source.includes('frameSeq: this.frame.seq,'),"
-        " builtFromKept: result.source.includes('browserdFromKeptModule') }));"
-    )
-    done = _node(script, str(PRELOAD), str(BUNDLE))
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    texts = {"seqInSource": "frameSeq: this.frame.seq,", "builtFromKept": "browserdFromKeptModule"}
+    result = _rewritten(texts, replace=('source: "",', 'source: "" ,'))
     assert result["applied"] == ["each message crosses a pipe in one write"], result
     assert result["seqInSource"] is True and result["builtFromKept"] is False, "the injected script as it was"
-    assert "the utility world 0" in result["reason"] and "the frame number 1" in result["reason"], result
+    reason = str(result["reason"])
+    assert "the utility world 0" in reason and "the frame number 1" in reason, result
+
+
+def test_node_options_keep_the_users_and_carry_the_preload_once() -> None:
+    once = node_options_with_preload("--max-old-space-size=4096")
+    assert once.startswith("--max-old-space-size=4096 --require ")
+    assert json.dumps(str(PRELOAD)) in once
+    assert node_options_with_preload(once) == once
+    assert node_options_with_preload("") == f"--require {json.dumps(str(PRELOAD))}"
