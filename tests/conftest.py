@@ -78,7 +78,8 @@ GATES = Gates()
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
     """Static files from tests/site, plus endpoints for what static files cannot do:
 
-    /slow?ms=N answers after N ms; /late.js?ms=N answers after N ms with a script that adds a paragraph
+    /slow?ms=N answers after N ms; /events?ms=N is an event stream that pushes one message `ready` after N ms
+    and stays open (30 s at most); /late.js?ms=N answers after N ms with a script that adds a paragraph
     "Written by a late script" to #later; /hang never answers; /status?code=N answers with that status;
     /headers echoes the request headers as JSON; /set-cookie?name=value sets a cookie and
     /cookies shows the Cookie header the browser sent; /members answers 200 only to a session cookie;
@@ -169,6 +170,9 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             )
             self._send(200, script, "text/javascript")
             return
+        if url.path == "/events":
+            self._events(int(query.get("ms", "1000")))
+            return
         if url.path == "/slow":
             delay_ms = int(urllib.parse.parse_qs(url.query).get("ms", ["3000"])[0])
             time.sleep(delay_ms / 1000)
@@ -180,6 +184,25 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(body)
             return
         super().do_GET()
+
+    def _events(self, delay_ms: int) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.flush()
+        time.sleep(delay_ms / 1000)
+        try:
+            self.wfile.write(b"data: ready\n\n")
+            self.wfile.flush()
+            # Open until the page closes it (its next write fails) or a bounded while has passed.
+            for _ in range(30):
+                time.sleep(1)
+                self.wfile.write(b": still here\n\n")
+                self.wfile.flush()
+        except OSError:
+            pass
+        self.close_connection = True
 
     def _attachment(self, name: str, delay_ms: int, broken: bool = False) -> None:
         body = f"contents of {name}\n".encode() * 100

@@ -144,10 +144,10 @@ async def test_a_still_page_stops_a_step_long_before_its_time_limit(home: Browse
 
 
 @pytest.mark.shared_daemon
-@pytest.mark.parametrize("variant", ["late-fetch", "late-timer"])
+@pytest.mark.parametrize("variant", ["late-fetch", "late-timer", "late-push"])
 async def test_a_page_still_loading_its_target_is_waited_for(home: BrowserdHome, site: str, variant: str) -> None:
-    """A page whose button comes with a slow fetch or after a timer looks still meanwhile, but is not: the
-    step waits for the button instead of stopping."""
+    """A page whose button comes with a slow fetch, after a timer or with a message its server pushes looks
+    still meanwhile, but is not: the step waits for the button instead of stopping."""
     async with mcp_client(home, args=("--tools", "all")) as client:
         flow_id = (await record_form_flow(client, site))["flowId"]
         result = ok(await replay(client, flow_id, f"{site}/flow-form.html?v={variant}", stepTimeoutMs=60_000))

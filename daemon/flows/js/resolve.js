@@ -197,11 +197,12 @@
     resolved.picked = rated && { ...rated[1], sensitive: chosen.matches(options.sensitiveCss) };
   }
   // How long the page has been still (loaded; no DOM or style change, no frame asked for, no input; nothing
-  // in flight or due, snapshots/js/settle_tracker.js): on a still page, a step whose element does not win
-  // will not win by waiting (flows/replay/step_runner.py). 0 while it is busy or has no tracker.
+  // in flight or due, no WebSocket or event stream open, snapshots/js/settle_tracker.js): on a still page, a
+  // step whose element does not win will not win by waiting (flows/replay/step_runner.py). 0 while it is
+  // busy or has no tracker.
   const s = window.__browserdSettle;
-  const busy = !s || !s.due || document.readyState !== 'complete' || s.inflight || s.due.size || s.pending
-    || s.navigating;
+  const busy = !s || !s.streams || document.readyState !== 'complete' || s.inflight || s.due.size
+    || s.streams.size || s.pending || s.navigating;
   resolved.stillMs = busy ? 0
     : Math.round(performance.now() - Math.max(s.lastChange, s.lastRestyle, s.lastFrameRequest, s.lastInput));
   if (chosen && options.pin) {

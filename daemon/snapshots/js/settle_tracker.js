@@ -1,7 +1,7 @@
 // Runs in every document before its scripts (snapshots/settle.py): marks the work a user input starts (timers
 // set by an input event's handlers, the fetches and XHRs they start, their DOM changes), so that the settle
 // after an action waits for that work and no other. It also keeps when the page last changed at all, and what
-// it has in flight or due, which tell a flow's replay when a page is still (flows/js/resolve.js).
+// it has in flight, due or open, which tell a flow's replay when a page is still (flows/js/resolve.js).
 (() => {
   if (window.__browserdSettle) return;
   // Timers longer than this are no reaction to the input an agent waits for (a 30 s session timeout...).
@@ -15,7 +15,7 @@
   const cosmetic = /^(outline-|border(-(top|right|bottom|left|block|inline)(-(start|end))?)?-(color|style|width)$|border-.*radius$|box-shadow$|background|color$|caret-color$|accent-color$|text-decoration|text-shadow$|opacity$|transition|filter$|-webkit-tap-highlight-color$)/;
   const s = { timers: new Set(), pending: 0, lastActivity: 0, navigating: false, opening: false,
     downloading: false, ticking: new Set(), messagesUntil: 0, lastInput: 0, lastFrameRequest: 0, settledAt: 0,
-    lastRestyle: 0, cosmetic, lastChange: 0, inflight: 0, due: new Set() };
+    lastRestyle: 0, cosmetic, lastChange: 0, inflight: 0, due: new Set(), streams: new Set() };
   Object.defineProperty(window, '__browserdSettle', { value: s });
   const INPUT = new Set(['click', 'dblclick', 'auxclick', 'contextmenu', 'mousedown', 'mouseup', 'mousemove',
     'mouseover', 'mouseenter', 'mouseout', 'mouseleave', 'pointerdown', 'pointerup', 'pointermove', 'pointerover',
@@ -137,6 +137,32 @@
     if (caused()) track(ended);
     return send.apply(this, arguments);
   };
+  // Every WebSocket and event stream the page has open: the server may yet push what it waits for, at any
+  // time, so a page with one open is never still. The classes stay what they were to the page's scripts
+  // (instanceof, their constants): only construction is seen.
+  const streamed = (name, onClosed) => {
+    const Original = window[name];
+    if (typeof Original !== 'function') return;
+    window[name] = new Proxy(Original, {
+      construct(target, args, newTarget) {
+        const stream = Reflect.construct(target, args, newTarget);
+        s.streams.add(stream);
+        onClosed(stream, () => s.streams.delete(stream));
+        return stream;
+      },
+    });
+  };
+  streamed('WebSocket', (socket, closed) => socket.addEventListener('close', closed));
+  streamed('EventSource', (source, closed) => {
+    source.addEventListener('error', () => { if (source.readyState === 2) closed(); });  // 2: CLOSED
+  });
+  if (window.EventSource) {
+    const close = window.EventSource.prototype.close;
+    window.EventSource.prototype.close = function () {
+      s.streams.delete(this);
+      return close.apply(this, arguments);
+    };
+  }
   if (window.navigation) navigation.addEventListener('navigate', (e) => {
     if (e.downloadRequest !== null) s.downloading = true;
     else if (!e.destination.sameDocument) s.navigating = true;
