@@ -45,7 +45,7 @@ def test_the_installed_playwright_bundle_is_rewritten() -> None:
     texts = {
         "seqInSource": "frameSeq: this.frame.seq,",
         "setAfter": "injected._frameSeq = seq",
-        "moduleKept": "source: browserdModuleScript(),",
+        "moduleKept": 'if (this.world === "utility") browserdKeepModule(this.frame);',
         "builtFromKept": "this.rawEvaluateHandle(browserdFromKeptModule(",
         "clientWrite": "this._pipeWrite.write(Buffer.concat([dataLength, data]));",
         "browserWrite": 'this._pipeWrite.write(JSON.stringify(message) + "\\0");',
@@ -83,11 +83,11 @@ def test_a_bundle_without_the_spots_loads_as_it_is_and_says_why(tmp_path: Path) 
 def test_a_bundle_missing_one_spot_of_a_patch_gets_the_other_patch_only() -> None:
     """Half a patch could build a document's script from a module nobody sent: each patch all or nothing."""
     texts = {"seqInSource": "frameSeq: this.frame.seq,", "builtFromKept": "browserdFromKeptModule"}
-    result = _rewritten(texts, replace=('source: "",', 'source: "" ,'))
+    result = _rewritten(texts, replace=("_sessionForFrame(frame) {", "_sessionForFrame(frame2) {"))
     assert result["applied"] == ["each message crosses a pipe in one write"], result
     assert result["seqInSource"] is True and result["builtFromKept"] is False, "the injected script as it was"
     reason = str(result["reason"])
-    assert "the utility world 0" in reason and "the frame number 1" in reason, result
+    assert "the page's sessions 0" in reason and "the frame number 1" in reason, result
 
 
 def test_node_options_keep_the_users_and_carry_the_preload_once() -> None:

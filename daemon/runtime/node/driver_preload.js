@@ -11,10 +11,11 @@
 // Rewritten (the injected script):
 // - the source carries frame number 0, and the number is set on the new instance by one call right after
 //   it is built, before anything can use it (the whole script's text is then the same on every navigation);
-// - on Chromium, the script's module goes once per page into the utility world of each new document (the
-//   empty script by which Playwright makes that world becomes the module), and a document's instance in
-//   that world is built by a short script from the module already there, with its frame number. A world
-//   that keeps no module (a document older than the page's session, the main world) gets the whole script.
+// - on Chromium, once a page has built the script in a utility world, the script's module goes once to the
+//   page, to run in the utility world of each later document, and a document's instance in that world is
+//   then built by a short script from the module already there, with its frame number. A world that keeps
+//   no module (the page's first document read, a document older than the page's session, the main world)
+//   gets the whole script.
 // The refs (`f2e5`) and every behaviour stay the same.
 //
 // Rewritten too (the pipes): the driver wrote each message to Chromium and to browserd's daemon in two
@@ -40,16 +41,19 @@ const TEMPLATE =
 const BUILT = /this\._injectedScriptPromise = this\.rawEvaluateHandle\((\w+)\)\.then\(\((\w+)\) => \{/g;
 // The field in which the injected script keeps the number; the call below sets the same one:
 const SEQ_FIELD = "this._frameSeq = options.frameSeq;";
-// Chromium's utility world, which Playwright has made in every new document with an empty script:
-const UTILITY_WORLD = /source: "",(\s*)worldName: this\._crPage\.utilityWorldName/g;
+// A Chromium page's session for a frame, and the name of its utility world, which Playwright has made in
+// every new document:
+const SESSION_FOR_FRAME = "_sessionForFrame(frame) {";
+const UTILITY_WORLD_NAME = "this.utilityWorldName = `__playwright_utility_world_${this._page.guid}`;";
 // Where a document's utility world keeps the module (not enumerable; the page's own scripts never see that
 // world, and nothing but the injected script's build reads it).
 const KEPT = "__browserdInjectedModule";
 
-// Added to the bundle's module scope. The module script runs in the utility world of every new document of
-// a Chromium page: Playwright sends its 330 kB once per page instead of once per navigation, and a
-// document's instance is then built by a short script from the module already there. A world without it
-// (a document older than the page's session, a browser other than Chromium) gets the whole script.
+// Added to the bundle's module scope. Once a Chromium page has built the injected script in a utility world
+// from the whole text, the module script goes to the page's session, once, to run in the utility world of
+// each later document (a page never read, like a scrape's, never gets it); a document's instance is then
+// built by a short script from the module already there. A world without it (the page's first document, a
+// browser other than Chromium) gets the whole script.
 function helpers(moduleSource) {
   return `
 function browserdModuleScript() {
@@ -59,6 +63,19 @@ function browserdModuleScript() {
   return browserdModuleScriptText;
 }
 var browserdModuleScriptText;
+function browserdKeepModule(frame) {
+  try {
+    const page = frame._page.delegate;
+    const session = typeof page._sessionForFrame === "function" ? page._sessionForFrame(frame) : null;
+    if (!session || session.browserdKeepsModule || !page.utilityWorldName) return;
+    session.browserdKeepsModule = true;
+    session._client
+      .send("Page.addScriptToEvaluateOnNewDocument", { source: browserdModuleScript(), worldName: page.utilityWorldName })
+      .catch(() => {});
+  } catch {
+    // A frame detached meanwhile: its page's next build tries again.
+  }
+}
 function browserdFromKeptModule(options, frameSeq) {
   return "(() => { const module = globalThis.${KEPT};" +
     ' if (!module) throw new Error("no module kept in this world");' +
@@ -71,7 +88,6 @@ function keepInjectedScript(source) {
   const [, moduleSource, options] = [...source.matchAll(TEMPLATE)][0];
   const rewritten = source
     .replace(SEQ_IN_SOURCE, "frameSeq: 0,")
-    .replace(UTILITY_WORLD, (_, space) => `source: browserdModuleScript(),${space}worldName: this._crPage.utilityWorldName`)
     .replace(
       BUILT,
       (_, script, handle) =>
@@ -80,6 +96,7 @@ function keepInjectedScript(source) {
         `  ? this.rawEvaluateHandle(browserdFromKeptModule(${options}, browserdFrameSeq))\n` +
         '  : Promise.reject(new Error("the main world keeps no module")))\n' +
         `.catch(() => this.rawEvaluateHandle(${script}).then(async (${handle}) => {\n` +
+        '  if (this.world === "utility") browserdKeepModule(this.frame);\n' +
         `  if (browserdFrameSeq) await ${handle}.evaluate((injected, seq) => { injected._frameSeq = seq; }, browserdFrameSeq);\n` +
         `  return ${handle};\n` +
         `})).then((${handle}) => {`,
@@ -107,7 +124,8 @@ const PATCHES = [
       ["the template", TEMPLATE],
       ["the build", BUILT],
       ["the field", SEQ_FIELD],
-      ["the utility world", UTILITY_WORLD],
+      ["the page's sessions", SESSION_FOR_FRAME],
+      ["the utility world's name", UTILITY_WORLD_NAME],
     ],
     apply: keepInjectedScript,
   },
