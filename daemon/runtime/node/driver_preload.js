@@ -149,12 +149,12 @@ function rewrite(source) {
   const applied = [];
   const missed = [];
   for (const patch of PATCHES) {
-    const counts = patch.spots.map(([name, spot]) => `${name} ${found(source, spot)}`);
-    if (patch.spots.every(([, spot]) => found(source, spot) === 1)) {
+    const counts = patch.spots.map(([name, spot]) => [name, found(source, spot)]);
+    if (counts.every(([, times]) => times === 1)) {
       source = patch.apply(source);
       applied.push(patch.name);
     } else {
-      missed.push(`not "${patch.name}": found ${counts.join(", ")} times`);
+      missed.push(`not "${patch.name}": found ${counts.map(([name, times]) => `${name} ${times}`).join(", ")} times`);
     }
   }
   return { source, applied, reason: missed.join("; ") };
