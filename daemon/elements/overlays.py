@@ -24,8 +24,11 @@ from browserd.daemon.runtime.page_js import load_js
 # clears within this; a cookie banner or a modal waits for the agent).
 COVER_PATIENCE_MS = 2_000
 _INTERCEPTS = "intercepts pointer events"
-# Playwright's log line once the input is dispatched: `- click action done` (hover, dblclick alike).
-_DONE = re.compile(r"- \w+ action done")
+# Playwright's log lines from the moment the input goes out (`- performing click action`) to its end
+# (`- click action done`); hover and dblclick alike.
+_DISPATCHED = re.compile(r"- +(?:performing \w+ action|\w+ action done)")
+# The line that starts each new attempt after the first: only the last attempt's lines say what happened.
+_RETRYING = "- retrying "
 # Playwright's log line: `<p>cover</p> from <div class="modal-backdrop">…</div> subtree intercepts pointer events`.
 _INTERCEPTOR = re.compile(r"- (<.*?) intercepts pointer events")
 
@@ -45,9 +48,10 @@ async def patiently(
         await act(first)
         return
     except PlaywrightTimeout as exc:
-        if _DONE.search(str(exc)):
-            # The action was done; what timed out is the wait for the navigation it started, which the
-            # answer's settling covers. Trying again would click twice (a form sent twice).
+        if _dispatched(str(exc)):
+            # The input went out: what timed out is the page answering it (a handler that holds the page's
+            # thread, as a client-side export does) or the navigation it started, which the answer's
+            # settling covers. Trying again would click twice (a form sent twice, two exports).
             return
         if timeout_ms <= first:
             raise
@@ -60,6 +64,11 @@ async def patiently(
     else:
         # Not covered: the element was still on its way (appearing, enabling); nothing was clicked yet.
         await act(timeout_ms - first)
+
+
+def _dispatched(message: str) -> bool:
+    """Whether Playwright's call log says the last attempt's input was dispatched."""
+    return _DISPATCHED.search(message.rsplit(_RETRYING, 1)[-1]) is not None
 
 
 @asynccontextmanager

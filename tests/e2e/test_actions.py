@@ -233,6 +233,17 @@ async def test_click_reports_a_dialog_and_a_new_tab(home: BrowserdHome, site: st
         assert "popup opened" in added(popup)
 
 
+async def test_a_click_whose_handler_holds_the_page_for_seconds_clicks_once(home: BrowserdHome, site: str) -> None:
+    """A button whose handler works in the page's thread (a client-side export) answers its click only when
+    the work is done, after the first attempt's share of the patience with covers: the click went out and
+    is never made again (twice would be two exports, two orders, two popups)."""
+    async with mcp_client(home) as client:
+        opened = await ok(client, "browser_open", {"url": f"{site}/export-report.html"})
+        exported = await ok(client, "browser_click", {"target": ref(text_of(opened), "button", "Export CSV")})
+        assert "Exports made: 1" in text_of(exported), text_of(exported)
+        assert await status(client) == "Exports made: 1"
+
+
 # --- browser_fill, browser_select, browser_check, browser_uncheck, browser_get value, browser_is --
 
 
