@@ -19,11 +19,15 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from browserd.daemon.errors import ElementNotInteractable
 from browserd.daemon.runtime.page_js import load_js
+from browserd.daemon.runtime.page_probe import page_answers
 
 # How long a pointer action waits for a cover to go before it reports it (a toast or an animation
 # clears within this; a cookie banner or a modal waits for the agent).
 COVER_PATIENCE_MS = 2_000
 _INTERCEPTS = "intercepts pointer events"
+# How long a page may still be busy with the input of an action whose time ran out before the action fails:
+# a click handler's work (an export, a big re-render) often outlasts the first attempt's short share.
+INPUT_ANSWER_S = 3.0
 # Playwright's log lines from the moment the input goes out (`- performing click action`) to its end
 # (`- click action done`); hover and dblclick alike.
 _DISPATCHED = re.compile(r"- +(?:performing \w+ action|\w+ action done)")
@@ -45,14 +49,9 @@ async def patiently(
     its own label draws over never uncovers)."""
     first = min(timeout_ms, COVER_PATIENCE_MS / 2)
     try:
-        await act(first)
+        await _once(act, page, first)
         return
     except PlaywrightTimeout as exc:
-        if _dispatched(str(exc)):
-            # The input went out: what timed out is the page answering it (a handler that holds the page's
-            # thread, as a client-side export does) or the navigation it started, which the answer's
-            # settling covers. Trying again would click twice (a form sent twice, two exports).
-            return
         if timeout_ms <= first:
             raise
         covered = _INTERCEPTS in str(exc)
@@ -60,10 +59,22 @@ async def patiently(
             raise
     if covered:
         await page.mouse.move(0, 0)
-        await act(min(timeout_ms - first, COVER_PATIENCE_MS / 2))
+        await _once(act, page, min(timeout_ms - first, COVER_PATIENCE_MS / 2))
     else:
         # Not covered: the element was still on its way (appearing, enabling); nothing was clicked yet.
-        await act(timeout_ms - first)
+        await _once(act, page, timeout_ms - first)
+
+
+async def _once(act: Callable[[float], Awaitable[Any]], page: Page, timeout_ms: float) -> None:
+    """Run the action. A timeout after its input went out is the page still answering it (a handler that holds
+    the page's thread, as a client-side export does) or the navigation it started, which the answer's settling
+    covers: done once the page answers again, never tried again (a form sent twice, two exports). A page that
+    does not answer keeps the timeout, for the tab to stop the script that holds it (Tab.answering)."""
+    try:
+        await act(timeout_ms)
+    except PlaywrightTimeout as exc:
+        if not _dispatched(str(exc)) or not await page_answers(page, INPUT_ANSWER_S):
+            raise
 
 
 def _dispatched(message: str) -> bool:

@@ -15,6 +15,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Response as PageResponse
 
 from browserd.daemon.errors import BrowserdError, ExecutionError, NavigationTimeout
+from browserd.daemon.runtime.page_probe import page_answers
 from browserd.daemon.sessions.network import NetworkLog
 from browserd.daemon.sessions.page_records import CONSOLE_BUFFER, ConsoleRecord, DialogRecord
 from browserd.daemon.sessions.ref_table import RefTable
@@ -240,12 +241,7 @@ class Tab:
 
     async def answers(self, within_s: float = PROBE_TIMEOUT_S) -> bool:
         """Whether the page runs a trivial script within `within_s` (a navigating page counts)."""
-        with anyio.move_on_after(within_s):
-            # A document being replaced, or a closed page, fails at once: either way no script holds it.
-            with suppress(PlaywrightError):
-                await self.page.evaluate("1")
-            return True
-        return False
+        return await page_answers(self.page, within_s)
 
     async def recover(self) -> str:
         """Stop the script that holds the page; if it still does not answer, put a fresh page at its URL

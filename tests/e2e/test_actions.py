@@ -242,6 +242,10 @@ async def test_a_click_whose_handler_holds_the_page_for_seconds_clicks_once(home
         exported = await ok(client, "browser_click", {"target": ref(text_of(opened), "button", "Export CSV")})
         assert "Exports made: 1" in text_of(exported), text_of(exported)
         assert await status(client) == "Exports made: 1"
+        # The button enables after the first attempt's share: the second attempt's click outlives the timeout.
+        await ok(client, "browser_open", {"url": f"{site}/export-report.html?ready-after=1200"})
+        late = await ok(client, "browser_click", {"target": "#export", "timeout": 2000})
+        assert "Exports made: 1" in text_of(late), text_of(late)
 
 
 # --- browser_fill, browser_select, browser_check, browser_uncheck, browser_get value, browser_is --

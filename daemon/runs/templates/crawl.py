@@ -190,8 +190,14 @@ class Crawl(Template[CrawlInputs]):
 
         request = dataclasses.replace(request, trust_level=ctx.trust.level)
         crawler = Crawler(ctx.services, request, on_page, should_stop=lambda: ctx.cancel_requested)
-        await crawler.run()
-        publish()
+        try:
+            await crawler.run()
+        finally:
+            # A cancel that comes while a page is being recorded ends the crawl from that page's step, by
+            # raising: the result still says where the crawl got, and why it stopped.
+            if ctx.cancel_requested and crawler.summary.stop_reason == "running":
+                crawler.summary.stop_reason = "stopped"
+            publish()
         ctx.check_cancelled()
 
     async def _record(self, ctx: RunContext, inputs: CrawlInputs, page: CrawlPage) -> None:
