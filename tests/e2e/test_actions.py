@@ -248,6 +248,18 @@ async def test_a_click_whose_handler_holds_the_page_for_seconds_clicks_once(home
         assert "Exports made: 1" in text_of(late), text_of(late)
 
 
+async def test_a_button_on_a_panel_still_sliding_in_is_clicked_where_it_comes_to_rest(
+    home: BrowserdHome, site: str
+) -> None:
+    """A click right after the panel began to slide in: the button is at rest only once the panel is, and the
+    click waits for that instead of aiming at where the button was passing."""
+    async with mcp_client(home) as client:
+        await ok(client, "browser_open", {"url": f"{site}/slide-panel.html"})
+        await ok(client, "browser_click", {"target": "#open", "snapshot": "none"})
+        await ok(client, "browser_click", {"target": "#confirm", "snapshot": "none"})
+        assert await status(client) == "checkout started"
+
+
 # --- browser_fill, browser_select, browser_check, browser_uncheck, browser_get value, browser_is --
 
 

@@ -7,6 +7,8 @@
   while (box && box !== document.body && !scrolls(box)) box = box.parentElement;
   const inner = box && box !== document.body;
   const at = inner ? () => [box.scrollLeft, box.scrollTop] : () => [window.scrollX, window.scrollY];
+  // Frames the daemon waits for leave no mark of a page that animates (settle_tracker.js).
+  const frame = (window.__browserdSettle || {}).ownFrame || requestAnimationFrame;
   let last = null, still = 0;
   const done = () => resolve(at());
   const cap = setTimeout(done, 1000);
@@ -14,7 +16,7 @@
     const now = at().join(',');
     still = now === last ? still + 1 : 0;
     last = now;
-    if (still >= 3) { clearTimeout(cap); done(); } else { requestAnimationFrame(tick); }
+    if (still >= 3) { clearTimeout(cap); done(); } else { frame(tick); }
   };
-  requestAnimationFrame(tick);
+  frame(tick);
 })

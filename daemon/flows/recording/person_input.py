@@ -130,17 +130,29 @@ class PersonInput:
         """Around a tool call on the tab: what the page reports from now on is the call's doing, not the person's."""
         self._call = "starting"
         try:
-            if self._cdp is not None:
-                # Evaluated on the page's main thread after every event the person caused before the call, so
-                # their reports all arrive before its answer, even if they were slow to come through a bridge.
-                # A page whose scripts hold its main thread never answers: then the call goes on without it.
-                with anyio.move_on_after(_BARRIER_TIMEOUT_S), suppress(PlaywrightError):
-                    await self._cdp.send("Runtime.evaluate", {"expression": "0"})
-                    await self._idle.wait()  # and they are steps before the call's own
+            # The person's reports of what they did before the call are steps before the call's own.
+            await self._barrier()
             self._call = "acting"
-            yield
+            try:
+                yield
+            finally:
+                # And the page's reports of the call's own input (a click dispatched as mouse events, keys) are
+                # the call's, however late they come through, failed call or not: none may read as the person's.
+                with anyio.CancelScope(shield=True):
+                    await self._barrier()
         finally:
             self._call = None
+
+    async def _barrier(self) -> None:
+        """Until every report the page sent before now has been handled."""
+        if self._cdp is None:
+            return
+        # Evaluated on the page's main thread after every event before it, so its answer comes after their
+        # reports, even when they were slow to come through a bridge. A page whose scripts hold its main
+        # thread never answers: then the call goes on without it.
+        with anyio.move_on_after(_BARRIER_TIMEOUT_S), suppress(PlaywrightError):
+            await self._cdp.send("Runtime.evaluate", {"expression": "0"})
+            await self._idle.wait()
 
     async def _evaluate_in_frames(self, cdp: CDPSession, expression: str) -> None:
         """Run `expression` in the recorder's world of every frame of the tab (what it reports arrives first)."""

@@ -8,7 +8,7 @@
   let graceOver = false, answered = false;
   const over = () => { graceOver = true; };
   const frameGrace = () => {
-    requestAnimationFrame(() => setTimeout(over, 0));
+    (s ? s.ownFrame : requestAnimationFrame)(() => setTimeout(over, 0));
     setTimeout(over, graceMs);
   };
   // Nothing changed, started work or asked for a frame since the last answer.

@@ -107,6 +107,10 @@
     };
   };
   wrapTimer('setTimeout', 'clearTimeout', true);
+  // The daemon's own scripts wait for frames too (the settle's grace): through this, they leave no mark of a
+  // page that animates (lastFrameRequest, which a click at rest reads, elements/js/rest_point.js).
+  const frame = window.requestAnimationFrame;
+  s.ownFrame = (fn) => frame.call(window, fn);
   wrapTimer('requestAnimationFrame', 'cancelAnimationFrame', false);
   const interval = window.setInterval;
   window.setInterval = function (fn, ...rest) {

@@ -1,0 +1,29 @@
+// Where a person's pointer lands on the element, when it can land there now without Playwright's waits: the
+// element is in the top document, enabled, in view, on top at that point and at rest (no animation of it or
+// of a box around it running, no animation frame the page asked for lately). null when any of that is not
+// sure: Playwright's own action then waits for it and checks it over frames.
+(el, quietMs) => {
+  if (window.top !== window || !el.isConnected) return null;
+  if (el.matches(':disabled') || el.closest('[aria-disabled="true"], [inert]')) return null;
+  const s = window.__browserdSettle;
+  if (!s || performance.now() - s.lastFrameRequest < quietMs) return null;
+  const box = [...el.getClientRects()].find((r) => r.width >= 1 && r.height >= 1);
+  if (!box) return null;
+  const x = box.left + box.width / 2, y = box.top + box.height / 2;
+  if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) return null;
+  // The element itself or one inside it takes the pointer there, through open shadow roots.
+  let hit = document.elementFromPoint(x, y);
+  while (hit && hit.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  const within = (node, outer) => {
+    for (let n = node; n; n = n.parentNode || n.host) if (n === outer) return true;
+    return false;
+  };
+  if (!hit || !within(hit, el)) return null;
+  const moving = document.getAnimations().some((a) => a.playState === 'running' && a.effect
+    && a.effect.target && within(el, a.effect.target));
+  return moving ? null : { x, y };
+}
