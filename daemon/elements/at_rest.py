@@ -20,25 +20,14 @@ _REST_POINT_JS = load_js("browserd.daemon.elements", "rest_point.js")
 _QUIET_MS = 100
 
 
-async def rest_point(locator: Locator, timeout_ms: float) -> dict[str, Any] | None:
-    """The element's centre in the viewport when a pointer can act on it at once, else None."""
+async def point_at_rest(page: Page, locator: Locator, timeout_ms: float, click: bool) -> bool:
+    """Click the element where a person would (or only move the pointer there, a hover), if it is ready now;
+    False, with nothing done, when it is not."""
     point: dict[str, Any] | None = await locator.evaluate(_REST_POINT_JS, _QUIET_MS, timeout=timeout_ms)
-    return point
-
-
-async def click_at_rest(page: Page, locator: Locator, timeout_ms: float) -> bool:
-    """Click the element where a person would, if it is ready now; False (nothing done) when it is not."""
-    point = await rest_point(locator, timeout_ms)
     if point is None:
         return False
-    await page.mouse.click(point["x"], point["y"])
-    return True
-
-
-async def hover_at_rest(page: Page, locator: Locator, timeout_ms: float) -> bool:
-    """Move the pointer over the element's centre, if it is ready now; False (nothing done) when it is not."""
-    point = await rest_point(locator, timeout_ms)
-    if point is None:
-        return False
-    await page.mouse.move(point["x"], point["y"])
+    if click:
+        await page.mouse.click(point["x"], point["y"])
+    else:
+        await page.mouse.move(point["x"], point["y"])
     return True

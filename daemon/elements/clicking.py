@@ -14,7 +14,7 @@ from typing import Any
 from playwright.async_api import Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from browserd.daemon.elements.at_rest import click_at_rest, hover_at_rest
+from browserd.daemon.elements.at_rest import point_at_rest
 from browserd.daemon.elements.checkables import CHECKABLE_ROLES, is_checkable, toggle
 from browserd.daemon.elements.overlays import BLOCK_ROLES, content_point, patiently
 
@@ -35,7 +35,7 @@ async def click(
     if plain and role in CHECKABLE_ROLES:
         # Themes hide the input under a drawn box: the click goes where a person's would, its label.
         return await toggle(locator, described, timeout_ms)
-    if plain and await click_at_rest(page, locator, timeout_ms):
+    if plain and await point_at_rest(page, locator, timeout_ms, click=True):
         return ""
     act = locator.dblclick if double else locator.click
     try:
@@ -53,7 +53,7 @@ async def hover(page: Page, locator: Locator, timeout_ms: float, role: str | Non
     # Hover handlers sit on the content (an inline trigger in a paragraph), not on the empty box centre.
     if role in BLOCK_ROLES:
         point = await content_point(locator, timeout_ms)
-    elif await hover_at_rest(page, locator, timeout_ms):
+    elif await point_at_rest(page, locator, timeout_ms, click=False):
         return
     else:
         point = None
