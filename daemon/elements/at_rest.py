@@ -1,10 +1,15 @@
-"""A pointer action on an element that is plainly ready for it, without Playwright's waits.
+"""A click on an element that is plainly ready for it, without Playwright's waits.
 
-Playwright's click and hover wait until the element keeps its box over two animation frames (about 33 ms
-on a page that is not moving at all) and set up a check of the element the input reaches. An element in the
-top document, enabled, in view, on top at its centre and with nothing animating it or the page is ready
-now: one script says so and where its centre is, and the mouse goes there (rest_point.js). Anything else
-takes Playwright's way, with its waits and its errors.
+Playwright's click waits until the element keeps its box over two animation frames (about 33 ms on a page
+that is not moving at all) and sets up a check of the element the input reaches. An element in the top
+document, enabled, in view, on top at its centre and with nothing animating it or the page is ready now: one
+script says so and where its centre is, and the mouse goes there (rest_point.js). Anything else takes
+Playwright's way, with its waits and its errors.
+
+The script runs in the page's main world, which holds Playwright's injected script only once something of
+browserd's ran there in that document: the first costs that script's build (about 30 ms a document, more
+than the waits it saves). So only a click that follows such a script takes this way: a checkbox's, after
+its probe (checkables.py).
 """
 
 from __future__ import annotations
@@ -20,14 +25,10 @@ _REST_POINT_JS = load_js("browserd.daemon.elements", "rest_point.js")
 _QUIET_MS = 100
 
 
-async def point_at_rest(page: Page, locator: Locator, timeout_ms: float, click: bool) -> bool:
-    """Click the element where a person would (or only move the pointer there, a hover), if it is ready now;
-    False, with nothing done, when it is not."""
+async def click_at_rest(page: Page, locator: Locator, timeout_ms: float) -> bool:
+    """Click the element where a person would, if it is ready now; False, with nothing done, when it is not."""
     point: dict[str, Any] | None = await locator.evaluate(_REST_POINT_JS, _QUIET_MS, timeout=timeout_ms)
     if point is None:
         return False
-    if click:
-        await page.mouse.click(point["x"], point["y"])
-    else:
-        await page.mouse.move(point["x"], point["y"])
+    await page.mouse.click(point["x"], point["y"])
     return True

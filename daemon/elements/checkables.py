@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from playwright.async_api import Locator
 
-from browserd.daemon.elements.at_rest import point_at_rest
+from browserd.daemon.elements.at_rest import click_at_rest
 from browserd.daemon.elements.overlays import patiently
 from browserd.daemon.errors import ElementNotInteractable, ExecutionError
 from browserd.daemon.runtime.page_js import load_js, with_prelude
@@ -124,7 +124,7 @@ async def _click(locator: Locator, box: Checkable, described: str, action: str, 
             target=described,
         )
     if box.click == "target":
-        if await point_at_rest(locator.page, locator, timeout_ms, click=True):
+        if await click_at_rest(locator.page, locator, timeout_ms):
             return
         await patiently(lambda ms: locator.click(timeout=ms), locator.page, timeout_ms)
         return

@@ -1,10 +1,9 @@
 """A click as browser_click and a flow's replay make it: where a person's click would land, patient with covers.
 
-A checkbox or radio a theme hides under its label is clicked through the label (checkables.toggle). An
-element plainly ready for the click gets it at its centre at once (at_rest.py); any other click waits out a
-cover for a short while only (overlays.patiently), moving the pointer away once so that a menu opened by
-hovering closes. A selector names no role, so a checkbox its own label covers is found out only when the
-first attempt reports the label in the way.
+A checkbox or radio a theme hides under its label is clicked through the label (checkables.toggle); any other
+click waits out a cover for a short while only (overlays.patiently), moving the pointer away once so that a
+menu opened by hovering closes. A selector names no role, so a checkbox its own label covers is found out
+only when the first attempt reports the label in the way.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from typing import Any
 from playwright.async_api import Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from browserd.daemon.elements.at_rest import point_at_rest
 from browserd.daemon.elements.checkables import CHECKABLE_ROLES, is_checkable, toggle
 from browserd.daemon.elements.overlays import BLOCK_ROLES, content_point, patiently
 
@@ -35,8 +33,6 @@ async def click(
     if plain and role in CHECKABLE_ROLES:
         # Themes hide the input under a drawn box: the click goes where a person's would, its label.
         return await toggle(locator, described, timeout_ms)
-    if plain and await point_at_rest(page, locator, timeout_ms, click=True):
-        return ""
     act = locator.dblclick if double else locator.click
     try:
         await patiently(lambda ms: act(**options, timeout=ms), page, timeout_ms, by_label=plain)
@@ -51,10 +47,5 @@ async def click(
 async def hover(page: Page, locator: Locator, timeout_ms: float, role: str | None) -> None:
     """Move the pointer over the element, patient with covers as a click is."""
     # Hover handlers sit on the content (an inline trigger in a paragraph), not on the empty box centre.
-    if role in BLOCK_ROLES:
-        point = await content_point(locator, timeout_ms)
-    elif await point_at_rest(page, locator, timeout_ms, click=False):
-        return
-    else:
-        point = None
+    point = await content_point(locator, timeout_ms) if role in BLOCK_ROLES else None
     await patiently(lambda ms: locator.hover(position=point, timeout=ms), page, timeout_ms)

@@ -251,9 +251,13 @@ async def test_a_click_whose_handler_holds_the_page_for_seconds_clicks_once(home
 async def test_a_button_on_a_panel_still_sliding_in_is_clicked_where_it_comes_to_rest(
     home: BrowserdHome, site: str
 ) -> None:
-    """A click right after the panel began to slide in: the button is at rest only once the panel is, and the
-    click waits for that instead of aiming at where the button was passing."""
+    """A check and a click right after the panel began to slide in: its controls are at rest only once the
+    panel is, and each waits for that instead of aiming at where the control was passing."""
     async with mcp_client(home) as client:
+        await ok(client, "browser_open", {"url": f"{site}/slide-panel.html"})
+        await ok(client, "browser_click", {"target": "#open", "snapshot": "none"})
+        await ok(client, "browser_check", {"target": "#gift", "snapshot": "none"})
+        assert await status(client) == "gift wrap on"
         await ok(client, "browser_open", {"url": f"{site}/slide-panel.html"})
         await ok(client, "browser_click", {"target": "#open", "snapshot": "none"})
         await ok(client, "browser_click", {"target": "#confirm", "snapshot": "none"})
