@@ -9,13 +9,17 @@ Playwright's way, with its waits and its errors.
 The script runs in the page's main world, which holds Playwright's injected script only once something of
 browserd's ran there in that document: the first costs that script's build (about 30 ms a document, more
 than the waits it saves). So only a click that follows such a script takes this way: a checkbox's, after
-its probe (checkables.py).
+its probe (checkables.py), and a click on a document an earlier click has warmed (`warm_beside`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable
+from contextlib import suppress
+from typing import Any, Protocol
 
+import anyio
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page
 
 from browserd.daemon.runtime.page_js import load_js
@@ -32,3 +36,42 @@ async def click_at_rest(page: Page, locator: Locator, timeout_ms: float) -> bool
         return False
     await page.mouse.click(point["x"], point["y"])
     return True
+
+
+class Documents(Protocol):
+    """A tab's count of its main-frame loads, and after which of them its document had Playwright's script in
+    its main world. The count moves when a load's request starts, before any answer of the call that started
+    it: a mark it makes stale costs a slower click, never a wrong one."""
+
+    navigations: int
+    main_world_navigations: int
+
+
+async def warm_beside(documents: Documents, page: Page, action: Awaitable[str]) -> str:
+    """Run `action` (Playwright's own click) while the main world of the tab's document gets Playwright's
+    script (a handle on the document's root needs it), off the critical path: the page builds it during the
+    click's frame waits. The next click on this document may then go at rest."""
+    failure: Exception | None = None
+    async with anyio.create_task_group() as group:
+        group.start_soon(_warm, documents, page)
+        try:
+            done = await action
+        except Exception as exc:  # raised as it is once the warm-up is over, not wrapped in the group's
+            failure = exc
+    if failure is not None:
+        raise failure
+    return done
+
+
+async def _warm(documents: Documents, page: Page) -> None:
+    loads = documents.navigations
+    with suppress(PlaywrightError):  # the click navigated meanwhile: that document is gone, and no mark
+        root = await page.evaluate_handle("document.documentElement")
+        await root.dispose()
+        if documents.navigations == loads:
+            documents.main_world_navigations = loads
+
+
+def warm(documents: Documents) -> bool:
+    """Whether the tab's document has Playwright's script in its main world, as far as the tab knows."""
+    return documents.main_world_navigations == documents.navigations

@@ -13,6 +13,7 @@ from typing import Any
 from playwright.async_api import Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from browserd.daemon.elements.at_rest import Documents, click_at_rest, warm, warm_beside
 from browserd.daemon.elements.checkables import CHECKABLE_ROLES, is_checkable, toggle
 from browserd.daemon.elements.overlays import BLOCK_ROLES, content_point, patiently
 
@@ -25,6 +26,7 @@ async def click(
     role: str | None,
     double: bool = False,
     options: dict[str, Any] | None = None,
+    documents: Documents | None = None,
 ) -> str:
     """Click (or double-click) the element; `role` is what the snapshot or the replay's resolution says it is,
     `options` Playwright's (button, modifiers, position). Answers a note for the answer: "" for a plain click."""
@@ -33,6 +35,19 @@ async def click(
     if plain and role in CHECKABLE_ROLES:
         # Themes hide the input under a drawn box: the click goes where a person's would, its label.
         return await toggle(locator, described, timeout_ms)
+    if plain and documents is not None:
+        if warm(documents):
+            if await click_at_rest(page, locator, timeout_ms):
+                return ""
+        else:
+            return await warm_beside(documents, page, _click(page, locator, described, timeout_ms, options))
+    return await _click(page, locator, described, timeout_ms, options, double)
+
+
+async def _click(
+    page: Page, locator: Locator, described: str, timeout_ms: float, options: dict[str, Any], double: bool = False
+) -> str:
+    plain = not double and not options
     act = locator.dblclick if double else locator.click
     try:
         await patiently(lambda ms: act(**options, timeout=ms), page, timeout_ms, by_label=plain)

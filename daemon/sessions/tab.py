@@ -92,6 +92,9 @@ class Tab:
     # `document`): a ref that fails to resolve after one is stale, not missing, however the race with
     # the load went. Not framenavigated: it fires for history.pushState too, which keeps the document.
     navigations: int = 0
+    # The count of `navigations` when the document's main world had Playwright's injected script (a click
+    # there may go at rest, elements/at_rest.py); -1 for none yet.
+    main_world_navigations: int = -1
     # The whole (lean) snapshot last taken of this document, as text and as lines, for the next delta.
     last_snapshot: str | None = None
     last_snapshot_nodes: list[Node] = field(default_factory=list)

@@ -131,6 +131,7 @@ async def browser_click(ctx: ToolContext, call: TabCall, params: ClickParams, re
                 target.role,
                 params.double,
                 options,
+                documents=tab,
             )
     _done(
         response,

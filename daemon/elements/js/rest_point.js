@@ -6,7 +6,9 @@
   if (window.top !== window || !el.isConnected) return null;
   if (el.matches(':disabled') || el.closest('[aria-disabled="true"], [inert]')) return null;
   const s = window.__browserdSettle;
-  if (!s || performance.now() - s.lastFrameRequest < quietMs) return null;
+  // A page that never asked for a frame has 0 there: the page's clock starts at its navigation, so reading 0
+  // as a frame asked for would hold every young document for quietMs.
+  if (!s || (s.lastFrameRequest && performance.now() - s.lastFrameRequest < quietMs)) return null;
   const box = [...el.getClientRects()].find((r) => r.width >= 1 && r.height >= 1);
   if (!box) return null;
   const x = box.left + box.width / 2, y = box.top + box.height / 2;
