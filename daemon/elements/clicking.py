@@ -29,7 +29,8 @@ async def click(
     documents: Documents | None = None,
 ) -> str:
     """Click (or double-click) the element; `role` is what the snapshot or the replay's resolution says it is,
-    `options` Playwright's (button, modifiers, position). Answers a note for the answer: "" for a plain click."""
+    `options` Playwright's (button, modifiers, position); `documents` the tab, whose document may let a plain
+    click go at rest (at_rest.py). Answers a note for the answer: "" for a plain click."""
     options = options or {}
     plain = not double and not options
     if plain and role in CHECKABLE_ROLES:
