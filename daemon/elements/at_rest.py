@@ -4,7 +4,9 @@ Playwright's click waits until the element keeps its box over two animation fram
 that is not moving at all) and sets up a check of the element the input reaches. An element in the top
 document, enabled, in view, on top at its centre and with nothing animating it or the page is ready now: one
 script says so and where its centre is, and the mouse goes there (rest_point.js). Anything else takes
-Playwright's way, with its waits and its errors.
+Playwright's way, with its waits and its errors. The check of the element the input reaches stays: the same
+script sets it up, the page gets no button event of a press that lands elsewhere (the pointer's arrival
+showed a bar that moved the rows), and the click then takes Playwright's way (rest_hit.js says which).
 
 The script runs in the page's main world, which holds Playwright's injected script only once something of
 browserd's ran there in that document: the first costs that script's build (about 30 ms a document, more
@@ -25,17 +27,28 @@ from playwright.async_api import Locator, Page
 from browserd.daemon.runtime.page_js import load_js
 
 _REST_POINT_JS = load_js("browserd.daemon.elements", "rest_point.js")
+_REST_HIT_JS = load_js("browserd.daemon.elements", "rest_hit.js")
 # A page that asked for an animation frame within this long may be moving things with its own script.
 _QUIET_MS = 100
 
 
 async def click_at_rest(page: Page, locator: Locator, timeout_ms: float) -> bool:
-    """Click the element where a person would, if it is ready now; False, with nothing done, when it is not."""
+    """Click the element where a person would, if it is ready now; False when it is not, or when something else
+    took the pointer's place by the time the button went down (then the page got no button event of it)."""
     point: dict[str, Any] | None = await locator.evaluate(_REST_POINT_JS, _QUIET_MS, timeout=timeout_ms)
     if point is None:
         return False
-    await page.mouse.click(point["x"], point["y"])
-    return True
+    try:
+        await page.mouse.click(point["x"], point["y"])
+    finally:
+        # Taken away whatever happens: a guard left behind would judge the next click by this element.
+        try:
+            reached: str = await page.evaluate(_REST_HIT_JS)
+        except PlaywrightError:
+            reached = "gone"  # the click navigated away: it reached something, and nothing was held back
+    # No button event seen ("") is a page whose own listener stopped them first: the click did reach it, so
+    # it is done, as Playwright's check takes it; clicking again could act twice.
+    return reached != "missed"
 
 
 class Documents(Protocol):

@@ -264,6 +264,26 @@ async def test_a_button_on_a_panel_still_sliding_in_is_clicked_where_it_comes_to
         assert await status(client) == "checkout started"
 
 
+async def test_a_row_that_moves_as_the_pointer_arrives_is_still_the_one_clicked(home: BrowserdHome, site: str) -> None:
+    """The list shows a bar above its rows while the pointer is over it: the pointer's arrival moves every row
+    down by one, so the press at the point where the target was lands on the row above it. The click and the
+    check reach the row asked for, never the one above."""
+    async with mcp_client(home) as client:
+        opened = text_of(await ok(client, "browser_open", {"url": f"{site}/hover-toolbar.html"}))
+        await ok(client, "browser_click", {"target": "#refresh", "snapshot": "none"})  # the pointer off the list
+        box = ref(opened, "checkbox", "Select invoice 1043")
+        await ok(client, "browser_check", {"target": box, "snapshot": "none"})
+        assert await status(client) == "invoice 1043 selected"
+        await ok(client, "browser_click", {"target": "#refresh", "snapshot": "none"})
+        delete = ref(opened, "button", "Delete invoice 1043")
+        await ok(client, "browser_click", {"target": delete, "snapshot": "none"})
+        assert await status(client) == "deleted invoice 1043"
+        after = text_of(await ok(client, "browser_snapshot", {}))
+        assert "Delete invoice 1042" in after and "Delete invoice 1043" not in after
+        above = await ok(client, "browser_is", {"state": "checked", "target": "[aria-label='Select invoice 1042']"})
+        assert above.structured_content["value"] is False
+
+
 # --- browser_fill, browser_select, browser_check, browser_uncheck, browser_get value, browser_is --
 
 

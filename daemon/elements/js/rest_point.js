@@ -2,7 +2,12 @@
 // element is in the top document, enabled, in view, on top at that point and at rest (no animation of it or
 // of a box around it running, no animation frame the page asked for lately). null when any of that is not
 // sure: Playwright's own action then waits for it and checks it over frames.
+//
+// With a point, the click's first button event decides whether it reached the element, as Playwright's own
+// click checks: a page that moved something under the point meanwhile (a bar the pointer's arrival shows, a
+// re-render) gets none of that click's button events, and rest_hit.js tells the daemon so.
 (el, quietMs) => {
+  const GUARD_MS = 5000;
   if (window.top !== window || !el.isConnected) return null;
   if (el.matches(':disabled') || el.closest('[aria-disabled="true"], [inert]')) return null;
   const s = window.__browserdSettle;
@@ -27,5 +32,22 @@
   if (!hit || !within(hit, el)) return null;
   const moving = document.getAnimations().some((a) => a.playState === 'running' && a.effect
     && a.effect.target && within(el, a.effect.target));
-  return moving ? null : { x, y };
+  if (moving) return null;
+  const events = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
+  const guard = { verdict: '', since: performance.now() };
+  const check = (e) => {
+    // A guard the daemon never took away (its call failed on the way) outlives no later click.
+    if (performance.now() - guard.since > GUARD_MS) return guard.remove();
+    if (!guard.verdict) guard.verdict = e.composedPath().includes(el) ? 'hit' : 'missed';
+    if (guard.verdict === 'missed') {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+    }
+    if (e.type === 'click') guard.remove();
+  };
+  guard.remove = () => events.forEach((type) => window.removeEventListener(type, check, true));
+  if (s.restGuard) s.restGuard.remove();
+  s.restGuard = guard;
+  events.forEach((type) => window.addEventListener(type, check, true));
+  return { x, y };
 }
