@@ -1,4 +1,4 @@
-"""A click on an element that is plainly ready for it, without Playwright's waits.
+"""A click or a hover on an element that is plainly ready for it, without Playwright's waits.
 
 Playwright's click waits until the element keeps its box over two animation frames (about 33 ms on a page
 that is not moving at all) and sets up a check of the element the input reaches. An element in the top
@@ -6,19 +6,21 @@ document, enabled, in view, on top at its centre and with nothing animating it o
 script says so and where its centre is, and the mouse goes there (rest_point.js). Anything else takes
 Playwright's way, with its waits and its errors. The check of the element the input reaches stays: the same
 script sets it up, the page gets no button event of a press that lands elsewhere (the pointer's arrival
-showed a bar that moved the rows), and the click then takes Playwright's way (rest_hit.js says which).
+showed a bar that moved the rows), and the click then takes Playwright's way (rest_hit.js says which). A
+hover is the same move without the press, checked on its move events.
 
 The script runs in the page's main world, which holds Playwright's injected script only once something of
 browserd's ran there in that document: the first costs that script's build (about 30 ms a document, more
-than the waits it saves). So only a click that follows such a script takes this way: a checkbox's, after
-its probe (checkables.py), and a click on a document an earlier click has warmed (`warm_beside`).
+than the waits it saves). So only an action that follows such a script takes this way: a checkbox's click,
+after its probe (checkables.py), and a click or hover on a document an earlier one has warmed
+(`warm_beside`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from contextlib import suppress
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import anyio
 from playwright.async_api import Error as PlaywrightError
@@ -26,20 +28,41 @@ from playwright.async_api import Locator, Page
 
 from browserd.daemon.runtime.page_js import load_js
 
+T = TypeVar("T")
+
 _REST_POINT_JS = load_js("browserd.daemon.elements", "rest_point.js")
 _REST_HIT_JS = load_js("browserd.daemon.elements", "rest_hit.js")
 # A page that asked for an animation frame within this long may be moving things with its own script.
 _QUIET_MS = 100
+# The events whose first one says whether the action reached its element; the last one ends the check.
+_BUTTON_EVENTS = ("pointerdown", "mousedown", "pointerup", "mouseup", "click")
+_MOVE_EVENTS = ("pointermove", "mousemove")
 
 
 async def click_at_rest(page: Page, locator: Locator, timeout_ms: float) -> bool:
     """Click the element where a person would, if it is ready now; False when it is not, or when something else
     took the pointer's place by the time the button went down (then the page got no button event of it)."""
-    point: dict[str, Any] | None = await locator.evaluate(_REST_POINT_JS, _QUIET_MS, timeout=timeout_ms)
+    return await _at_rest(page, locator, timeout_ms, page.mouse.click, _BUTTON_EVENTS)
+
+
+async def hover_at_rest(page: Page, locator: Locator, timeout_ms: float) -> bool:
+    """Move the pointer over the element's centre, if it is ready now; False when it is not, or when something
+    else was under the pointer when it arrived (the page then got no move event of it)."""
+    return await _at_rest(page, locator, timeout_ms, page.mouse.move, _MOVE_EVENTS)
+
+
+async def _at_rest(
+    page: Page,
+    locator: Locator,
+    timeout_ms: float,
+    act: Callable[[float, float], Awaitable[None]],
+    events: tuple[str, ...],
+) -> bool:
+    point: dict[str, Any] | None = await locator.evaluate(_REST_POINT_JS, [_QUIET_MS, events], timeout=timeout_ms)
     if point is None:
         return False
     try:
-        await page.mouse.click(point["x"], point["y"])
+        await act(point["x"], point["y"])
     finally:
         # Taken away whatever happens: a guard left behind would judge the next click by this element.
         try:
@@ -60,10 +83,10 @@ class Documents(Protocol):
     main_world_navigations: int
 
 
-async def warm_beside(documents: Documents, page: Page, action: Awaitable[str]) -> str:
-    """Run `action` (Playwright's own click) while the main world of the tab's document gets Playwright's
+async def warm_beside(documents: Documents, page: Page, action: Awaitable[T]) -> T:
+    """Run `action` (Playwright's own click or hover) while the main world of the tab's document gets Playwright's
     script (a handle on the document's root needs it), off the critical path: the page builds it during the
-    click's frame waits. The next click on this document may then go at rest."""
+    action's frame waits. The next click or hover on this document may then go at rest."""
     failure: Exception | None = None
     async with anyio.create_task_group() as group:
         group.start_soon(_warm, documents, page)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from playwright.async_api import Locator, Page
+from playwright.async_api import Locator, Page, Position
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from browserd.daemon.elements.at_rest import Documents, click_at_rest, warm, warm_beside
+from browserd.daemon.elements.at_rest import Documents, click_at_rest, hover_at_rest, warm, warm_beside
 from browserd.daemon.elements.checkables import CHECKABLE_ROLES, is_checkable, toggle
 from browserd.daemon.elements.overlays import BLOCK_ROLES, content_point, patiently
 
@@ -60,8 +60,20 @@ async def _click(
     return ""
 
 
-async def hover(page: Page, locator: Locator, timeout_ms: float, role: str | None) -> None:
-    """Move the pointer over the element, patient with covers as a click is."""
+async def hover(
+    page: Page, locator: Locator, timeout_ms: float, role: str | None, documents: Documents | None = None
+) -> None:
+    """Move the pointer over the element, patient with covers as a click is; at rest as a click may go."""
     # Hover handlers sit on the content (an inline trigger in a paragraph), not on the empty box centre.
     point = await content_point(locator, timeout_ms) if role in BLOCK_ROLES else None
+    if point is None and documents is not None:
+        if warm(documents):
+            if await hover_at_rest(page, locator, timeout_ms):
+                return
+        else:
+            return await warm_beside(documents, page, _hover(page, locator, timeout_ms, point))
+    await _hover(page, locator, timeout_ms, point)
+
+
+async def _hover(page: Page, locator: Locator, timeout_ms: float, point: Position | None) -> None:
     await patiently(lambda ms: locator.hover(position=point, timeout=ms), page, timeout_ms)

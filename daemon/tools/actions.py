@@ -252,7 +252,7 @@ async def browser_hover(ctx: ToolContext, call: TabCall, params: TargetParams, r
     timeout = _timeout(ctx, params.timeout)
     async with covers_named(target.locator, target.described, "hover"):
         with action_errors("hover", target.described):
-            await hover(tab.page, target.locator, timeout, target.role)
+            await hover(tab.page, target.locator, timeout, target.role, documents=tab)
     _done(response, "Hovered over", target, "hover()")
 
 

@@ -591,6 +591,20 @@ async def test_hover_reveals_the_menu_hidden_and_covered_elements_are_errors(hom
         await ok(client, "browser_click", {"target": "#status", "snapshot": "none"})  # its uncovered middle
 
 
+async def test_a_hover_after_a_click_on_the_same_page_opens_the_menu(home: BrowserdHome, site: str) -> None:
+    """A hover on a document an earlier click has prepared goes straight to the element (no frame waits),
+    and the page sees it as a person's: the menu opens, and a hover elsewhere closes it again."""
+    async with mcp_client(home) as client:
+        opened = text_of(await ok(client, "browser_open", {"url": f"{site}/hover.html"}))
+        await ok(client, "browser_click", {"target": "h1", "snapshot": "none"})
+        hovered = await ok(client, "browser_hover", {"target": ref(opened, "button", "Hover me")})
+        assert 'menuitem "Hover menu item"' in added(hovered)
+        left = await ok(client, "browser_hover", {"target": "h1"})
+        assert re.search(r'\+ .*button "Hover me".*\[collapsed\]', delta_of(left))
+        again = await ok(client, "browser_hover", {"target": ref(opened, "button", "Hover me")})
+        assert 'menuitem "Hover menu item"' in added(again)
+
+
 # --- browser_drag, browser_scroll ------------------------------------------------------------------
 
 

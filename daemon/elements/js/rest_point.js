@@ -3,10 +3,11 @@
 // of a box around it running, no animation frame the page asked for lately). null when any of that is not
 // sure: Playwright's own action then waits for it and checks it over frames.
 //
-// With a point, the click's first button event decides whether it reached the element, as Playwright's own
-// click checks: a page that moved something under the point meanwhile (a bar the pointer's arrival shows, a
-// re-render) gets none of that click's button events, and rest_hit.js tells the daemon so.
-(el, quietMs) => {
+// With a point, the action's first event of `events` (a click's button events, a hover's moves) decides
+// whether it reached the element, as Playwright's own actions check: a page that moved something under the
+// point meanwhile (a bar the pointer's arrival shows, a re-render) gets none of those events, and
+// rest_hit.js tells the daemon so.
+(el, [quietMs, events]) => {
   const GUARD_MS = 5000;
   if (window.top !== window || !el.isConnected) return null;
   if (el.matches(':disabled') || el.closest('[aria-disabled="true"], [inert]')) return null;
@@ -33,7 +34,6 @@
   const moving = document.getAnimations().some((a) => a.playState === 'running' && a.effect
     && a.effect.target && within(el, a.effect.target));
   if (moving) return null;
-  const events = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
   const guard = { verdict: '', since: performance.now() };
   const check = (e) => {
     // A guard the daemon never took away (its call failed on the way) outlives no later click.
@@ -43,7 +43,7 @@
       e.preventDefault();
       e.stopImmediatePropagation();
     }
-    if (e.type === 'click') guard.remove();
+    if (e.type === events[events.length - 1]) guard.remove();
   };
   guard.remove = () => events.forEach((type) => window.removeEventListener(type, check, true));
   if (s.restGuard) s.restGuard.remove();
