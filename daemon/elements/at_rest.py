@@ -104,8 +104,14 @@ async def _warm(documents: Documents, page: Page) -> None:
     with suppress(PlaywrightError):  # the click navigated meanwhile: that document is gone, and no mark
         root = await page.evaluate_handle("document.documentElement")
         await root.dispose()
-        if documents.navigations == loads:
-            documents.main_world_navigations = loads
+        mark_warm(documents, loads)
+
+
+def mark_warm(documents: Documents, loads: int) -> None:
+    """Mark the tab's document as one whose main world has Playwright's script (something of browserd's ran
+    there since its load count was `loads`), unless another load has come since."""
+    if documents.navigations == loads:
+        documents.main_world_navigations = loads
 
 
 def warm(documents: Documents) -> bool:

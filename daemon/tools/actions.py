@@ -9,6 +9,7 @@ import msgspec
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator
 
+from browserd.daemon.elements.at_rest import mark_warm
 from browserd.daemon.elements.checkables import set_checked
 from browserd.daemon.elements.choosing import MIRRORED_SELECT, OPTION_CLICKS, choose
 from browserd.daemon.elements.clicking import click, hover
@@ -294,9 +295,11 @@ async def _set_checked(
     target = await call.locate(params.target)
     verb = "check" if checked else "uncheck"
     await usable(target, verb)
+    loads = call.tab.navigations
     async with covers_named(target.locator, target.described, verb):
         with action_errors(verb, target.described):
             toggled = await set_checked(target.locator, target.described, checked, _timeout(ctx, params.timeout))
+    mark_warm(call.tab, loads)  # its probe ran in the main world: a click after it may go at rest
     call.setter = toggled.setter
     _done(response, "Checked" if checked else "Unchecked", target, f"{verb}()")
     if toggled.note:
