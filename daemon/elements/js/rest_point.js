@@ -8,7 +8,7 @@
 // point meanwhile (a bar the pointer's arrival shows, a re-render) gets none of those events, and
 // rest_hit.js tells the daemon so.
 (el, [quietMs, events]) => {
-  const GUARD_MS = 5000;
+  const GUARD_MS = 1000;
   if (window.top !== window || !el.isConnected) return null;
   if (el.matches(':disabled') || el.closest('[aria-disabled="true"], [inert]')) return null;
   const s = window.__browserdSettle;
@@ -36,9 +36,14 @@
   if (moving) return null;
   const guard = { verdict: '', since: performance.now() };
   const check = (e) => {
-    // A guard the daemon never took away (its call failed on the way) outlives no later click.
-    if (performance.now() - guard.since > GUARD_MS) return guard.remove();
-    if (!guard.verdict) guard.verdict = e.composedPath().includes(el) ? 'hit' : 'missed';
+    // The action's events come within moments of this script and of each other. A guard the daemon never
+    // took away (its call was cancelled on the way) judges no later action, whoever makes it.
+    const now = performance.now();
+    if (now - guard.since > GUARD_MS) return guard.remove();
+    if (!guard.verdict) {
+      guard.verdict = e.composedPath().includes(el) ? 'hit' : 'missed';
+      guard.since = now;
+    }
     if (guard.verdict === 'missed') {
       e.preventDefault();
       e.stopImmediatePropagation();
