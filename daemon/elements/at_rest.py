@@ -9,9 +9,11 @@ script sets it up, the page gets no button event of a press that lands elsewhere
 showed a bar that moved the rows), and the click then takes Playwright's way (rest_hit.js says which). A
 hover is the same move without the press, checked on its move events.
 
-The script runs in the page's main world, which holds Playwright's injected script only once something of
-browserd's ran there in that document: the first costs that script's build (about 30 ms a document, more
-than the waits it saves). So only an action that follows such a script takes this way: a checkbox's click,
+The script runs in the page's main world. There Playwright built its whole injected script on a document's
+first element handle, only to describe the element for debugging (about 30 ms, more than the waits it
+saves); browserd's driver preload leaves that out (runtime/node/driver_preload.js), and then every click or
+hover may take this way. A driver without it (a remote Playwright server's, `[browser] driver_preload =
+false`) still builds it: there only an action that follows such a build takes this way: a checkbox's click,
 after its probe (checkables.py), and a click or hover on a document an earlier one has warmed
 (`warm_beside`).
 """
@@ -77,10 +79,14 @@ async def _at_rest(
 class Documents(Protocol):
     """A tab's count of its main-frame loads, and after which of them its document had Playwright's script in
     its main world. The count moves when a load's request starts, before any answer of the call that started
-    it: a mark it makes stale costs a slower click, never a wrong one."""
+    it: a mark it makes stale costs a slower click, never a wrong one. With the preload's driver the script is
+    never needed there (`main_world_cheap`), and every document is ready."""
 
     navigations: int
     main_world_navigations: int
+
+    @property
+    def main_world_cheap(self) -> bool: ...
 
 
 async def warm_beside(documents: Documents, page: Page, action: Awaitable[T]) -> T:
@@ -115,5 +121,6 @@ def mark_warm(documents: Documents, loads: int) -> None:
 
 
 def warm(documents: Documents) -> bool:
-    """Whether the tab's document has Playwright's script in its main world, as far as the tab knows."""
-    return documents.main_world_navigations == documents.navigations
+    """Whether the tab's document is ready for an action at rest: its main world needs no Playwright script
+    (the preload's driver), or has it, as far as the tab knows."""
+    return documents.main_world_cheap or documents.main_world_navigations == documents.navigations

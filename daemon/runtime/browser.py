@@ -81,6 +81,11 @@ class BrowserRuntime:
         return self._found
 
     @property
+    def driver_preloaded(self) -> bool:
+        """Whether this daemon's Playwright driver runs browserd's preload (runtime/driver.py)."""
+        return self._config.driver_preload
+
+    @property
     def shows_pdfs(self) -> bool:
         """Whether the browser shows PDFs in a viewer; a headless shell downloads them instead."""
         return self.executable is None or not self.executable.headless_shell

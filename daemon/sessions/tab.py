@@ -93,7 +93,7 @@ class Tab:
     # the load went. Not framenavigated: it fires for history.pushState too, which keeps the document.
     navigations: int = 0
     # The count of `navigations` when the document's main world had Playwright's injected script (a click
-    # there may go at rest, elements/at_rest.py); -1 for none yet.
+    # there may go at rest, elements/at_rest.py); -1 for none yet. Only for a driver without the preload.
     main_world_navigations: int = -1
     # The whole (lean) snapshot last taken of this document, as text and as lines, for the next delta.
     last_snapshot: str | None = None
@@ -139,6 +139,12 @@ class Tab:
         begun to act (the listener of a person's input knows when it does, PersonInput.acting)."""
         owner = self.lock.statistics().owner
         return owner is not None and owner.id not in self.starting
+
+    @property
+    def main_world_cheap(self) -> bool:
+        """Whether an element handle in this tab's main world builds no injected script (the preload's driver):
+        then every document is ready for an action at rest (elements/at_rest.py)."""
+        return self.window.backend.preloaded_driver
 
     @property
     def refs_current(self) -> bool:

@@ -100,6 +100,36 @@ async def test_the_injected_scripts_module_crosses_the_pipe_once_per_tab_not_per
     assert len(from_kept) >= 4, f"the later documents (and the iframe) built from the kept module: {len(from_kept)}"
 
 
+async def _first_click_and_hover_main_world_builds(home: BrowserdHome, site: str) -> int:
+    """A click and a hover, each the first action on a fresh document, then how often the driver sent the
+    whole injected script to build it in a page's main world."""
+    home.env["DEBUG"] = "pw:protocol"
+    async with mcp_client(home) as client:
+        states = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/states.html"})))
+        clicked = ok(await client.call_tool("browser_click", {"target": _ref(states, "button", "Bold")}))
+        assert "bold on" in text_of(clicked)
+        menu = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/hover.html"})))
+        hovered = ok(await client.call_tool("browser_hover", {"target": _ref(menu, "button", "Hover me")}))
+        assert 'menuitem "Hover menu item"' in text_of(hovered)
+    sent = [line for line in _driver_said(home).splitlines() if "pw:protocol SEND" in line]
+    return sum(1 for line in sent if "injectedScript.ts" in line and '\\"isUtilityWorld\\":false' in line)
+
+
+async def test_a_documents_first_click_and_hover_build_no_script_in_its_main_world(
+    home: BrowserdHome, site: str
+) -> None:
+    """An element handle in a main world (the end of every locator.evaluate, and a click's check that its
+    element is ready) made Playwright build its whole injected script there, only to describe the element."""
+    assert await _first_click_and_hover_main_world_builds(home, site) == 0
+
+
+async def test_without_the_preload_a_first_click_builds_the_script_in_the_main_world(
+    home: BrowserdHome, site: str
+) -> None:
+    home.env["BROWSERD_BROWSER_DRIVER_PRELOAD"] = "false"
+    assert await _first_click_and_hover_main_world_builds(home, site) >= 1, "what the test above rules out"
+
+
 async def test_a_blank_popups_written_document_is_read_and_acted_on(home: BrowserdHome, site: str) -> None:
     async with mcp_client(home) as client:
         page = text_of(ok(await client.call_tool("browser_open", {"url": f"{site}/written-popup.html"})))

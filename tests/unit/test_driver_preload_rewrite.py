@@ -49,11 +49,13 @@ def test_the_installed_playwright_bundle_is_rewritten() -> None:
         "builtFromKept": "this.rawEvaluateHandle(browserdFromKeptModule(",
         "clientWrite": "this._pipeWrite.write(Buffer.concat([dataLength, data]));",
         "browserWrite": 'this._pipeWrite.write(JSON.stringify(message) + "\\0");',
+        "noMainWorldPreview": 'if (this._context.world === "main" && !this._context._injectedScriptPromise) return;',
     }
     assert _rewritten(texts) == {
         "applied": [
             "the injected script keeps its text across navigations and its module per page",
             "each message crosses a pipe in one write",
+            "an element handle in a main world builds no injected script for its preview",
         ],
         "reason": "",
         "seqInSource": False,
@@ -62,6 +64,7 @@ def test_the_installed_playwright_bundle_is_rewritten() -> None:
         "builtFromKept": True,
         "clientWrite": True,
         "browserWrite": True,
+        "noMainWorldPreview": True,
     }
     assert preload_misses() == "", "what browserd doctor reports agrees"
 
@@ -80,11 +83,14 @@ def test_a_bundle_without_the_spots_loads_as_it_is_and_says_why(tmp_path: Path) 
     assert str(bundle) in done.stderr
 
 
-def test_a_bundle_missing_one_spot_of_a_patch_gets_the_other_patch_only() -> None:
+def test_a_bundle_missing_one_spot_of_a_patch_gets_the_other_patches_only() -> None:
     """Half a patch could build a document's script from a module nobody sent: each patch all or nothing."""
     texts = {"seqInSource": "frameSeq: this.frame.seq,", "builtFromKept": "browserdFromKeptModule"}
     result = _rewritten(texts, replace=("_sessionForFrame(frame) {", "_sessionForFrame(frame2) {"))
-    assert result["applied"] == ["each message crosses a pipe in one write"], result
+    assert result["applied"] == [
+        "each message crosses a pipe in one write",
+        "an element handle in a main world builds no injected script for its preview",
+    ], result
     assert result["seqInSource"] is True and result["builtFromKept"] is False, "the injected script as it was"
     reason = str(result["reason"])
     assert "the page's sessions 0" in reason and "the frame number 1" in reason, result

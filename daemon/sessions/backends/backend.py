@@ -81,6 +81,10 @@ class Backend(ABC):
     # Its browser shows a PDF it navigates to in a viewer (whose page reads as empty) rather than
     # downloading it: the tab fetches the file again as a download (Tab._response).
     shows_pdfs: bool = True
+    # Its pages are driven by this daemon's Playwright driver with browserd's preload, which builds no injected
+    # script in a page's main world for an element handle's preview: a document's first click or hover may go
+    # at rest (elements/at_rest.py). Not a remote Playwright server's pages (another driver).
+    preloaded_driver: bool = False
 
     @property
     @abstractmethod

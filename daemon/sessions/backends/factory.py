@@ -37,18 +37,20 @@ class Backends:
         if request.kind == "cdp":
             if request.endpoint is None:
                 raise InvalidParameter("a cdp window needs the browser's debugging endpoint", field="endpoint")
-            return await CdpAttach.connect(self.runtime, request.endpoint, request.timeout_ms)
+            return self._preloaded(await CdpAttach.connect(self.runtime, request.endpoint, request.timeout_ms))
         if request.kind == "extension":
             # Each extension window is a tab group of its own, named after the client.
             bridge_session = f"{request.session_id}-{secrets.token_hex(3)}"
-            return await ExtensionTabs.open(self.runtime, self.bridge, bridge_session, request.client_name)
+            return self._preloaded(
+                await ExtensionTabs.open(self.runtime, self.bridge, bridge_session, request.client_name)
+            )
         # A window of a browser browserd runs: on the pool member with the most free capacity (or the pinned one).
         slot = await self.pool.acquire(request.endpoint)
         backend: Backend
         try:
             if slot.member.local:
-                backend = await OwnChromium.open(
-                    request, slot.browser, self.guards, take_spare, self.runtime.shows_pdfs
+                backend = self._preloaded(
+                    await OwnChromium.open(request, slot.browser, self.guards, take_spare, self.runtime.shows_pdfs)
                 )
             else:
                 backend = await PooledWindow.open(request, slot, self.guards.policy)
@@ -56,4 +58,9 @@ class Backends:
             await slot.release()
             raise
         backend.slot = slot
+        return backend
+
+    def _preloaded(self, backend: Backend) -> Backend:
+        """`backend`, whose pages this daemon's own driver drives."""
+        backend.preloaded_driver = self.runtime.driver_preloaded
         return backend
