@@ -27,8 +27,11 @@ from typing import Any, Protocol, TypeVar
 import anyio
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from browserd.daemon.elements.overlays import COVER_PATIENCE_MS, INPUT_ANSWER_S
 from browserd.daemon.runtime.page_js import load_js
+from browserd.daemon.runtime.page_probe import page_answers
 
 T = TypeVar("T")
 
@@ -63,17 +66,29 @@ async def _at_rest(
     point: dict[str, Any] | None = await locator.evaluate(_REST_POINT_JS, [_QUIET_MS, events], timeout=timeout_ms)
     if point is None:
         return False
+    # Input is answered once the page's handlers have run: a handler that holds the page's thread holds it.
+    first_ms = min(timeout_ms, COVER_PATIENCE_MS / 2)
     try:
-        await act(point["x"], point["y"])
-    finally:
-        # Taken away whatever happens: a guard left behind would judge the next click by this element.
-        try:
-            reached: str = await page.evaluate(_REST_HIT_JS)
-        except PlaywrightError:
-            reached = "gone"  # the click navigated away: it reached something, and nothing was held back
+        with anyio.move_on_after(first_ms / 1000) as bound:
+            await act(point["x"], point["y"])
+    except Exception:
+        await _reached(page)  # a guard left behind would judge the next action by this element
+        raise
+    if bound.cancelled_caught and not await page_answers(page, INPUT_ANSWER_S):
+        # As for Playwright's own action whose input went out (overlays._once): the tab stops the script.
+        raise PlaywrightTimeout(f"Timeout {first_ms:.0f}ms exceeded: the page's handler of the input holds it")
     # No button event seen ("") is a page whose own listener stopped them first: the click did reach it, so
     # it is done, as Playwright's check takes it; clicking again could act twice.
-    return reached != "missed"
+    return await _reached(page) != "missed"
+
+
+async def _reached(page: Page) -> str:
+    """The guard's verdict, the guard taken away."""
+    try:
+        verdict: str = await page.evaluate(_REST_HIT_JS)
+    except PlaywrightError:
+        return "gone"  # the action navigated away: it reached something, and nothing was held back
+    return verdict
 
 
 class Documents(Protocol):
