@@ -29,7 +29,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from browserd.daemon.elements.overlays import COVER_PATIENCE_MS, INPUT_ANSWER_S
+from browserd.daemon.elements.overlays import INPUT_ANSWER_S, first_attempt_ms
 from browserd.daemon.runtime.page_js import load_js
 from browserd.daemon.runtime.page_probe import page_answers
 
@@ -67,7 +67,7 @@ async def _at_rest(
     if point is None:
         return False
     # Input is answered once the page's handlers have run: a handler that holds the page's thread holds it.
-    first_ms = min(timeout_ms, COVER_PATIENCE_MS / 2)
+    first_ms = first_attempt_ms(timeout_ms)
     try:
         with anyio.move_on_after(first_ms / 1000) as bound:
             await act(point["x"], point["y"])

@@ -47,7 +47,7 @@ async def patiently(
     is still covered, fail (Playwright's own error) after COVER_PATIENCE_MS in all, not the whole timeout.
     `by_label`: a cover that is a <label> fails at once, for the caller to click through it (a checkbox
     its own label draws over never uncovers)."""
-    first = min(timeout_ms, COVER_PATIENCE_MS / 2)
+    first = first_attempt_ms(timeout_ms)
     try:
         await _once(act, page, first)
         return
@@ -63,6 +63,11 @@ async def patiently(
     else:
         # Not covered: the element was still on its way (appearing, enabling); nothing was clicked yet.
         await _once(act, page, timeout_ms - first)
+
+
+def first_attempt_ms(timeout_ms: float) -> float:
+    """How long a pointer action's first attempt may take: half the patience with covers, within its timeout."""
+    return min(timeout_ms, COVER_PATIENCE_MS / 2)
 
 
 async def _once(act: Callable[[float], Awaitable[Any]], page: Page, timeout_ms: float) -> None:
